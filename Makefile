@@ -1,0 +1,102 @@
+# weft -- plain GNU make. `make` builds build/libweft.a, build/libweft.so and
+# build/weft; `make test` runs every CPU test; `make test-asan` runs them again
+# under AddressSanitizer + UndefinedBehaviorSanitizer with WF_ARENA_DEBUG.
+# CUDA is never linked: libnvrtc and libcuda are loaded with dlopen at run time.
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2 -g
+WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wold-style-definition -Wwrite-strings -Wundef -Wvla
+CFLAGS  += -std=c11 $(OPT) $(WARN) $(WERROR) -fPIC -fvisibility=hidden -Iinclude -Isrc \
+           -D_POSIX_C_SOURCE=200809L -MMD -MP $(EXTRA_CFLAGS)
+LDLIBS  := -ldl -lm
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+LIB_SRC   := $(sort $(wildcard src/*/*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC  := $(sort $(wildcard tests/*.c tests/unit/*.c tests/seeds/*.c))
+TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
+CLI_SRC   := $(wildcard tools/weft/*.c)
+EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+
+all: $(BUILD)/libweft.a $(BUILD)/libweft.so $(BUILD)/weft
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+# The static library keeps only the public wf_ symbols global: link the objects
+# into one relocatable object, then localize everything hidden.
+$(BUILD)/libweft.a: $(LIB_OBJ)
+	$(Q)ld -r -o $(BUILD)/weft_all.o $(LIB_OBJ)
+	$(Q)objcopy --localize-hidden $(BUILD)/weft_all.o
+	$(Q)rm -f $@ && ar rcs $@ $(BUILD)/weft_all.o
+
+$(BUILD)/libweft.so: $(LIB_OBJ)
+	$(Q)$(CC) -shared -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/weft: $(CLI_SRC) $(BUILD)/libweft.a
+	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_SRC) $(BUILD)/libweft.a $(LDLIBS)
+
+# Tests link the objects directly: unit tests call internal functions.
+$(BUILD)/tests/runner: $(TEST_OBJ) $(LIB_OBJ)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/tests/%.o: CFLAGS += -DWF_TEST_BUILD -Itests
+$(BUILD)/src/%.o: CFLAGS += $(LIB_DEFS)
+
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libweft.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libweft.a $(LDLIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libweft.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libweft.a $(LDLIBS)
+
+test: $(BUILD)/tests/runner
+	$(Q)sh tests/run.sh $(BUILD)
+
+test-asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LIB_DEFS="-DWF_ARENA_DEBUG -DWF_TEST_BUILD" build-asan/tests/runner
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tests/run.sh build-asan
+
+demo: $(EXAMPLES)
+	$(Q)for e in $(EXAMPLES); do echo "== $$e"; $$e || exit 1; done
+
+bench: $(BENCHES)
+
+gpu-check:
+	$(Q)sh tools/gpu-check.sh
+
+format:
+	$(Q)clang-format -i include/weft.h $(LIB_SRC) $(wildcard src/*/*.h) $(TEST_SRC)
+
+check-format:
+	$(Q)clang-format --dry-run --Werror include/weft.h $(LIB_SRC) $(wildcard src/*/*.h)
+
+check-headers:
+	$(Q)for h in include/weft.h $(wildcard src/*/*.h); do \
+	  echo "#include \"$$h\"" | $(CC) -std=c11 $(WARN) -Iinclude -Isrc -I. -x c -fsyntax-only - || exit 1; \
+	done
+	$(Q)echo '#include "weft.h"' | g++ -Iinclude -x c++ -fsyntax-only -
+	@echo "headers ok"
+
+check-symbols: $(BUILD)/libweft.a
+	$(Q)bad=$$(nm -g --defined-only $(BUILD)/libweft.a | awk 'NF==3{print $$3}' | grep -v '^wf_'); \
+	if [ -n "$$bad" ]; then echo "non-wf_ global symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all test test-asan demo bench gpu-check format check-format check-headers check-symbols clean
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

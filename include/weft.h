@@ -1,0 +1,213 @@
+/*
+ * weft.h -- the public C API of weft, a GPU kernel-scheduling compiler.
+ *
+ * A user builds a *fusion* (a DAG of tensor operations), *schedules* each
+ * tensor by transforming its IterDomains (split, merge, reorder, swizzle,
+ * parallelize, inline, cache, memory types), then compiles it to a CUDA
+ * kernel. The contract for every name here is ../shared/API.md.
+ *
+ * Errors are sticky per fusion: the first error is recorded with a message,
+ * later calls on that fusion do nothing and return NULL / -1 / the status.
+ * Nothing in the library aborts, exits or prints on a user's mistake.
+ * Axis arguments index the loop domain; negative axes count from the end.
+ * Positions (inline_at, dim-separator) count boundaries 0..ndim; a negative
+ * position wraps as pos + ndim + 1.
+ */
+#ifndef WEFT_H
+#define WEFT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define WF_API __attribute__((visibility("default")))
+#else
+#define WF_API
+#endif
+
+#define WF_VERSION_MAJOR  0
+#define WF_VERSION_MINOR  1
+#define WF_VERSION_PATCH  0
+#define WF_VERSION_NUMBER (WF_VERSION_MAJOR * 10000 + WF_VERSION_MINOR * 100 + WF_VERSION_PATCH)
+WF_API const char *wf_version(void);
+
+typedef struct wf_fusion wf_fusion;
+typedef struct wf_tv wf_tv;
+typedef struct wf_iterdomain wf_iterdomain;
+typedef struct wf_kernel wf_kernel;
+
+/* ---- status and errors ---- */
+typedef enum {
+    WF_OK = 0,
+    WF_ERR_ARG,         /* bad argument: axis out of range, factor <= 0, NULL */
+    WF_ERR_SCHEDULE,    /* a schedule that cannot be lowered */
+    WF_ERR_COMPILE,     /* NVRTC rejected the generated source (log in message) */
+    WF_ERR_CUDA,        /* driver / device error, or no device */
+    WF_ERR_UNSUPPORTED, /* valid request this build cannot do yet */
+    WF_ERR_MEMORY       /* allocation failed */
+} wf_status;
+
+WF_API wf_status wf_fusion_status(const wf_fusion *f);
+WF_API const char *wf_fusion_error(const wf_fusion *f); /* "" when none */
+WF_API void wf_fusion_clear_error(wf_fusion *f);
+WF_API const char *wf_status_name(wf_status s);
+
+/* ---- fusion definition ---- */
+typedef enum {
+    WF_F32, WF_F16, WF_BF16, WF_F64, WF_I8, WF_I16, WF_I32, WF_I64, WF_U8, WF_BOOL
+} wf_dtype;
+WF_API size_t wf_dtype_size(wf_dtype t);
+
+WF_API wf_fusion *wf_fusion_new(void);
+WF_API void wf_fusion_free(wf_fusion *f);
+
+/* Inputs. extent -1 = symbolic (bound from the buffer at run time).
+   contiguity: NULL = all contiguous; else one entry per dim, 1 = contiguous
+   with the next inner dim, 0 = not (a stride is passed at run time). */
+WF_API wf_tv *wf_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape);
+WF_API wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape,
+                               const int8_t *contiguity);
+WF_API void wf_output(wf_fusion *f, wf_tv *tv);
+
+/* Ops. Each returns a new tensor in the same fusion (NULL on error). */
+WF_API wf_tv *wf_set(wf_tv *a); /* LoadStoreOp, op type Set */
+WF_API wf_tv *wf_cast(wf_tv *a, wf_dtype t);
+typedef enum {
+    WF_NEG, WF_ABS, WF_EXP, WF_LOG, WF_SQRT, WF_RSQRT, WF_SIN,
+    WF_COS, WF_TANH, WF_SIGMOID, WF_RELU, WF_RECIPROCAL
+} wf_unary_op;
+WF_API wf_tv *wf_unary(wf_unary_op op, wf_tv *a);
+typedef enum { WF_ADD, WF_SUB, WF_MUL, WF_DIV, WF_MAX, WF_MIN, WF_POW } wf_binary_op;
+WF_API wf_tv *wf_binary(wf_binary_op op, wf_tv *a, wf_tv *b);
+WF_API wf_tv *wf_add(wf_tv *a, wf_tv *b);
+WF_API wf_tv *wf_sub(wf_tv *a, wf_tv *b);
+WF_API wf_tv *wf_mul(wf_tv *a, wf_tv *b);
+WF_API wf_tv *wf_div(wf_tv *a, wf_tv *b);
+/* New broadcast dims (extent 1) where is_broadcast_dim[i]; the others take
+   a's dims in order. */
+WF_API wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim);
+WF_API wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1);
+/* Output dim i is input dim new2old[i]. */
+WF_API wf_tv *wf_permute(wf_tv *a, const int *new2old);
+WF_API wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes); /* reduction */
+WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes); /* reduction */
+
+/* ---- inspecting tensors ---- */
+WF_API int wf_tv_ndim(const wf_tv *tv); /* loop domain */
+WF_API wf_iterdomain *wf_tv_axis(wf_tv *tv, int axis);
+WF_API wf_iterdomain *const *wf_tv_loop_domain(const wf_tv *tv, int *n);
+WF_API wf_iterdomain *const *wf_tv_logical_domain(const wf_tv *tv, int *n);
+WF_API wf_tv *wf_tv_definition_input(const wf_tv *tv, int i);
+WF_API int64_t wf_iterdomain_extent(const wf_iterdomain *id); /* -1 if symbolic */
+WF_API wf_fusion *wf_tv_fusion(const wf_tv *tv);
+WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
+
+/* ---- schedule ---- */
+typedef enum {
+    WF_SERIAL, WF_BIDX, WF_BIDY, WF_BIDZ, WF_TIDX, WF_TIDY, WF_TIDZ,
+    WF_DIDX, WF_DIDY, WF_DIDZ, WF_UNROLL, WF_VECTORIZE, WF_BULK, WF_MMA
+} wf_ptype;
+typedef enum { WF_MEM_GLOBAL, WF_MEM_LOCAL, WF_MEM_SHARED, WF_MEM_TENSOR } wf_memtype;
+typedef enum {
+    WF_LDST_SET, WF_LDST_TMEM_LOAD /* LdTMem */, WF_LDST_TMEM_STORE /* StTMem */,
+    WF_LDST_TMA /* CpAsyncBulkTensorTile */, WF_LDST_LDMATRIX,
+    WF_LDST_STMATRIX, WF_LDST_CP_ASYNC
+} wf_ldst;
+typedef enum { WF_SWIZZLE_XOR } wf_swizzle;
+
+WF_API void wf_tv_split(wf_tv *tv, int axis, int64_t factor);       /* inner split */
+WF_API void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor); /* outer split */
+WF_API void wf_tv_merge(wf_tv *tv, int axis); /* merge axis and axis+1 */
+WF_API void wf_tv_merge_axes(wf_tv *tv, int outer, int inner);
+/* reorder by (old, new) pairs, like nvFuser's reorder({{6, 2}, {7, 3}}) */
+WF_API void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]);
+/* reorder by a full vector: old axis i goes to position old2new[i] */
+WF_API void wf_tv_reorder_all(wf_tv *tv, const int *old2new);
+/* XOR swizzle: (x, y) -> (x, x ^ y); power-of-two constant extents, ext(x) <= ext(y). */
+WF_API void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y);
+WF_API void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p);
+WF_API void wf_tv_set_memory(wf_tv *tv, wf_memtype m);
+WF_API void wf_tv_set_ldst(wf_tv *tv, wf_ldst op); /* op type of tv's definition */
+WF_API void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos);
+WF_API void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids,
+                                        bool contiguous);
+WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
+WF_API void wf_tv_inline_at(wf_tv *tv, int pos);
+WF_API void wf_inline_most(wf_fusion *f);
+WF_API void wf_inline_all_at(wf_tv *ref, int pos);
+WF_API wf_tv *wf_cache_after(wf_tv *tv);  /* new tv reading tv, tv's uses now read it */
+WF_API wf_tv *wf_cache_before(wf_tv *tv); /* new tv computing what tv computed */
+/* Replay ref's loop-domain transforms onto every tensor it reaches; each
+   tensor's loop domain is ordered like ref's where its axes are mapped. */
+WF_API void wf_propagate_transforms(wf_tv *ref);
+/* Copy ref's parallel types to every mapped axis of every other tensor.
+   ptype_mask: 0 = all types, else a bit set of (1u << WF_...). */
+WF_API void wf_parallelize_all_like(wf_tv *ref, unsigned ptype_mask);
+/* The compute-at position of tv (0 = not inlined). */
+WF_API int wf_tv_compute_at(const wf_tv *tv);
+
+/* ---- printing ---- */
+WF_API void wf_print_math(const wf_fusion *f, FILE *out);
+WF_API void wf_print_transforms(const wf_fusion *f, FILE *out);
+WF_API void wf_print_kernel(wf_fusion *f, FILE *out); /* lowers, prints CUDA */
+
+/* ---- compile ---- */
+typedef struct {
+    int sm; /* target, e.g. 90 (sm_90a), 100 (sm_100a); 0 = the device's or 90 */
+} wf_compile_options;
+
+typedef struct {
+    int64_t grid[3], block[3]; /* -1 where it depends on run-time sizes */
+    int64_t smem_bytes;        /* static + dynamic shared memory of the kernel */
+    int ntmem_regions;         /* tensor-memory allocations */
+    int64_t tmem_columns[8];   /* columns allocated per region (power of 2, >= 32) */
+    int64_t tmem_lanes[8];
+} wf_launch_info;
+
+WF_API wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt); /* NULL on error */
+WF_API const char *wf_kernel_source(const wf_kernel *k); /* CUDA C++ */
+WF_API const wf_launch_info *wf_kernel_launch(const wf_kernel *k);
+WF_API void wf_kernel_free(wf_kernel *k);
+/* Compile the source with NVRTC to PTX and, where possible, to a cubin for the
+   target, without needing a GPU. WF_ERR_UNSUPPORTED if NVRTC is absent. */
+WF_API wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize);
+
+/* ---- run ---- */
+typedef enum { WF_BACKEND_AUTO, WF_BACKEND_CUDA, WF_BACKEND_INTERP } wf_backend;
+typedef struct {
+    void *data; /* host pointer (device == -1) or device pointer */
+    wf_dtype dtype;
+    int ndim;
+    int64_t shape[8];
+    int64_t strides[8]; /* in elements; all 0 = contiguous */
+    int device;         /* -1 = host memory */
+} wf_buffer;
+
+/* Runs the kernel: inputs in fusion-input order, outputs in fusion-output
+   order (output buffers are allocated by the caller). */
+WF_API wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin,
+                        wf_buffer *out, int nout);
+WF_API const char *wf_last_run_error(const wf_kernel *k);
+WF_API bool wf_cuda_available(void);
+
+/* What the CPU reference executor (WF_BACKEND_INTERP) saw in the kernel's last run. */
+typedef struct {
+    int64_t smem_accesses;        /* warp-wide shared-memory access instructions */
+    int64_t smem_wavefronts;      /* wavefronts they needed (= accesses when conflict-free) */
+    int smem_max_conflict_degree; /* worst n-way bank conflict seen (1 = none) */
+    int64_t gmem_accesses;        /* warp-wide global-memory access instructions */
+    int64_t gmem_sectors;         /* 32-byte sectors they touched */
+} wf_access_stats;
+WF_API wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out);
+WF_API void wf_interp_report(const wf_kernel *k, FILE *out); /* per statement */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WEFT_H */

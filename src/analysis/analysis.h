@@ -1,0 +1,41 @@
+/*
+ * analysis.h -- facts derived from a scheduled fusion: the IterDomain graph
+ * (exact and permissive maps), inlining limits and allocation.
+ *
+ * Nothing here changes the IR. Maps are union-find structures over IterDomain
+ * ids, built in a caller-supplied scratch arena:
+ *  - exact: an op's output root ID and the input logical ID it reads are the
+ *    same index space; transforms of the same kind and parameters on mapped
+ *    inputs give mapped outputs;
+ *  - permissive: additionally a broadcast ID maps to the ID it is broadcast
+ *    against (used for inlining and for sharing loops).
+ */
+#ifndef WF_ANALYSIS_ANALYSIS_H
+#define WF_ANALYSIS_ANALYSIS_H
+
+#include "ir/ir.h"
+
+typedef struct {
+    int *parent; /* union-find over IterDomain ids */
+    int n;
+} an_map;
+
+typedef struct {
+    an_map exact, permissive;
+} an_idgraph;
+
+bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch);
+int an_find(an_map *m, int id);
+static inline bool an_mapped(an_map *m, const wf_iterdomain *a, const wf_iterdomain *b)
+{
+    return an_find(m, a->id) == an_find(m, b->id);
+}
+
+/* The deepest legal compute-at position of tv; *why gets a reason sentence
+   when it is smaller than tv's loop rank (may be NULL). */
+int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize);
+/* Is memory type m distributed (not allocated) / shared (always allocated) across p? */
+bool an_mem_distributed(wf_memtype m, wf_ptype p);
+bool an_mem_shared(wf_memtype m, wf_ptype p);
+
+#endif

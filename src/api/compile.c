@@ -1,0 +1,109 @@
+/*
+ * compile.c -- public entry points for compiling and printing.
+ *
+ * wf_compile lowers the fusion (lower/), prints CUDA (codegen/) and returns a
+ * kernel that owns copies of everything it needs, so it outlives its fusion.
+ * The lowering's scratch arena is freed before returning.
+ */
+#include "api/api.h"
+#include "codegen/codegen.h"
+#include "runtime/nvrtc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int target_sm(const wf_compile_options *opt)
+{
+    return opt && opt->sm > 0 ? opt->sm : 90;
+}
+
+wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt)
+{
+    WF_GATE(f, NULL);
+    lower_result r;
+    wf_kernel *k = NULL;
+    if (lower_fusion(f, target_sm(opt), &r)) {
+        k = calloc(1, sizeof *k);
+        if (k)
+            k->source = cg_emit_cuda(&r);
+        if (!k || !k->source) {
+            free(k);
+            k = wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        } else {
+            k->launch = r.launch;
+            k->sm = r.sm;
+        }
+    }
+    lower_result_free(&r);
+    return k;
+}
+
+const char *wf_kernel_source(const wf_kernel *k)
+{
+    return k ? k->source : NULL;
+}
+
+const wf_launch_info *wf_kernel_launch(const wf_kernel *k)
+{
+    return k ? &k->launch : NULL;
+}
+
+void wf_kernel_free(wf_kernel *k)
+{
+    if (!k)
+        return;
+    free(k->source);
+    free(k->ptx);
+    free(k);
+}
+
+wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize)
+{
+    if (!k)
+        return WF_ERR_ARG;
+    rt_nvrtc_result res;
+    wf_status s = rt_nvrtc_compile(k->source, "weft_kernel.cu", sm > 0 ? sm : k->sm, &res, log,
+                                   logsize);
+    if (s == WF_OK) {
+        free(k->ptx);
+        k->ptx = res.ptx;
+        res.ptx = NULL;
+        rt_nvrtc_result_free(&res);
+        if (log && logsize)
+            log[0] = 0;
+    }
+    return s;
+}
+
+static void print_sbuf(sbuf *b, FILE *out)
+{
+    if (out)
+        fputs(sbuf_str(b), out);
+    sbuf_free(b);
+}
+
+void wf_print_math(const wf_fusion *f, FILE *out)
+{
+    if (!f)
+        return;
+    sbuf b = {0};
+    ir_print_math(&b, f);
+    print_sbuf(&b, out);
+}
+
+void wf_print_transforms(const wf_fusion *f, FILE *out)
+{
+    if (!f)
+        return;
+    sbuf b = {0};
+    ir_print_transforms(&b, f);
+    print_sbuf(&b, out);
+}
+
+void wf_print_kernel(wf_fusion *f, FILE *out)
+{
+    wf_kernel *k = wf_compile(f, NULL);
+    if (k && out)
+        fputs(k->source, out);
+    wf_kernel_free(k);
+}

@@ -1,0 +1,332 @@
+/*
+ * schedule.c -- public entry points of the schedule operations.
+ *
+ * Each checks the sticky error, normalizes axes and positions (negative
+ * values count from the end, as in nvFuser) and validates arguments, then
+ * delegates to src/sched.
+ */
+#include "api/api.h"
+
+#define TV_GATE(tv, ret)                                                                           \
+    do {                                                                                           \
+        if (!(tv))                                                                                 \
+            return ret;                                                                            \
+        WF_GATE((tv)->f, ret);                                                                     \
+    } while (0)
+
+bool api_axis(wf_tv *tv, int *axis, const char *what)
+{
+    int n = tv->loop.n, a = *axis;
+    if (a < 0)
+        a += n;
+    if (a < 0 || a >= n)
+        return wf_failb(&tv->f->err, WF_ERR_ARG,
+                        "T%d.%s: axis %d is out of range; T%d has %d loop axes", tv->id, what,
+                        *axis, tv->id, n);
+    *axis = a;
+    return true;
+}
+
+bool api_pos(wf_tv *tv, int *pos, const char *what)
+{
+    int n = tv->loop.n, p = *pos;
+    if (p < 0)
+        p += n + 1;
+    if (p < 0 || p > n)
+        return wf_failb(&tv->f->err, WF_ERR_ARG,
+                        "T%d.%s: position %d is out of range; T%d has %d loop axes, so positions "
+                        "are 0..%d",
+                        tv->id, what, *pos, tv->id, n, n);
+    *pos = p;
+    return true;
+}
+
+static void split(wf_tv *tv, int axis, int64_t factor, bool inner)
+{
+    TV_GATE(tv, );
+    const char *what = inner ? "split" : "split_outer";
+    if (!api_axis(tv, &axis, what))
+        return;
+    if (factor <= 0) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.%s(axis=%d, factor=%lld): the factor must be positive",
+                tv->id, what, axis, (long long)factor);
+        return;
+    }
+    sched_split(tv, axis, factor, inner);
+}
+
+void wf_tv_split(wf_tv *tv, int axis, int64_t factor)
+{
+    split(tv, axis, factor, true);
+}
+
+void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor)
+{
+    split(tv, axis, factor, false);
+}
+
+void wf_tv_merge_axes(wf_tv *tv, int outer, int inner)
+{
+    TV_GATE(tv, );
+    if (!api_axis(tv, &outer, "merge") || !api_axis(tv, &inner, "merge"))
+        return;
+    if (outer == inner) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.merge: cannot merge axis %d with itself", tv->id,
+                outer);
+        return;
+    }
+    sched_merge(tv, outer, inner);
+}
+
+void wf_tv_merge(wf_tv *tv, int axis)
+{
+    TV_GATE(tv, );
+    if (!api_axis(tv, &axis, "merge"))
+        return;
+    if (axis + 1 >= tv->loop.n) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.merge(axis=%d): axis %d is the last loop axis; there is no axis %d to merge "
+                "it with",
+                tv->id, axis, axis, axis + 1);
+        return;
+    }
+    sched_merge(tv, axis, axis + 1);
+}
+
+static bool check_perm(wf_tv *tv, const int *old2new)
+{
+    bool seen[64] = {false};
+    for (int i = 0; i < tv->loop.n; i++) {
+        int p = old2new[i];
+        if (p < 0 || p >= tv->loop.n || seen[p])
+            return wf_failb(&tv->f->err, WF_ERR_ARG,
+                            "T%d.reorder: the new positions are not a permutation of 0..%d",
+                            tv->id, tv->loop.n - 1);
+        seen[p] = true;
+    }
+    return true;
+}
+
+void wf_tv_reorder_all(wf_tv *tv, const int *old2new)
+{
+    TV_GATE(tv, );
+    int perm[64];
+    if (!old2new || tv->loop.n > 64) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: no permutation given", tv->id);
+        return;
+    }
+    for (int i = 0; i < tv->loop.n; i++) {
+        perm[i] = old2new[i] < 0 ? old2new[i] + tv->loop.n : old2new[i];
+    }
+    if (check_perm(tv, perm))
+        sched_reorder(tv, perm);
+}
+
+/* nvFuser's pair form: listed axes go where asked; the others fill the free
+   positions in their original order. */
+void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2])
+{
+    TV_GATE(tv, );
+    int n = tv->loop.n, perm[64];
+    bool taken[64] = {false}, moved[64] = {false};
+    if (npairs < 0 || npairs > n || (npairs && !old_new) || n > 64) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: bad pair list", tv->id);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        perm[i] = -1;
+    for (int k = 0; k < npairs; k++) {
+        int o = old_new[k][0], p = old_new[k][1];
+        if (!api_axis(tv, &o, "reorder") || !api_axis(tv, &p, "reorder"))
+            return;
+        if (moved[o] || taken[p]) {
+            wf_fail(&tv->f->err, WF_ERR_ARG,
+                    "T%d.reorder: axis %d or position %d appears twice in the pairs", tv->id, o,
+                    p);
+            return;
+        }
+        perm[o] = p;
+        moved[o] = taken[p] = true;
+    }
+    int next = 0;
+    for (int i = 0; i < n; i++) {
+        if (moved[i])
+            continue;
+        while (taken[next])
+            next++;
+        perm[i] = next;
+        taken[next] = true;
+    }
+    sched_reorder(tv, perm);
+}
+
+void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y)
+{
+    TV_GATE(tv, );
+    if (kind != WF_SWIZZLE_XOR) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: unknown swizzle kind %d", tv->id,
+                (int)kind);
+        return;
+    }
+    if (api_axis(tv, &x, "swizzle") && api_axis(tv, &y, "swizzle"))
+        sched_swizzle(tv, x, y);
+}
+
+void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p)
+{
+    TV_GATE(tv, );
+    if ((unsigned)p > WF_MMA) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.parallelize: unknown parallel type %d", tv->id,
+                (int)p);
+        return;
+    }
+    if (api_axis(tv, &axis, "parallelize"))
+        sched_parallelize(tv, axis, p);
+}
+
+void wf_tv_set_memory(wf_tv *tv, wf_memtype m)
+{
+    TV_GATE(tv, );
+    if ((unsigned)m > WF_MEM_TENSOR) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_memory: unknown memory type %d", tv->id,
+                (int)m);
+        return;
+    }
+    if ((tv->is_input || tv->is_output) && m != WF_MEM_GLOBAL) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_memory(%s): T%d is a fusion %s and stays in global memory", tv->id,
+                ir_memtype_name(m), tv->id, tv->is_input ? "input" : "output");
+        return;
+    }
+    tv->mem = m;
+}
+
+void wf_tv_set_ldst(wf_tv *tv, wf_ldst op)
+{
+    TV_GATE(tv, );
+    if (!tv->def || tv->def->kind != OP_SET) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_ldst: T%d is not defined by a set (load/store) op", tv->id, tv->id);
+        return;
+    }
+    if ((unsigned)op > WF_LDST_CP_ASYNC) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_ldst: unknown op type %d", tv->id, (int)op);
+        return;
+    }
+    tv->def->ldst = op;
+}
+
+void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos)
+{
+    TV_GATE(tv, );
+    if (tv->mem != WF_MEM_TENSOR) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_tmem_dimsep: the dim separator is only for tensors in tensor memory",
+                tv->id);
+        return;
+    }
+    int n = ir_alloc_domain(tv)->n;
+    if (pos < 0)
+        pos += n + 1;
+    if (pos < 0 || pos > n) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_tmem_dimsep: position %d is not in 0..%d", tv->id, pos, n);
+        return;
+    }
+    tv->dimsep = pos;
+}
+
+/* Every ID must come from tv's own history (its logical domain or a transform of it). */
+static bool in_history(const wf_tv *tv, const wf_iterdomain *id)
+{
+    return id && id->tv == tv;
+}
+
+void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous)
+{
+    TV_GATE(tv, );
+    if (n <= 0 || n > 16 || !ids) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_allocation_domain: %d axes", tv->id, n);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (!in_history(tv, ids[i])) {
+            wf_fail(&tv->f->err, WF_ERR_ARG,
+                    "T%d.set_allocation_domain: axis %d is not an IterDomain of T%d", tv->id, i,
+                    tv->id);
+            return;
+        }
+    if (!contiguous) {
+        wf_fail(&tv->f->err, WF_ERR_UNSUPPORTED,
+                "T%d.set_allocation_domain: non-contiguous allocation domains are not supported",
+                tv->id);
+        return;
+    }
+    ir_copy_ids(tv->f, &tv->alloc, ids, n);
+}
+
+void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids)
+{
+    TV_GATE(tv, );
+    if (n <= 0 || n > 64 || !ids) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_loop_domain: %d axes", tv->id, n);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (!in_history(tv, ids[i])) {
+            wf_fail(&tv->f->err, WF_ERR_ARG,
+                    "T%d.set_loop_domain: axis %d is not an IterDomain of T%d", tv->id, i,
+                    tv->id);
+            return;
+        }
+    if (tv->ca_pos > 0 || tv->max_producer_pos > 0) {
+        wf_fail(&tv->f->err, WF_ERR_SCHEDULE,
+                "T%d.set_loop_domain: set the loop domain before inlining", tv->id);
+        return;
+    }
+    ir_copy_ids(tv->f, &tv->loop, ids, n);
+}
+
+void wf_tv_inline_at(wf_tv *tv, int pos)
+{
+    TV_GATE(tv, );
+    if (api_pos(tv, &pos, "inline_at"))
+        sched_inline_at(tv, pos);
+}
+
+void wf_inline_most(wf_fusion *f)
+{
+    WF_GATE(f, );
+    sched_inline_most(f);
+}
+
+void wf_inline_all_at(wf_tv *ref, int pos)
+{
+    TV_GATE(ref, );
+    if (api_pos(ref, &pos, "inline_all_at"))
+        sched_inline_all_at(ref, pos);
+}
+
+wf_tv *wf_cache_after(wf_tv *tv)
+{
+    TV_GATE(tv, NULL);
+    return sched_cache_after(tv);
+}
+
+wf_tv *wf_cache_before(wf_tv *tv)
+{
+    TV_GATE(tv, NULL);
+    return sched_cache_before(tv);
+}
+
+void wf_propagate_transforms(wf_tv *ref)
+{
+    TV_GATE(ref, );
+    sched_propagate(ref);
+}
+
+void wf_parallelize_all_like(wf_tv *ref, unsigned ptype_mask)
+{
+    TV_GATE(ref, );
+    sched_parallelize_all_like(ref, ptype_mask);
+}

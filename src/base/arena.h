@@ -1,0 +1,33 @@
+/*
+ * arena.h -- the chunked bump allocator that owns all IR of a fusion.
+ *
+ * Memory comes from chunks (64 KiB, doubling), aligned to max_align_t and
+ * zeroed; nothing is freed one by one, arena_free() releases everything.
+ * With WF_ARENA_DEBUG defined, each allocation is its own malloc so that
+ * AddressSanitizer sees per-object overflows a bump arena would hide.
+ * A test hook (arena_fail_after) makes the Nth allocation fail, so tests can
+ * prove that out-of-memory paths end in WF_ERR_MEMORY and never crash.
+ */
+#ifndef WF_BASE_ARENA_H
+#define WF_BASE_ARENA_H
+
+#include <stddef.h>
+
+typedef struct arena_chunk arena_chunk;
+
+typedef struct {
+    arena_chunk *head; /* newest chunk first */
+    size_t next_size;  /* size of the next chunk to allocate */
+    long fail_after;   /* test hook: allocations left before failing; -1 = never */
+} wf_arena;
+
+void arena_init(wf_arena *a);
+void arena_free(wf_arena *a);
+void *arena_alloc(wf_arena *a, size_t size); /* zeroed; NULL when out of memory */
+char *arena_strdup(wf_arena *a, const char *s);
+void arena_fail_after(wf_arena *a, long n);
+
+#define ARENA_NEW(a, T)       ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n)  ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+#endif

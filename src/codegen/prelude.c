@@ -1,0 +1,68 @@
+/*
+ * prelude.c -- the device-side helpers every generated kernel starts with.
+ *
+ * Kept small and free of includes so that NVRTC compiles it without a CUDA
+ * installation's headers: an index type, the Tensor argument struct (data
+ * pointer, logical sizes, allocation strides in elements), half and bfloat16
+ * storage types converting through PTX cvt instructions, vector copies and
+ * the math wrappers the op table uses. Arithmetic on 16-bit types happens in
+ * float, like nvFuser.
+ */
+#include "codegen/codegen.h"
+
+static const char prelude[] =
+    "typedef long long wf_index;\n"
+    "template <typename T, int N> struct Tensor {\n"
+    "  T *data;\n"
+    "  wf_index size[N];\n"
+    "  wf_index stride[N];\n"
+    "  __device__ T &operator[](wf_index i) { return data[i]; }\n"
+    "};\n"
+    "struct __align__(2) wf_half {\n"
+    "  unsigned short bits;\n"
+    "  wf_half() = default;\n"
+    "  __device__ wf_half(float f) { asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }\n"
+    "  __device__ operator float() const {\n"
+    "    float f;\n"
+    "    asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(bits));\n"
+    "    return f;\n"
+    "  }\n"
+    "};\n"
+    "struct __align__(2) wf_bfloat {\n"
+    "  unsigned short bits;\n"
+    "  wf_bfloat() = default;\n"
+    "  __device__ wf_bfloat(float f) { asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }\n"
+    "  __device__ operator float() const { return __uint_as_float(((unsigned)bits) << 16); }\n"
+    "};\n"
+    "template <typename T, int N> struct __align__(sizeof(T) * N) wf_vec { T v[N]; };\n"
+    "template <typename T, int N> __device__ inline void wf_vec_copy(T *dst, const T *src) {\n"
+    "  *reinterpret_cast<wf_vec<T, N> *>(dst) = *reinterpret_cast<const wf_vec<T, N> *>(src);\n"
+    "}\n"
+    "__device__ inline wf_index wf_ceildiv(wf_index a, wf_index b) { return (a + b - 1) / b; }\n"
+    "template <typename T> __device__ inline T wf_max(T a, T b) { return a > b ? a : b; }\n"
+    "template <typename T> __device__ inline T wf_min(T a, T b) { return a < b ? a : b; }\n"
+    "template <typename T> __device__ inline T wf_abs(T a) { return a < T(0) ? -a : a; }\n"
+    "template <typename T> __device__ inline T wf_relu(T a) { return a > T(0) ? a : T(0); }\n"
+    "__device__ inline float wf_exp(float x) { return expf(x); }\n"
+    "__device__ inline double wf_exp(double x) { return exp(x); }\n"
+    "__device__ inline float wf_log(float x) { return logf(x); }\n"
+    "__device__ inline double wf_log(double x) { return log(x); }\n"
+    "__device__ inline float wf_sqrt(float x) { return sqrtf(x); }\n"
+    "__device__ inline double wf_sqrt(double x) { return sqrt(x); }\n"
+    "__device__ inline float wf_rsqrt(float x) { return rsqrtf(x); }\n"
+    "__device__ inline double wf_rsqrt(double x) { return rsqrt(x); }\n"
+    "__device__ inline float wf_sin(float x) { return sinf(x); }\n"
+    "__device__ inline double wf_sin(double x) { return sin(x); }\n"
+    "__device__ inline float wf_cos(float x) { return cosf(x); }\n"
+    "__device__ inline double wf_cos(double x) { return cos(x); }\n"
+    "__device__ inline float wf_tanh(float x) { return tanhf(x); }\n"
+    "__device__ inline double wf_tanh(double x) { return tanh(x); }\n"
+    "__device__ inline float wf_pow(float x, float y) { return powf(x, y); }\n"
+    "__device__ inline double wf_pow(double x, double y) { return pow(x, y); }\n"
+    "template <typename T> __device__ inline T wf_sigmoid(T x) { return T(1) / (T(1) + wf_exp(-x)); }\n"
+    "template <typename T> __device__ inline T wf_reciprocal(T x) { return T(1) / x; }\n";
+
+void cg_emit_prelude(sbuf *b)
+{
+    sbuf_puts(b, prelude);
+}

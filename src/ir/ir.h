@@ -1,0 +1,228 @@
+/*
+ * ir.h -- the fusion IR: scalar expressions, IterDomains and their
+ * transforms, TensorViews, tensor ops and the fusion container.
+ *
+ * Everything here lives in the fusion's arena and is never freed one by one.
+ * Invariants: every IterDomain has a dense id and at most one defining
+ * transform; a tensor's loop domain is reachable from its logical domain
+ * through transforms (or was set by the user from IDs of its history);
+ * tensors are created in topological order, and every op's output has
+ * exactly one definition. Scalar expressions (wf_val) are simplified on
+ * construction, so structurally equal values usually print identically.
+ */
+#ifndef WF_IR_IR_H
+#define WF_IR_IR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/err.h"
+#include "base/vec.h"
+#include "weft.h"
+
+/* ---- scalar expressions (val.c) ---- */
+
+typedef enum {
+    V_CONST,
+    V_SYM, /* a named symbol: loop variable, thread index, tensor size or stride */
+    V_ADD,
+    V_SUB,
+    V_MUL,
+    V_DIV,     /* truncating; operands are non-negative in practice */
+    V_MOD,
+    V_CEILDIV,
+    V_XOR,
+    V_LT,  /* a < b, 0 or 1 */
+    V_EQ,  /* a == b, 0 or 1 */
+    V_AND, /* logical and */
+} val_kind;
+
+typedef enum {
+    SYM_LOOP,   /* a serial loop's index variable */
+    SYM_TID,    /* threadIdx.{x,y,z}: index 0..2 */
+    SYM_BID,    /* blockIdx.{x,y,z} */
+    SYM_SIZE,   /* logical size of a kernel tensor argument */
+    SYM_STRIDE, /* allocation stride (elements) of a kernel tensor argument */
+} sym_kind;
+
+typedef struct wf_val wf_val;
+struct wf_val {
+    val_kind kind;
+    int64_t c;          /* V_CONST: the value */
+    sym_kind sym;       /* V_SYM */
+    int sym_a, sym_b;   /* V_SYM: loop id / dim index / tensor id, dim */
+    const char *name;   /* V_SYM: printed name */
+    int64_t lo, hi;     /* V_SYM: known range, inclusive (hi = INT64_MAX if unknown) */
+    const wf_val *a, *b; /* operands; for V_SYM, b is the optional symbolic bound */
+};
+
+const wf_val *val_const(wf_arena *a, int64_t c);
+/* bound: optional symbolic exclusive upper bound (a loop index is < its extent). */
+const wf_val *val_sym(wf_arena *a, sym_kind k, int sa, int sb, const char *name, int64_t lo,
+                      int64_t hi, const wf_val *bound);
+const wf_val *val_add(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_sub(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_mul(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_div(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_mod(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_ceildiv(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_xor(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_lt(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y);
+const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y);
+
+static inline bool val_is_const(const wf_val *v)
+{
+    return v && v->kind == V_CONST;
+}
+static inline bool val_is_const_eq(const wf_val *v, int64_t c)
+{
+    return v && v->kind == V_CONST && v->c == c;
+}
+bool val_equal(const wf_val *x, const wf_val *y);
+/* Inclusive bounds of v's value from the symbols' ranges; hi = INT64_MAX if unknown. */
+void val_range(const wf_val *v, int64_t *lo, int64_t *hi);
+/* Provably x < y / x <= y, from ranges. */
+bool val_prove_lt(const wf_val *x, const wf_val *y);
+/* Evaluate under a binding of symbols; false if a symbol is unbound or a division by 0. */
+typedef bool (*val_binding)(void *ctx, const wf_val *sym, int64_t *out);
+bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out);
+/* Print as C; symbols print their name. val_print_cuda widens thread and
+   block indices to 64 bits, as the generated code needs. */
+void val_print(sbuf *b, const wf_val *v);
+void val_print_cuda(sbuf *b, const wf_val *v);
+
+/* ---- IterDomains and transforms (iterdomain.c) ---- */
+
+typedef enum { IT_ITER, IT_REDUCTION, IT_BROADCAST } id_itype;
+typedef enum { TF_SPLIT, TF_MERGE, TF_SWIZZLE } tf_kind;
+
+typedef struct id_transform id_transform;
+typedef struct wf_tv wf_tv;
+
+struct wf_iterdomain {
+    int id;               /* dense per fusion; printed as iS<id> */
+    const wf_val *extent; /* in the fusion arena */
+    id_itype itype;
+    wf_ptype ptype;
+    id_transform *def; /* transform that produced it, NULL for logical IDs */
+    VEC(id_transform *) uses;
+    wf_tv *tv; /* the tensor whose history holds it */
+};
+
+struct id_transform {
+    int id;
+    tf_kind kind;
+    wf_iterdomain *in[2], *out[2];
+    int nin, nout;
+    int64_t factor; /* split */
+    bool inner;     /* split: inner split (factor is the inner extent) */
+    bool divisible; /* split: known to divide its input evenly */
+};
+
+typedef struct wf_fusion wf_fusion;
+
+wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype it);
+/* Create outputs; NULL (with the sticky error set) when memory runs out. */
+id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inner);
+id_transform *ir_merge(wf_fusion *f, wf_iterdomain *outer, wf_iterdomain *inner);
+id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y);
+/* An existing transform of `kind` with these inputs/params (for replay reuse), or NULL. */
+id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,
+                          bool inner);
+int64_t ir_id_const_extent(const wf_iterdomain *id); /* -1 if symbolic */
+bool ir_id_is_thread(wf_ptype p);                    /* TIDx/y/z */
+bool ir_id_is_block(wf_ptype p);                     /* BIDx/y/z, DIDx/y/z */
+const char *ir_ptype_name(wf_ptype p);               /* "TIDx" ... */
+const char *ir_ptype_cuda(wf_ptype p);               /* "threadIdx.x" ... or NULL */
+
+/* ---- tensors and ops (tv.c, ops.c) ---- */
+
+typedef VEC(wf_iterdomain *) id_list;
+
+typedef enum {
+#define OP(name, sym, nin) OP_##name,
+#include "ir/ops.def"
+#undef OP
+    OP_COUNT
+} op_kind;
+
+typedef struct ir_op ir_op;
+struct ir_op {
+    int id;
+    op_kind kind;
+    wf_tv *out;
+    wf_tv *in[2];
+    int nin;
+    int sub;        /* wf_unary_op / wf_binary_op */
+    wf_ldst ldst;   /* OP_SET: hardware flavour of the copy */
+    int *in_dim[2]; /* per input: out root dim d reads input logical dim in_dim[i][d], or -1 */
+};
+
+struct wf_tv {
+    int id; /* printed T<id> */
+    wf_fusion *f;
+    wf_dtype dtype;
+    wf_memtype mem;
+    id_list logical; /* the tensor's shape; root == logical (no reshape yet) */
+    id_list alloc;   /* explicit allocation domain, or n == 0 for the default */
+    id_list loop;    /* the scheduled domain */
+    int8_t *contig;  /* per logical dim (inputs) or per alloc dim when alloc set */
+    int ca_pos;      /* compute-at (inline) position */
+    int max_producer_pos;
+    int dimsep; /* tensor-memory dim-separator position, -1 if unset */
+    ir_op *def;
+    VEC(ir_op *) uses;
+    bool is_input, is_output;
+};
+
+struct wf_fusion {
+    wf_arena arena;
+    wf_err err;
+    VEC(wf_tv *) tvs;
+    VEC(wf_tv *) inputs;
+    VEC(wf_tv *) outputs;
+    VEC(ir_op *) ops; /* in creation order; not necessarily topological after caching */
+    VEC(wf_iterdomain *) ids;      /* every IterDomain, indexed by its id */
+    VEC(id_transform *) transforms; /* every transform, indexed by its id */
+};
+
+const char *ir_op_name(op_kind k);
+const char *ir_unary_name(int op);
+const char *ir_binary_name(int op);
+const char *ir_dtype_name(wf_dtype t); /* "float", "__half", ... (CUDA spelling) */
+const char *ir_dtype_short(wf_dtype t); /* "float", "half", "bfloat", ... */
+const char *ir_memtype_name(wf_memtype m);
+const char *ir_ldst_name(wf_ldst l);
+
+wf_fusion *ir_fusion_new(void);
+void ir_fusion_free(wf_fusion *f);
+wf_tv *ir_tv_new(wf_fusion *f, wf_dtype t, int ndim, const wf_val *const *extents,
+                 const id_itype *itypes);
+wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const int8_t *contig);
+ir_op *ir_op_new(wf_fusion *f, op_kind k, wf_tv *out, int nin, wf_tv *const *in);
+bool ir_push_id(wf_fusion *f, id_list *l, wf_iterdomain *id);
+bool ir_copy_ids(wf_fusion *f, id_list *dst, wf_iterdomain *const *src, int n);
+bool ir_add_use(wf_tv *tv, ir_op *op);
+void ir_remove_use(wf_tv *tv, ir_op *op);
+/* The allocation domain: explicit if set; else logical for global, loop otherwise. */
+const id_list *ir_alloc_domain(const wf_tv *tv);
+bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p);
+
+/* ops.c: op constructors; they check shapes and set the sticky error. */
+wf_tv *ir_set(wf_tv *a);
+wf_tv *ir_cast(wf_tv *a, wf_dtype t);
+wf_tv *ir_unary(int op, wf_tv *a);
+wf_tv *ir_binary(int op, wf_tv *a, wf_tv *b);
+wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast);
+wf_tv *ir_permute(wf_tv *a, const int *new2old);
+
+/* print.c */
+void ir_print_id(sbuf *b, const wf_iterdomain *id);
+void ir_print_tv(sbuf *b, const wf_tv *tv); /* T1_s_float[iS2{2}, iS3{4}] */
+void ir_print_math(sbuf *b, const wf_fusion *f);
+void ir_print_loop_summary(sbuf *b, const wf_tv *tv); /* T2[BIDx{2}, TIDx{3}, 5, (CA), ...] */
+void ir_print_transforms(sbuf *b, const wf_fusion *f);
+
+#endif

@@ -1,0 +1,170 @@
+/*
+ * iterdomain.c -- IterDomains and the transforms that relate them.
+ *
+ * A transform is a node with inputs and outputs: split (one input, outer and
+ * inner outputs; an inner split's factor is the inner extent, an outer
+ * split's factor the outer extent), merge (outer, inner -> one output) and
+ * XOR swizzle ((x, y) -> (x, x ^ y)). Outputs are new IterDomains; inputs
+ * keep a list of their uses so that graphs can be walked both ways.
+ */
+#include "ir/ir.h"
+
+#include <stdio.h>
+
+static bool oom(wf_fusion *f)
+{
+    return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype it)
+{
+    wf_iterdomain *id = ARENA_NEW(&f->arena, wf_iterdomain);
+    if (!id || !extent) {
+        oom(f);
+        return NULL;
+    }
+    id->id = f->ids.n;
+    if (!vec_push_arena(&f->arena, &f->ids, id)) {
+        oom(f);
+        return NULL;
+    }
+    id->extent = extent;
+    id->itype = it;
+    id->ptype = WF_SERIAL;
+    id->tv = tv;
+    return id;
+}
+
+static id_transform *new_transform(wf_fusion *f, tf_kind k, int nin, wf_iterdomain *in0,
+                                   wf_iterdomain *in1)
+{
+    id_transform *t = ARENA_NEW(&f->arena, id_transform);
+    if (!t) {
+        oom(f);
+        return NULL;
+    }
+    t->id = f->transforms.n;
+    if (!vec_push_arena(&f->arena, &f->transforms, t)) {
+        oom(f);
+        return NULL;
+    }
+    t->kind = k;
+    t->nin = nin;
+    t->in[0] = in0;
+    t->in[1] = in1;
+    for (int i = 0; i < nin; i++) {
+        if (!vec_push_arena(&f->arena, &t->in[i]->uses, t)) {
+            oom(f);
+            return NULL;
+        }
+    }
+    return t;
+}
+
+/* The iteration type of an output: broadcast only if every input is. */
+static id_itype out_itype(const id_transform *t)
+{
+    id_itype it = t->in[0]->itype;
+    if (t->nin == 2 && t->in[1]->itype != it)
+        it = (it == IT_REDUCTION || t->in[1]->itype == IT_REDUCTION) ? IT_REDUCTION : IT_ITER;
+    return it;
+}
+
+id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inner)
+{
+    id_transform *t = new_transform(f, TF_SPLIT, 1, in, NULL);
+    if (!t)
+        return NULL;
+    wf_arena *a = &f->arena;
+    const wf_val *fv = val_const(a, factor);
+    const wf_val *rest = val_ceildiv(a, in->extent, fv);
+    t->factor = factor;
+    t->inner = inner;
+    t->divisible = val_is_const(in->extent) && in->extent->c % factor == 0;
+    t->nout = 2;
+    t->out[0] = ir_id_new(f, in->tv, inner ? rest : fv, in->itype);
+    t->out[1] = ir_id_new(f, in->tv, inner ? fv : rest, in->itype);
+    if (!t->out[0] || !t->out[1])
+        return NULL;
+    t->out[0]->def = t->out[1]->def = t;
+    return t;
+}
+
+id_transform *ir_merge(wf_fusion *f, wf_iterdomain *outer, wf_iterdomain *inner)
+{
+    id_transform *t = new_transform(f, TF_MERGE, 2, outer, inner);
+    if (!t)
+        return NULL;
+    t->nout = 1;
+    t->out[0] = ir_id_new(f, outer->tv, val_mul(&f->arena, outer->extent, inner->extent),
+                          out_itype(t));
+    if (!t->out[0])
+        return NULL;
+    t->out[0]->def = t;
+    return t;
+}
+
+id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y)
+{
+    id_transform *t = new_transform(f, TF_SWIZZLE, 2, x, y);
+    if (!t)
+        return NULL;
+    t->nout = 2;
+    t->out[0] = ir_id_new(f, x->tv, x->extent, x->itype);
+    t->out[1] = ir_id_new(f, y->tv, y->extent, y->itype);
+    if (!t->out[0] || !t->out[1])
+        return NULL;
+    t->out[0]->def = t->out[1]->def = t;
+    return t;
+}
+
+id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,
+                          bool inner)
+{
+    for (int i = 0; i < in0->uses.n; i++) {
+        id_transform *t = in0->uses.ptr[i];
+        if (t->kind != k || t->in[0] != in0 || (t->nin == 2 && t->in[1] != in1))
+            continue;
+        if (k == TF_SPLIT && (t->factor != factor || t->inner != inner))
+            continue;
+        return t;
+    }
+    return NULL;
+}
+
+int64_t ir_id_const_extent(const wf_iterdomain *id)
+{
+    return val_is_const(id->extent) ? id->extent->c : -1;
+}
+
+bool ir_id_is_thread(wf_ptype p)
+{
+    return p == WF_TIDX || p == WF_TIDY || p == WF_TIDZ;
+}
+
+bool ir_id_is_block(wf_ptype p)
+{
+    return p == WF_BIDX || p == WF_BIDY || p == WF_BIDZ || p == WF_DIDX || p == WF_DIDY ||
+           p == WF_DIDZ;
+}
+
+const char *ir_ptype_name(wf_ptype p)
+{
+    static const char *const names[] = {"Serial", "BIDx", "BIDy", "BIDz",   "TIDx",
+                                        "TIDy",   "TIDz", "DIDx", "DIDy",   "DIDz",
+                                        "UR",     "V",    "Bulk", "MMA"};
+    return (unsigned)p < sizeof names / sizeof *names ? names[p] : "?";
+}
+
+const char *ir_ptype_cuda(wf_ptype p)
+{
+    switch (p) {
+    case WF_BIDX: return "blockIdx.x";
+    case WF_BIDY: return "blockIdx.y";
+    case WF_BIDZ: return "blockIdx.z";
+    case WF_TIDX: return "threadIdx.x";
+    case WF_TIDY: return "threadIdx.y";
+    case WF_TIDZ: return "threadIdx.z";
+    default: return NULL;
+    }
+}

@@ -1,0 +1,185 @@
+/*
+ * alloc.c -- the parallel-dimension map, and allocation of intermediates.
+ *
+ * lower_pdims: requires loops; provides, per thread/block dimension, the
+ * launch extent (the largest extent of a loop parallelized on it) and
+ * whether every such loop has that same extent (if not, the smaller loops
+ * are predicated).
+ *
+ * lower_alloc: requires loops and pdims; provides an ALLOC node per
+ * intermediate tensor, placed at its compute-at scope, sized by seed 000's
+ * rules over its allocation domain (which defaults to the loop domain):
+ * IDs whose parallel type the memory is distributed across are not
+ * allocated, IDs it is shared among always are, the others only right of
+ * the compute-at position. Shared buffers get 16-byte-aligned offsets in
+ * the one dynamic shared-memory array. Registers need constant sizes.
+ */
+#include "lower/lower_int.h"
+
+#include <stdio.h>
+
+static const wf_val *max_extent(lower_ctx *c, const wf_val *x, const wf_val *y, bool *exact)
+{
+    if (!x)
+        return y;
+    if (val_equal(x, y))
+        return x;
+    *exact = false;
+    if (val_is_const(x) && val_is_const(y))
+        return x->c > y->c ? x : y;
+    /* Symbolic and different: the launch extent is found at run time. */
+    (void)c;
+    return val_is_const(x) ? y : x;
+}
+
+bool lower_pdims(lower_ctx *c)
+{
+    for (int d = 0; d < NPDIMS; d++)
+        c->pdim_exact[d] = true;
+    for (int g = 0; g < c->ngroups; g++) {
+        kir_node *n = c->group_loop[g];
+        int d = n ? lower_pdim_index(n->u.loop.ptype) : -1;
+        if (d >= 0)
+            c->pdim[d] = max_extent(c, c->pdim[d], n->u.loop.extent, &c->pdim_exact[d]);
+    }
+    for (int d = 0; d < NPDIMS; d++) {
+        if (!c->pdim[d])
+            c->pdim[d] = val_const(c->a, 1);
+        if (d < 3)
+            c->out->block[d] = c->pdim[d];
+        else
+            c->out->grid[d - 3] = c->pdim[d];
+    }
+    return true;
+}
+
+/* Position and parallel type of an allocation ID: its own loop position, or
+   that of the loop ID it is exactly mapped to; right of everything if none. */
+static int alloc_position(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id, wf_ptype *p)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < tv->loop.n; i++) {
+            const wf_iterdomain *l = tv->loop.ptr[i];
+            if (l == id || (pass == 1 && an_mapped(&c->g.exact, l, id))) {
+                *p = lower_loop_ptype(c, l);
+                return i;
+            }
+        }
+    *p = id->ptype;
+    return tv->loop.n;
+}
+
+static bool is_allocated(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id)
+{
+    if (tv->mem == WF_MEM_GLOBAL)
+        return true;
+    wf_ptype p;
+    int pos = alloc_position(c, tv, id, &p);
+    if (an_mem_distributed(tv->mem, p))
+        return false;
+    if (an_mem_shared(tv->mem, p))
+        return true;
+    return pos >= tv->ca_pos;
+}
+
+/* Strides of a global tensor's logical dims: literal when the extents are
+   known and contiguous, the tensor's size symbols when symbolic, a stride
+   parameter where the user declared a dim non-contiguous. */
+static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val *inner)
+{
+    if (tv->is_input && tv->contig && !tv->contig[d]) {
+        char name[48];
+        snprintf(name, sizeof name, "T%d.stride[%d]", tv->id, d);
+        return val_sym(c->a, SYM_STRIDE, tv->id, d, name, 0, INT64_MAX, NULL);
+    }
+    return inner;
+}
+
+bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
+{
+    const id_list *dom = ir_alloc_domain(tv);
+    if (dom->n > 16)
+        return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than 16 allocation axes",
+                        tv->id);
+    l->n = dom->n;
+    const wf_val *stride = val_const(c->a, 1);
+    for (int i = dom->n - 1; i >= 0; i--) {
+        wf_iterdomain *id = dom->ptr[i];
+        l->ids[i] = id;
+        l->allocated[i] = is_allocated(c, tv, id) && id->itype != IT_BROADCAST;
+        l->stride[i] = NULL;
+        if (!l->allocated[i])
+            continue;
+        if (tv->mem == WF_MEM_GLOBAL && !tv->alloc.n)
+            stride = global_stride(c, tv, i, stride);
+        l->stride[i] = stride;
+        stride = val_mul(c->a, stride, id->extent);
+    }
+    l->size = val_const(c->a, 1);
+    for (int i = 0; i < dom->n; i++)
+        if (l->allocated[i])
+            l->size = val_mul(c->a, l->size, dom->ptr[i]->extent);
+    return true;
+}
+
+static int first_non_alloc(const kir_list *l)
+{
+    int i = 0;
+    while (i < l->n && l->ptr[i]->kind == KIR_ALLOC)
+        i++;
+    return i;
+}
+
+static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n)
+{
+    kir_node *parent = NULL;
+    if (tv->mem == WF_MEM_LOCAL && tv->ca_pos > 0) {
+        int g = c->group_of[tv->loop.ptr[tv->ca_pos - 1]->id];
+        parent = c->group_loop[g];
+    }
+    kir_list *body = parent ? &parent->u.loop.body : &c->out->top;
+    if (!kir_insert(c->a, body, first_non_alloc(body), n, parent))
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    c->alloc_of[tv->id] = n;
+    return true;
+}
+
+static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end)
+{
+    lower_layout l;
+    if (!lower_layout_of(c, tv, &l))
+        return false;
+    if (!val_is_const(l.size)) {
+        sbuf b = {0};
+        val_print(&b, l.size);
+        wf_failb(&c->f->err, tv->mem == WF_MEM_LOCAL ? WF_ERR_SCHEDULE : WF_ERR_UNSUPPORTED,
+                 "Allocations must be based on constant integers for %s memory. However, T%d "
+                 "needs %s elements",
+                 ir_memtype_name(tv->mem), tv->id, sbuf_str(&b));
+        sbuf_free(&b);
+        return false;
+    }
+    kir_node *n = kir_new(c->a, KIR_ALLOC);
+    if (!n)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    n->u.alloc.tv = tv;
+    n->u.alloc.mem = tv->mem;
+    n->u.alloc.size = l.size;
+    if (tv->mem == WF_MEM_SHARED) {
+        n->u.alloc.smem_offset = (*smem_end + 15) / 16 * 16;
+        *smem_end = n->u.alloc.smem_offset + l.size->c * (int64_t)wf_dtype_size(tv->dtype);
+    }
+    return place_alloc(c, tv, n);
+}
+
+bool lower_alloc(lower_ctx *c)
+{
+    int64_t smem_end = 0;
+    for (int k = 0; k < c->order.n; k++) {
+        wf_tv *tv = c->order.ptr[k]->out;
+        if (tv->mem != WF_MEM_GLOBAL && !alloc_tensor(c, tv, &smem_end))
+            return false;
+    }
+    c->out->launch.smem_bytes = smem_end;
+    return true;
+}

@@ -1,0 +1,89 @@
+/*
+ * check.c -- capability checks that run before lowering starts, so that a
+ * schedule this build cannot lower fails at once with a clear message
+ * instead of midway (ggml's supports_op).
+ *
+ * Requires: a fusion. Provides: the guarantee that every tensor is one the
+ * later passes handle: inputs and outputs in global memory, no global
+ * intermediates, no reductions or hardware copies yet, compute-at positions
+ * that the inlining rules allow.
+ */
+#include "lower/lower_int.h"
+
+static bool check_memory(lower_ctx *c, const wf_tv *tv)
+{
+    wf_err *e = &c->f->err;
+    if ((tv->is_input || tv->is_output) && tv->mem != WF_MEM_GLOBAL)
+        return wf_failb(e, WF_ERR_SCHEDULE, "T%d is a fusion %s and must be in global memory",
+                        tv->id, tv->is_input ? "input" : "output");
+    if (tv->is_input && tv->is_output)
+        return wf_failb(e, WF_ERR_UNSUPPORTED, "T%d is both a fusion input and an output",
+                        tv->id);
+    if (!tv->is_input && !tv->is_output && tv->mem == WF_MEM_GLOBAL)
+        return wf_failb(e, WF_ERR_UNSUPPORTED,
+                        "T%d is an intermediate tensor in global memory; this build supports "
+                        "local and shared memory for intermediates",
+                        tv->id);
+    if (tv->mem == WF_MEM_TENSOR)
+        return wf_failb(e, WF_ERR_UNSUPPORTED,
+                        "T%d is in tensor memory, which this build cannot lower yet", tv->id);
+    return true;
+}
+
+static bool check_op(lower_ctx *c, const ir_op *op)
+{
+    if (op->kind == OP_SET && op->ldst != WF_LDST_SET)
+        return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                        "T%d is defined by %s, which this build cannot lower yet", op->out->id,
+                        ir_ldst_name(op->ldst));
+    return true;
+}
+
+static bool check_axes(lower_ctx *c, const wf_tv *tv)
+{
+    int nvec = 0;
+    for (int i = 0; i < tv->loop.n; i++) {
+        wf_ptype p = tv->loop.ptr[i]->ptype;
+        if (tv->loop.ptr[i]->itype == IT_REDUCTION)
+            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                            "T%d has a reduction axis; reductions are not lowered yet", tv->id);
+        if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ || p == WF_BULK || p == WF_MMA)
+            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                            "T%d: axis %d is parallelized on %s, which this build cannot lower "
+                            "yet",
+                            tv->id, i, ir_ptype_name(p));
+        nvec += p == WF_VECTORIZE;
+    }
+    if (nvec > 1)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d has %d vectorized axes; only one is allowed", tv->id, nvec);
+    return true;
+}
+
+static bool check_inline(lower_ctx *c, const wf_tv *tv)
+{
+    char why[256];
+    int max = an_max_inline_pos(&c->g, tv, why, sizeof why);
+    if (tv->ca_pos > max)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d is inlined at position %d, but the schedule now allows at most %d: %s",
+                        tv->id, tv->ca_pos, max, why);
+    return true;
+}
+
+bool lower_check_fusion(lower_ctx *c)
+{
+    wf_fusion *f = c->f;
+    if (f->outputs.n == 0)
+        return wf_failb(&f->err, WF_ERR_ARG, "the fusion has no outputs");
+    for (int i = 0; i < f->tvs.n; i++) {
+        wf_tv *tv = f->tvs.ptr[i];
+        if (!check_memory(c, tv) || (!tv->is_input && !check_axes(c, tv)) ||
+            !check_inline(c, tv))
+            return false;
+    }
+    for (int i = 0; i < f->ops.n; i++)
+        if (!check_op(c, f->ops.ptr[i]))
+            return false;
+    return true;
+}

@@ -1,0 +1,279 @@
+/*
+ * index.c -- indexing: every tensor access gets a linear index expression.
+ *
+ * Requires loops and alloc. Provides each statement's output and input
+ * indices, its bounds predicate, and vectorization checks.
+ *
+ * For a statement, the index of each enclosing loop (a loop variable,
+ * threadIdx.x, blockIdx.y, or 0) is known for the exact-map group of the
+ * loop's promoted IterDomain. Indices then flow through the transforms of
+ * the whole fusion, on exact-map groups, until the accessed tensor's
+ * allocation IDs are known: backward through a transform when its outputs
+ * are known (split: in = outer * inner_extent + inner; merge: outer =
+ * out / inner_extent, inner = out % inner_extent; XOR swizzle: (x, y) ->
+ * (x, x ^ y), its own inverse), forward when its inputs are. Backward steps
+ * are preferred, so an access whose allocation IDs are mapped to the loops
+ * reads like `i0 * 128 + threadIdx.x`. Crossing from consumer to producer
+ * needs nothing special: an op's output root IDs and input logical IDs are
+ * in the same exact groups. Every backward split whose result may exceed the
+ * input's extent (a non-divisible split) adds `index < extent` to the
+ * statement's predicate. The linear index is the sum of allocated IDs'
+ * indices times their strides.
+ */
+#include "lower/lower_int.h"
+
+#include <stdio.h>
+
+typedef struct {
+    lower_ctx *c;
+    const wf_val **idx; /* per exact-group root: index, or NULL */
+    const wf_val *pred; /* conjunction of bounds checks */
+} index_env;
+
+static const wf_val *get(index_env *e, const wf_iterdomain *id)
+{
+    const wf_val *v = e->idx[an_find(&e->c->g.exact, id->id)];
+    if (!v && id->itype == IT_BROADCAST)
+        return val_const(e->c->a, 0);
+    return v;
+}
+
+static bool put(index_env *e, const wf_iterdomain *id, const wf_val *v)
+{
+    int r = an_find(&e->c->g.exact, id->id);
+    if (e->idx[r] || !v)
+        return false;
+    e->idx[r] = v;
+    return true;
+}
+
+static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id)
+{
+    wf_arena *a = e->c->a;
+    if (val_prove_lt(v, id->extent))
+        return;
+    const wf_val *cond = val_lt(a, v, id->extent);
+    if (!val_is_const_eq(cond, 1))
+        e->pred = e->pred ? val_and(a, e->pred, cond) : cond;
+}
+
+static bool backward(index_env *e, const id_transform *t)
+{
+    wf_arena *a = e->c->a;
+    const wf_val *o0 = get(e, t->out[0]), *o1 = t->nout > 1 ? get(e, t->out[1]) : NULL;
+    if (!o0 || (t->nout > 1 && !o1))
+        return false;
+    switch (t->kind) {
+    case TF_SPLIT: {
+        if (get(e, t->in[0]))
+            return false;
+        const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);
+        bound(e, in, t->in[0]);
+        return put(e, t->in[0], in);
+    }
+    case TF_MERGE: {
+        const wf_val *ie = t->in[1]->extent;
+        bool c0 = put(e, t->in[0], val_div(a, o0, ie));
+        bool c1 = put(e, t->in[1], val_mod(a, o0, ie));
+        return c0 || c1;
+    }
+    default: {
+        bool c0 = put(e, t->in[0], o0);
+        bool c1 = put(e, t->in[1], val_xor(a, o0, o1));
+        return c0 || c1;
+    }
+    }
+}
+
+static bool forward(index_env *e, const id_transform *t)
+{
+    wf_arena *a = e->c->a;
+    const wf_val *i0 = get(e, t->in[0]), *i1 = t->nin > 1 ? get(e, t->in[1]) : NULL;
+    if (!i0 || (t->nin > 1 && !i1))
+        return false;
+    switch (t->kind) {
+    case TF_SPLIT: {
+        const wf_val *ie = t->out[1]->extent;
+        bool c0 = put(e, t->out[0], val_div(a, i0, ie));
+        bool c1 = put(e, t->out[1], val_mod(a, i0, ie));
+        return c0 || c1;
+    }
+    case TF_MERGE:
+        return put(e, t->out[0], val_add(a, val_mul(a, i0, t->in[1]->extent), i1));
+    default: {
+        bool c0 = put(e, t->out[0], i0);
+        bool c1 = put(e, t->out[1], val_xor(a, i0, i1));
+        return c0 || c1;
+    }
+    }
+}
+
+static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *))
+{
+    bool changed = false;
+    wf_fusion *f = e->c->f;
+    for (int i = f->transforms.n - 1; i >= 0; i--)
+        changed |= step(e, f->transforms.ptr[i]);
+    return changed;
+}
+
+static bool all_known(index_env *e, const wf_tv *tv, const lower_layout *l)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->allocated[i] && !get(e, l->ids[i]))
+            return false;
+    for (int i = 0; i < tv->logical.n; i++)
+        if (!get(e, tv->logical.ptr[i]))
+            return false;
+    return true;
+}
+
+static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l)
+{
+    while (!all_known(e, tv, l)) {
+        if (sweep(e, backward))
+            continue;
+        if (!sweep(e, forward))
+            break;
+    }
+}
+
+/* Seed the enclosing loops' indices; `vec_var` replaces the vector loop's 0. */
+static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var)
+{
+    for (int i = 0; i < e->c->f->ids.n; i++)
+        e->idx[i] = NULL;
+    e->pred = NULL;
+    for (kir_node *n = stmt->parent; n; n = n->parent) {
+        if (n->kind != KIR_FOR)
+            continue;
+        const wf_val *v = n->u.loop.vector && vec_var ? vec_var : n->u.loop.var;
+        put(e, n->u.loop.id, v);
+    }
+}
+
+static const wf_val *linearize(index_env *e, wf_tv *tv, const lower_layout *l)
+{
+    wf_arena *a = e->c->a;
+    const wf_val *sum = val_const(a, 0);
+    for (int i = 0; i < l->n; i++) {
+        if (!l->allocated[i])
+            continue;
+        const wf_val *v = get(e, l->ids[i]);
+        if (!v) {
+            sbuf b = {0};
+            ir_print_id(&b, l->ids[i]);
+            wf_fail(&e->c->f->err, WF_ERR_SCHEDULE,
+                    "cannot index T%d: no path in the IterDomain graph from the loops to its "
+                    "allocation axis %s",
+                    tv->id, sbuf_str(&b));
+            sbuf_free(&b);
+            return NULL;
+        }
+        sum = val_add(a, sum, val_mul(a, v, l->stride[i]));
+    }
+    return sum;
+}
+
+static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf_val *vec_var,
+                                  bool bounds)
+{
+    lower_layout l;
+    if (!lower_layout_of(e->c, tv, &l))
+        return NULL;
+    seed(e, s, vec_var);
+    propagate(e, tv, &l);
+    if (bounds)
+        for (int i = 0; i < tv->logical.n; i++)
+            if (get(e, tv->logical.ptr[i]))
+                bound(e, get(e, tv->logical.ptr[i]), tv->logical.ptr[i]);
+    return linearize(e, tv, &l);
+}
+
+/* The vector loop of a statement, if it is a vector access. */
+static kir_node *vector_loop(kir_node *s)
+{
+    kir_node *p = s->parent;
+    return p && p->kind == KIR_FOR && p->u.loop.vector ? p : NULL;
+}
+
+static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t width)
+{
+    lower_ctx *c = e->c;
+    wf_arena *a = c->a;
+    const wf_val *v = val_sym(a, SYM_LOOP, -1, 0, "v", 0, width - 1, NULL);
+    const wf_val *base = access_index(e, s, tv, NULL, false);
+    const wf_val *moved = access_index(e, s, tv, v, false);
+    if (!base || !moved)
+        return false;
+    if (!val_equal(val_sub(a, moved, base), v))
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: the vectorized axis of T%d must be the innermost, contiguous axis "
+                        "of T%d's allocation, but T%d's elements along it are not adjacent",
+                        s->u.stmt.op->out->id, s->u.stmt.op->out->id, tv->id, tv->id);
+    const wf_val *rem = val_mod(a, base, val_const(a, width));
+    if (!val_is_const_eq(rem, 0)) {
+        sbuf b = {0};
+        val_print(&b, base);
+        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                 "T%d: a vector access of %lld elements of T%d starts at %s, which is not "
+                 "provably a multiple of %lld",
+                 s->u.stmt.op->out->id, (long long)width, tv->id, sbuf_str(&b),
+                 (long long)width);
+        sbuf_free(&b);
+        return false;
+    }
+    return true;
+}
+
+static bool check_vector(index_env *e, kir_node *s, kir_node *vl)
+{
+    lower_ctx *c = e->c;
+    ir_op *op = s->u.stmt.op;
+    wf_tv *out = op->out;
+    int64_t width = ir_id_const_extent(vl->u.loop.id);
+    size_t bytes = (size_t)width * wf_dtype_size(out->dtype);
+    if (bytes > 16 || (bytes & (bytes - 1)) != 0)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: vectorizing %lld elements of %s moves %zu bytes per access; a "
+                        "vector access must be 1, 2, 4, 8 or 16 bytes",
+                        out->id, (long long)width, ir_dtype_short(out->dtype), bytes);
+    if (out->loop.ptr[out->loop.n - 1] != vl->u.loop.id)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: the vectorized axis must be the innermost loop axis", out->id);
+    const id_transform *t = vl->u.loop.id->def;
+    if (t && t->kind == TF_SPLIT && !t->divisible && val_is_const(t->in[0]->extent))
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: the split that makes the vectorized axis does not divide its "
+                        "extent %lld by %lld",
+                        out->id, (long long)t->in[0]->extent->c, (long long)t->factor);
+    s->u.stmt.vec = (int)width;
+    return check_vector_access(e, s, out, width) && check_vector_access(e, s, op->in[0], width);
+}
+
+static bool index_stmt(index_env *e, kir_node *s)
+{
+    ir_op *op = s->u.stmt.op;
+    kir_node *vl = vector_loop(s);
+    if (vl && !check_vector(e, s, vl))
+        return false;
+    for (int k = 0; k < op->nin; k++) {
+        s->u.stmt.in_index[k] = access_index(e, s, op->in[k], NULL, false);
+        if (!s->u.stmt.in_index[k])
+            return false;
+    }
+    s->u.stmt.out_index = access_index(e, s, op->out, NULL, true);
+    s->u.stmt.pred = e->pred;
+    return s->u.stmt.out_index != NULL;
+}
+
+bool lower_index(lower_ctx *c)
+{
+    index_env e = {c, ARENA_ARRAY(c->a, const wf_val *, c->f->ids.n + 1), NULL};
+    if (!e.idx)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    for (int k = 0; k < c->order.n; k++)
+        if (!index_stmt(&e, c->stmt_of[k]))
+            return false;
+    return true;
+}

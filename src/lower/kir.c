@@ -1,0 +1,111 @@
+/*
+ * kir.c -- building and printing kernel IR nodes.
+ *
+ * The printer is the WF_DUMP format: one node per line, indented by depth,
+ * with loops, predicates, allocations and statements with their indices.
+ */
+#include "lower/kir.h"
+
+kir_node *kir_new(wf_arena *a, kir_kind k)
+{
+    kir_node *n = ARENA_NEW(a, kir_node);
+    if (n)
+        n->kind = k;
+    return n;
+}
+
+kir_list *kir_body(kir_node *n)
+{
+    if (n->kind == KIR_FOR)
+        return &n->u.loop.body;
+    if (n->kind == KIR_IF)
+        return &n->u.cond.body;
+    return NULL;
+}
+
+bool kir_append(wf_arena *a, kir_list *l, kir_node *n, kir_node *parent)
+{
+    if (!n || !vec_push_arena(a, l, n))
+        return false;
+    n->parent = parent;
+    return true;
+}
+
+bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent)
+{
+    if (!kir_append(a, l, n, parent))
+        return false;
+    for (int i = l->n - 1; i > at; i--)
+        l->ptr[i] = l->ptr[i - 1];
+    l->ptr[at] = n;
+    return true;
+}
+
+static void print_list(sbuf *b, const kir_list *l, int depth);
+
+static void print_stmt(sbuf *b, const kir_stmt *s)
+{
+    sbuf_printf(b, "T%d[", s->op->out->id);
+    if (s->out_index)
+        val_print(b, s->out_index);
+    sbuf_printf(b, "] = %s(", ir_op_name(s->op->kind));
+    for (int i = 0; i < s->op->nin; i++) {
+        sbuf_printf(b, "%sT%d[", i ? ", " : "", s->op->in[i]->id);
+        if (s->in_index[i])
+            val_print(b, s->in_index[i]);
+        sbuf_puts(b, "]");
+    }
+    sbuf_puts(b, ")");
+    if (s->vec > 1)
+        sbuf_printf(b, " vec=%d", s->vec);
+    if (s->pred) {
+        sbuf_puts(b, " if ");
+        val_print(b, s->pred);
+    }
+}
+
+static void print_node(sbuf *b, const kir_node *n, int depth)
+{
+    sbuf_indent(b, depth);
+    switch (n->kind) {
+    case KIR_FOR:
+        sbuf_printf(b, "FOR %s ", ir_ptype_name(n->u.loop.ptype));
+        val_print(b, n->u.loop.var);
+        sbuf_puts(b, " in ");
+        val_print(b, n->u.loop.extent);
+        sbuf_puts(b, n->u.loop.vector ? " (vector)\n" : "\n");
+        print_list(b, &n->u.loop.body, depth + 1);
+        break;
+    case KIR_IF:
+        sbuf_puts(b, "IF ");
+        val_print(b, n->u.cond.cond);
+        sbuf_puts(b, "\n");
+        print_list(b, &n->u.cond.body, depth + 1);
+        break;
+    case KIR_ALLOC:
+        sbuf_printf(b, "ALLOC T%d %s ", n->u.alloc.tv->id, ir_memtype_name(n->u.alloc.mem));
+        val_print(b, n->u.alloc.size);
+        if (n->u.alloc.mem == WF_MEM_SHARED)
+            sbuf_printf(b, " @%lld", (long long)n->u.alloc.smem_offset);
+        sbuf_puts(b, "\n");
+        break;
+    case KIR_STMT:
+        print_stmt(b, &n->u.stmt);
+        sbuf_puts(b, "\n");
+        break;
+    case KIR_SYNC:
+        sbuf_puts(b, "SYNC\n");
+        break;
+    }
+}
+
+static void print_list(sbuf *b, const kir_list *l, int depth)
+{
+    for (int i = 0; i < l->n; i++)
+        print_node(b, l->ptr[i], depth);
+}
+
+void kir_print(sbuf *b, const kir_list *top)
+{
+    print_list(b, top, 0);
+}

@@ -1,0 +1,206 @@
+/*
+ * loops.c -- execution order and the loop nest.
+ *
+ * lower_sort: requires the checked fusion; provides `order`, the ops that
+ * reach an output, producers first. A consumer's producers are visited
+ * least-inlined first, so a producer that shares loops with its consumer is
+ * emitted right before it and the shared loops stay open.
+ *
+ * lower_loops: provides loop groups and the kir tree. A producer's loop IDs
+ * left of its compute-at position are the same loops as its consumers' loop
+ * IDs at those positions (union-find). Each op runs in the loops of its
+ * output's loop domain; loops already open are reused, the rest are opened.
+ * A group's loop iterates its promoted ID: the member from the tensor latest
+ * in execution order, which has the resolved (not broadcast) extent.
+ */
+#include "lower/lower_int.h"
+
+#include <stdio.h>
+
+static bool visit(lower_ctx *c, wf_tv *tv, char *state)
+{
+    if (tv->is_input || state[tv->id] == 2)
+        return true;
+    if (state[tv->id] == 1)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE, "the fusion has a cycle through T%d",
+                        tv->id);
+    state[tv->id] = 1;
+    ir_op *op = tv->def;
+    int order[2] = {0, 1};
+    if (op->nin == 2 && op->in[1]->ca_pos < op->in[0]->ca_pos) {
+        order[0] = 1;
+        order[1] = 0;
+    }
+    for (int k = 0; k < op->nin; k++)
+        if (!visit(c, op->in[order[k]], state))
+            return false;
+    state[tv->id] = 2;
+    c->op_pos[tv->id] = c->order.n;
+    if (!vec_push_arena(c->a, &c->order, op))
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    return true;
+}
+
+bool lower_sort(lower_ctx *c)
+{
+    wf_fusion *f = c->f;
+    char *state = ARENA_ARRAY(c->a, char, f->tvs.n + 1);
+    if (!state)
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    for (int i = 0; i < f->tvs.n; i++)
+        c->op_pos[i] = -1;
+    /* Outputs least inlined first, for the same reason as producers. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < f->outputs.n; i++) {
+            wf_tv *o = f->outputs.ptr[i];
+            if ((o->ca_pos == 0) == (pass == 0) && !visit(c, o, state))
+                return false;
+        }
+    return true;
+}
+
+static int uf_find(int *uf, int x)
+{
+    while (uf[x] != x)
+        x = uf[x] = uf[uf[x]];
+    return x;
+}
+
+static void build_groups(lower_ctx *c)
+{
+    wf_fusion *f = c->f;
+    for (int i = 0; i < f->ids.n; i++) {
+        c->loop_uf[i] = i;
+        c->group_of[i] = -1;
+    }
+    for (int k = 0; k < c->order.n; k++) {
+        wf_tv *p = c->order.ptr[k]->out;
+        for (int u = 0; u < p->uses.n; u++) {
+            wf_tv *con = p->uses.ptr[u]->out;
+            for (int i = 0; i < p->ca_pos && i < con->loop.n; i++) {
+                int a = uf_find(c->loop_uf, p->loop.ptr[i]->id);
+                int b = uf_find(c->loop_uf, con->loop.ptr[i]->id);
+                c->loop_uf[a > b ? a : b] = a > b ? b : a;
+            }
+        }
+    }
+    /* Dense group numbers in execution order; promotion to the latest member. */
+    for (int k = 0; k < c->order.n; k++) {
+        wf_tv *t = c->order.ptr[k]->out;
+        for (int i = 0; i < t->loop.n; i++) {
+            wf_iterdomain *id = t->loop.ptr[i];
+            int root = uf_find(c->loop_uf, id->id);
+            if (c->group_of[root] < 0)
+                c->group_of[root] = c->ngroups++;
+            int g = c->group_of[root];
+            c->group_of[id->id] = g;
+            c->promoted[g] = id;
+        }
+    }
+}
+
+wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id)
+{
+    int g = c->group_of[id->id];
+    if (g < 0 || !c->group_loop[g])
+        return id->ptype;
+    return c->group_loop[g]->u.loop.ptype;
+}
+
+/* The parallel type of a group: the first non-serial type among its members. */
+static wf_ptype group_ptype(lower_ctx *c, int g)
+{
+    wf_ptype p = c->promoted[g]->ptype;
+    for (int k = 0; k < c->order.n && p == WF_SERIAL; k++) {
+        wf_tv *t = c->order.ptr[k]->out;
+        for (int i = 0; i < t->loop.n; i++)
+            if (c->group_of[t->loop.ptr[i]->id] == g && t->loop.ptr[i]->ptype != WF_SERIAL)
+                p = t->loop.ptr[i]->ptype;
+    }
+    return p;
+}
+
+static bool is_vector_set(const ir_op *op, const wf_iterdomain *id)
+{
+    return id->ptype == WF_VECTORIZE && op->kind == OP_SET;
+}
+
+static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op)
+{
+    kir_node *n = kir_new(c->a, KIR_FOR);
+    if (!n)
+        return NULL;
+    wf_iterdomain *id = c->promoted[g];
+    kir_for *l = &n->u.loop;
+    l->group = g;
+    l->id = id;
+    l->extent = id->extent;
+    l->ptype = group_ptype(c, g);
+    int64_t ext = ir_id_const_extent(id);
+    int64_t hi = ext > 0 ? ext - 1 : INT64_MAX;
+    const char *cuda = ir_ptype_cuda(l->ptype);
+    if (val_is_const_eq(l->extent, 1)) {
+        l->var = val_const(c->a, 0);
+    } else if (cuda) {
+        int dim = lower_pdim_index(l->ptype);
+        sym_kind k = dim < 3 ? SYM_TID : SYM_BID;
+        l->var = val_sym(c->a, k, dim % 3, 0, cuda, 0, hi, l->extent);
+    } else if (l->ptype == WF_VECTORIZE && is_vector_set(op, id)) {
+        l->vector = true;
+        l->var = val_const(c->a, 0);
+    } else {
+        char name[16];
+        snprintf(name, sizeof name, "i%d", c->nvars++);
+        l->var = val_sym(c->a, SYM_LOOP, g, 0, name, 0, hi, l->extent);
+    }
+    c->group_loop[g] = n;
+    return l->var ? n : NULL;
+}
+
+/* Place op's statement, reusing the open loops that its nest shares. */
+static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth)
+{
+    wf_tv *t = op->out;
+    int k = 0;
+    while (k < *depth && k < t->loop.n &&
+           stack[k]->u.loop.group == c->group_of[t->loop.ptr[k]->id])
+        k++;
+    *depth = k;
+    for (int i = k; i < t->loop.n; i++) {
+        int g = c->group_of[t->loop.ptr[i]->id];
+        if (c->group_loop[g])
+            return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                            "cannot order the loops: T%d needs loop %d (of T%d) again after it "
+                            "was closed; inline T%d's producers consistently",
+                            t->id, i, c->promoted[g]->tv->id, t->id);
+        kir_node *n = new_loop(c, g, op);
+        kir_list *body = i == 0 ? &c->out->top : &stack[i - 1]->u.loop.body;
+        if (!n || !kir_append(c->a, body, n, i == 0 ? NULL : stack[i - 1]))
+            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        stack[i] = n;
+    }
+    *depth = t->loop.n;
+    kir_node *s = kir_new(c->a, KIR_STMT);
+    kir_node *parent = t->loop.n ? stack[t->loop.n - 1] : NULL;
+    kir_list *body = parent ? &parent->u.loop.body : &c->out->top;
+    if (!s || !kir_append(c->a, body, s, parent))
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    s->u.stmt.op = op;
+    s->u.stmt.vec = 1;
+    c->stmt_of[c->op_pos[t->id]] = s;
+    return true;
+}
+
+bool lower_loops(lower_ctx *c)
+{
+    kir_node *stack[64];
+    int depth = 0;
+    build_groups(c);
+    for (int k = 0; k < c->order.n; k++) {
+        if (c->order.ptr[k]->out->loop.n > 64)
+            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "more than 64 loop axes");
+        if (!place(c, c->order.ptr[k], stack, &depth))
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,62 @@
+/*
+ * lower_int.h -- what the lowering passes share: the compile context.
+ *
+ * The context holds the IterDomain graph, the topological op order, the loop
+ * groups (which loop IDs are one loop, through inlining) with their promoted
+ * IterDomain and kir loop, and the parallel-dimension map. Each pass is
+ * `bool lower_<name>(lower_ctx *)`, states what it requires and provides,
+ * and reports problems through the fusion's sticky error.
+ */
+#ifndef WF_LOWER_LOWER_INT_H
+#define WF_LOWER_LOWER_INT_H
+
+#include "analysis/analysis.h"
+#include "lower/lower.h"
+
+enum { NPDIMS = 6 }; /* TIDx, TIDy, TIDz, BIDx, BIDy, BIDz */
+
+typedef struct {
+    wf_fusion *f;
+    wf_arena *a; /* the result arena: kir, vals */
+    lower_result *out;
+    an_idgraph g;
+    VEC(ir_op *) order; /* ops in execution order */
+    int *op_pos;        /* per tensor id: position of its definition in order, -1 = input */
+    int *loop_uf;       /* union-find over IterDomain ids: loop groups */
+    int *group_of;      /* per IterDomain id: dense loop group, -1 if not a loop ID */
+    int ngroups;
+    wf_iterdomain **promoted; /* per group: the IterDomain the loop iterates */
+    kir_node **group_loop;    /* per group: its kir loop, once opened */
+    kir_node **stmt_of;       /* per op position: its statement */
+    kir_node **alloc_of;      /* per tensor id */
+    const wf_val *pdim[NPDIMS];
+    bool pdim_exact[NPDIMS]; /* every loop on this dim has the same extent */
+    int nvars;
+} lower_ctx;
+
+int lower_pdim_index(wf_ptype p); /* 0..5, or -1 for non-thread/block types */
+
+bool lower_check_fusion(lower_ctx *c);
+bool lower_sort(lower_ctx *c);
+bool lower_loops(lower_ctx *c);
+bool lower_pdims(lower_ctx *c);
+bool lower_alloc(lower_ctx *c);
+bool lower_index(lower_ctx *c);
+bool lower_predicate(lower_ctx *c);
+bool lower_sync(lower_ctx *c);
+bool lower_launch(lower_ctx *c);
+bool lower_verify(lower_ctx *c);
+
+/* alloc.c: the allocation layout of a tensor, shared with indexing. */
+typedef struct {
+    int n;
+    wf_iterdomain *ids[16];
+    bool allocated[16];
+    const wf_val *stride[16]; /* elements; NULL where not allocated */
+    const wf_val *size;       /* product of allocated extents */
+} lower_layout;
+bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l);
+/* The ptype a tensor's loop ID runs on (the loop group's, for shared loops). */
+wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * predicate.c -- guard statements that must not run for every thread or
+ * loop iteration.
+ *
+ * Requires index (bounds predicates) and pdims. Provides IF nodes around
+ * statements. A statement runs only where:
+ *  - its indices are in bounds (non-divisible splits, from index.c);
+ *  - each thread/block loop around it covers the thread: threadIdx.x <
+ *    extent when the launch dimension is larger than that loop;
+ *  - for writes to shared or global memory, the thread is the one
+ *    responsible: a launched thread/block dimension that the statement's
+ *    loops do not use must be 0 (otherwise every thread on it would write
+ *    the same cell).
+ */
+#include "lower/lower_int.h"
+
+static bool loop_covers_dim(const lower_ctx *c, const kir_node *n)
+{
+    int d = lower_pdim_index(n->u.loop.ptype);
+    if (c->pdim_exact[d])
+        return true;
+    const wf_val *dim = c->pdim[d];
+    return val_is_const(dim) && val_is_const(n->u.loop.extent) &&
+           dim->c == n->u.loop.extent->c;
+}
+
+static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q)
+{
+    return p ? val_and(a, p, q) : q;
+}
+
+static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s)
+{
+    wf_arena *a = c->a;
+    const wf_val *p = NULL;
+    bool used[NPDIMS] = {false};
+    for (kir_node *n = s->parent; n; n = n->parent) {
+        int d = n->kind == KIR_FOR ? lower_pdim_index(n->u.loop.ptype) : -1;
+        if (d < 0)
+            continue;
+        used[d] = true;
+        if (!loop_covers_dim(c, n))
+            p = and_into(a, p, val_lt(a, n->u.loop.var, n->u.loop.extent));
+    }
+    wf_memtype m = s->u.stmt.op->out->mem;
+    if (m != WF_MEM_SHARED && m != WF_MEM_GLOBAL)
+        return p;
+    static const char *const names[NPDIMS] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                              "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
+    for (int d = 0; d < NPDIMS; d++) {
+        if (used[d] || val_is_const_eq(c->pdim[d], 1))
+            continue;
+        const wf_val *v = val_sym(a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0,
+                                  INT64_MAX, NULL);
+        p = and_into(a, p, val_eq(a, v, val_const(a, 0)));
+    }
+    return p;
+}
+
+static bool guard(lower_ctx *c, kir_node *s)
+{
+    const wf_val *p = parallel_predicate(c, s);
+    if (s->u.stmt.pred)
+        p = and_into(c->a, p, s->u.stmt.pred);
+    if (!p || val_is_const_eq(p, 1))
+        return true;
+    kir_node *parent = s->parent;
+    kir_list *body = parent ? kir_body(parent) : &c->out->top;
+    kir_node *n = kir_new(c->a, KIR_IF);
+    if (!n)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    n->u.cond.cond = p;
+    for (int i = 0; i < body->n; i++)
+        if (body->ptr[i] == s) {
+            body->ptr[i] = n;
+            n->parent = parent;
+        }
+    return kir_append(c->a, &n->u.cond.body, s, n) ||
+           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+bool lower_predicate(lower_ctx *c)
+{
+    for (int k = 0; k < c->order.n; k++)
+        if (!guard(c, c->stmt_of[k]))
+            return false;
+    return true;
+}

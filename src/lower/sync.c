@@ -1,0 +1,113 @@
+/*
+ * sync.c -- __syncthreads for shared memory.
+ *
+ * Requires predicate (so that syncs land outside IF nodes). Provides SYNC
+ * nodes. For each shared tensor and each statement reading it, find the
+ * innermost node enclosing both the writer and the reader: a read after
+ * write (RAW) sync goes in that body right before the child holding the
+ * reader. If a serial loop encloses both, the next iteration rewrites the
+ * buffer while slower threads may still read it, so a write-after-read (WAR)
+ * sync goes at the end of the innermost such loop. Syncs are only placed in
+ * loop bodies or at top level, never under a predicate, so every thread of
+ * the block reaches them.
+ */
+#include "lower/lower_int.h"
+
+static int depth_of(const kir_node *n)
+{
+    int d = 0;
+    for (; n; n = n->parent)
+        d++;
+    return d;
+}
+
+/* The lowest common ancestor (NULL = top level), and the children of it on
+   the way to a and b. */
+static kir_node *lca(kir_node *a, kir_node *b, kir_node **ca, kir_node **cb)
+{
+    int da = depth_of(a), db = depth_of(b);
+    while (da > db) {
+        *ca = a;
+        a = a->parent;
+        da--;
+    }
+    while (db > da) {
+        *cb = b;
+        b = b->parent;
+        db--;
+    }
+    while (a != b) {
+        *ca = a;
+        *cb = b;
+        a = a->parent;
+        b = b->parent;
+    }
+    return a;
+}
+
+static int index_in(const kir_list *l, const kir_node *n)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->ptr[i] == n)
+            return i;
+    return -1;
+}
+
+static bool has_sync_between(const kir_list *l, int from, int to)
+{
+    for (int i = from + 1; i < to; i++)
+        if (l->ptr[i]->kind == KIR_SYNC)
+            return true;
+    return false;
+}
+
+static bool insert_sync(lower_ctx *c, kir_node *parent, int at)
+{
+    kir_list *body = parent ? kir_body(parent) : &c->out->top;
+    kir_node *n = kir_new(c->a, KIR_SYNC);
+    return (n && kir_insert(c->a, body, at, n, parent)) ||
+           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+static bool is_serial_loop(const kir_node *n)
+{
+    return n->kind == KIR_FOR && lower_pdim_index(n->u.loop.ptype) < 0 && !n->u.loop.vector &&
+           !val_is_const_eq(n->u.loop.extent, 1);
+}
+
+static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r)
+{
+    kir_node *cw = w, *cr = r;
+    kir_node *l = lca(w, r, &cw, &cr);
+    kir_list *body = l ? kir_body(l) : &c->out->top;
+    int iw = index_in(body, cw), ir = index_in(body, cr);
+    if (iw < 0 || ir < 0 || iw >= ir)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "a shared-memory tensor is read before it is written in the loop nest");
+    if (!has_sync_between(body, iw, ir) && !insert_sync(c, l, ir))
+        return false;
+    for (kir_node *n = l; n; n = n->parent) {
+        if (!is_serial_loop(n))
+            continue;
+        kir_list *lb = kir_body(n);
+        if (lb->n && lb->ptr[lb->n - 1]->kind == KIR_SYNC)
+            return true;
+        return insert_sync(c, n, lb->n);
+    }
+    return true;
+}
+
+bool lower_sync(lower_ctx *c)
+{
+    for (int k = 0; k < c->order.n; k++) {
+        ir_op *op = c->order.ptr[k];
+        for (int i = 0; i < op->nin; i++) {
+            wf_tv *p = op->in[i];
+            if (p->mem != WF_MEM_SHARED || p->is_input)
+                continue;
+            if (!sync_pair(c, c->stmt_of[c->op_pos[p->id]], c->stmt_of[k]))
+                return false;
+        }
+    }
+    return true;
+}

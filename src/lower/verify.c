@@ -1,0 +1,76 @@
+/*
+ * verify.c -- the kernel-IR verifier, run after every pass in test builds.
+ *
+ * It checks the invariants later passes and codegen rely on: parent links
+ * match the tree, loops have an index and an extent, each tensor is
+ * allocated before any statement touches it, statements are indexed once
+ * the index pass ran, and no SYNC sits under an IF (threads that skip it
+ * would deadlock the block). A violation is a bug in weft: wf_assert.
+ */
+#include "lower/lower_int.h"
+
+typedef struct {
+    lower_ctx *c;
+    char *allocated; /* per tensor id */
+    bool ok;
+} verifier;
+
+static void verify_list(verifier *v, const kir_list *l, const kir_node *parent, bool under_if);
+
+static void verify_stmt(verifier *v, const kir_stmt *s)
+{
+    ir_op *op = s->op;
+    wf_tv *out = op->out;
+    if (out->mem != WF_MEM_GLOBAL && v->c->alloc_of[out->id] && !v->allocated[out->id])
+        v->ok = false;
+    for (int i = 0; i < op->nin; i++)
+        if (!op->in[i]->is_input && v->c->alloc_of[op->in[i]->id] &&
+            !v->allocated[op->in[i]->id])
+            v->ok = false;
+    if (s->out_index && op->nin > 0 && !s->in_index[0])
+        v->ok = false;
+}
+
+static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, bool under_if)
+{
+    if (n->parent != parent)
+        v->ok = false;
+    switch (n->kind) {
+    case KIR_FOR:
+        if (!n->u.loop.var || !n->u.loop.extent)
+            v->ok = false;
+        verify_list(v, &n->u.loop.body, n, under_if);
+        break;
+    case KIR_IF:
+        if (!n->u.cond.cond)
+            v->ok = false;
+        verify_list(v, &n->u.cond.body, n, true);
+        break;
+    case KIR_ALLOC:
+        v->allocated[n->u.alloc.tv->id] = 1;
+        break;
+    case KIR_STMT:
+        verify_stmt(v, &n->u.stmt);
+        break;
+    case KIR_SYNC:
+        if (under_if)
+            v->ok = false;
+        break;
+    }
+}
+
+static void verify_list(verifier *v, const kir_list *l, const kir_node *parent, bool under_if)
+{
+    for (int i = 0; i < l->n; i++)
+        verify_node(v, l->ptr[i], parent, under_if);
+}
+
+bool lower_verify(lower_ctx *c)
+{
+    verifier v = {c, ARENA_ARRAY(c->a, char, c->f->tvs.n + 1), true};
+    if (!v.allocated)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    verify_list(&v, &c->out->top, NULL, false);
+    wf_assert(&c->f->err, v.ok);
+    return v.ok;
+}

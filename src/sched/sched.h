@@ -1,0 +1,31 @@
+/*
+ * sched.h -- schedule operations: they edit tensors' loop domains (recording
+ * transforms), memory types, inline positions and the op graph (caching).
+ *
+ * Callers (src/api) have already normalized and range-checked axes; these
+ * functions check the scheduling rules (no transform of an inlined axis,
+ * swizzle extents, inline limits) and report violations through the sticky
+ * error of the tensor's fusion, returning false / NULL.
+ */
+#ifndef WF_SCHED_SCHED_H
+#define WF_SCHED_SCHED_H
+
+#include "analysis/analysis.h"
+
+bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner);
+bool sched_merge(wf_tv *tv, int outer, int inner);
+bool sched_reorder(wf_tv *tv, const int *old2new); /* a full permutation */
+bool sched_swizzle(wf_tv *tv, int x, int y);
+bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p);
+
+wf_tv *sched_cache_after(wf_tv *tv);
+wf_tv *sched_cache_before(wf_tv *tv);
+
+bool sched_propagate(wf_tv *ref);
+bool sched_parallelize_all_like(wf_tv *ref, unsigned ptype_mask);
+
+bool sched_inline_at(wf_tv *tv, int pos);
+bool sched_inline_most(wf_fusion *f);
+bool sched_inline_all_at(wf_tv *ref, int pos);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * transform.c -- split, merge, reorder, swizzle and parallelize on a
+ * tensor's loop domain.
+ *
+ * Each operation replaces loop IDs by the outputs of a new transform, so the
+ * IterDomain DAG records the whole history from the logical domain. Axes
+ * left of the compute-at position (or of a producer's position inside this
+ * tensor) are shared with other tensors' loops and cannot be transformed.
+ */
+#include "sched/sched.h"
+
+static bool check_free(wf_tv *tv, const char *what, int axis)
+{
+    if (axis < tv->ca_pos)
+        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                        "T%d.%s: axis %d is left of the compute-at position %d; inlined axes "
+                        "cannot be transformed",
+                        tv->id, what, axis, tv->ca_pos);
+    if (axis < tv->max_producer_pos)
+        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                        "T%d.%s: axis %d is left of position %d, where a producer is inlined; "
+                        "those axes cannot be transformed",
+                        tv->id, what, axis, tv->max_producer_pos);
+    return true;
+}
+
+static bool replace(wf_tv *tv, int at, int nremove, wf_iterdomain *const *ids, int nids)
+{
+    wf_iterdomain *old[64];
+    int n = tv->loop.n;
+    for (int i = 0; i < n; i++)
+        old[i] = tv->loop.ptr[i];
+    tv->loop.n = 0;
+    for (int i = 0; i < at; i++)
+        ir_push_id(tv->f, &tv->loop, old[i]);
+    for (int i = 0; i < nids; i++)
+        ir_push_id(tv->f, &tv->loop, ids[i]);
+    for (int i = at + nremove; i < n; i++)
+        ir_push_id(tv->f, &tv->loop, old[i]);
+    return !err_set(&tv->f->err);
+}
+
+bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner)
+{
+    if (!check_free(tv, inner ? "split" : "split_outer", axis))
+        return false;
+    wf_iterdomain *in = tv->loop.ptr[axis];
+    if (in->ptype != WF_SERIAL)
+        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                        "T%d.split: axis %d is already parallelized on %s; split before "
+                        "parallelizing",
+                        tv->id, axis, ir_ptype_name(in->ptype));
+    id_transform *t = ir_split(tv->f, in, factor, inner);
+    return t && replace(tv, axis, 1, t->out, 2);
+}
+
+bool sched_merge(wf_tv *tv, int outer, int inner)
+{
+    if (!check_free(tv, "merge", outer < inner ? outer : inner))
+        return false;
+    id_transform *t = ir_merge(tv->f, tv->loop.ptr[outer], tv->loop.ptr[inner]);
+    if (!t)
+        return false;
+    int lo = outer < inner ? outer : inner, hi = outer < inner ? inner : outer;
+    if (!replace(tv, hi, 1, NULL, 0))
+        return false;
+    return replace(tv, lo, 1, t->out, 1);
+}
+
+bool sched_reorder(wf_tv *tv, const int *old2new)
+{
+    wf_iterdomain *next[64];
+    int n = tv->loop.n;
+    for (int i = 0; i < n; i++) {
+        if (old2new[i] != i && !check_free(tv, "reorder", i < old2new[i] ? i : old2new[i]))
+            return false;
+        next[old2new[i]] = tv->loop.ptr[i];
+    }
+    for (int i = 0; i < n; i++)
+        tv->loop.ptr[i] = next[i];
+    return true;
+}
+
+static bool is_pow2(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+bool sched_swizzle(wf_tv *tv, int x, int y)
+{
+    if (!check_free(tv, "swizzle", x < y ? x : y))
+        return false;
+    wf_iterdomain *ix = tv->loop.ptr[x], *iy = tv->loop.ptr[y];
+    int64_t ex = ir_id_const_extent(ix), ey = ir_id_const_extent(iy);
+    if (!is_pow2(ex) || !is_pow2(ey) || ex > ey)
+        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                        "T%d.swizzle(XOR, %d, %d): an XOR swizzle needs constant power-of-two "
+                        "extents with extent(x) <= extent(y), but they are %lld and %lld",
+                        tv->id, x, y, (long long)ex, (long long)ey);
+    if (x == y)
+        return wf_failb(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: x and y are the same axis %d",
+                        tv->id, x);
+    id_transform *t = ir_swizzle(tv->f, ix, iy);
+    if (!t)
+        return false;
+    tv->loop.ptr[x] = t->out[0];
+    tv->loop.ptr[y] = t->out[1];
+    return true;
+}
+
+bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p)
+{
+    wf_iterdomain *id = tv->loop.ptr[axis];
+    if (p == WF_VECTORIZE && ir_id_const_extent(id) < 0)
+        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                        "T%d.parallelize(%d, V): vectorizing a domain requires a constant "
+                        "integer size",
+                        tv->id, axis);
+    if (id->itype == IT_BROADCAST && p != WF_SERIAL && ir_id_const_extent(id) == 1) {
+        /* A broadcast axis has nothing to spread; keep it serial like nvFuser. */
+        return true;
+    }
+    id->ptype = p;
+    return true;
+}
