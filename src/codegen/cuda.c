@@ -55,10 +55,13 @@ static void emit_value(emitter *e, const kir_stmt *s)
     const ir_op *op = s->op;
     const char *ct = compute_type(op->out->dtype);
     switch (op->kind) {
-    case OP_CAST:
-        sbuf_printf(&e->b, "(%s)", ir_dtype_name(op->out->dtype));
-        emit_operand(e, s, 0, compute_type(op->in[0]->dtype));
+    case OP_CAST: {
+        const char *from = compute_type(op->in[0]->dtype);
+        if (strcmp(from, ir_dtype_name(op->out->dtype)) != 0)
+            sbuf_printf(&e->b, "(%s)", ir_dtype_name(op->out->dtype));
+        emit_operand(e, s, 0, from);
         break;
+    }
     case OP_UNARY:
         if (op->sub == WF_NEG) {
             sbuf_puts(&e->b, "-");

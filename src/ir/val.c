@@ -190,6 +190,8 @@ static bool bounded_by(const wf_val *x, const wf_val *y)
 bool val_prove_lt(const wf_val *x, const wf_val *y)
 {
     int64_t xl, xh, yl, yh;
+    if (x->kind == V_MOD && val_equal(x->b, y) && nonneg(x->a) && nonneg(y))
+        return true;
     val_range(x, &xl, &xh);
     val_range(y, &yl, &yh);
     if (xh != INT64_MAX && xh < yl)
@@ -287,6 +289,39 @@ static const wf_val *rebuild(wf_arena *a, const terms *t)
     return r;
 }
 
+/* Is base (x / y) * y with coefficient cq, and base2 x % y with coefficient
+   cr, such that together they are cr * x? (Euclid: x / y * y + x % y == x.) */
+static const wf_val *div_mod_pair(const wf_val *q, int64_t cq, const wf_val *r, int64_t cr)
+{
+    if (r->kind != V_MOD || cr == 0)
+        return NULL;
+    if (q->kind == V_DIV && r->b->kind == V_CONST && val_equal(q, &(wf_val){.kind = V_DIV,
+                                                                          .a = r->a, .b = r->b}))
+        return cq == cr * r->b->c ? r->a : NULL;
+    if (q->kind == V_MUL && q->a->kind == V_DIV && val_equal(q->b, r->b) &&
+        val_equal(q->a->a, r->a) && val_equal(q->a->b, r->b))
+        return cq == cr ? r->a : NULL;
+    return NULL;
+}
+
+/* Fold x / y * y + x % y back into x, wherever such a pair appears. */
+static void fold_div_mod(terms *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        for (int j = 0; j < t->n; j++) {
+            const wf_val *x = i != j ? div_mod_pair(t->base[i], t->coef[i], t->base[j], t->coef[j])
+                                     : NULL;
+            if (!x)
+                continue;
+            int64_t c = t->coef[j];
+            t->coef[i] = t->coef[j] = 0;
+            collect(t, x, c);
+            fold_div_mod(t);
+            return;
+        }
+    }
+}
+
 static const wf_val *linear(wf_arena *a, const wf_val *x, const wf_val *y, int64_t ys, val_kind k)
 {
     terms t = {.n = 0};
@@ -294,6 +329,7 @@ static const wf_val *linear(wf_arena *a, const wf_val *x, const wf_val *y, int64
     collect(&t, y, ys);
     if (t.overflow)
         return mk(a, k, x, y);
+    fold_div_mod(&t);
     return rebuild(a, &t);
 }
 

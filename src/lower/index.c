@@ -47,13 +47,22 @@ static bool put(index_env *e, const wf_iterdomain *id, const wf_val *v)
     return true;
 }
 
+/* Conjunctions are left-leaning chains of V_AND; skip a condition already in one. */
+static bool has_cond(const wf_val *p, const wf_val *cond)
+{
+    for (; p; p = p->kind == V_AND ? p->a : NULL)
+        if (val_equal(p->kind == V_AND ? p->b : p, cond))
+            return true;
+    return false;
+}
+
 static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id)
 {
     wf_arena *a = e->c->a;
     if (val_prove_lt(v, id->extent))
         return;
     const wf_val *cond = val_lt(a, v, id->extent);
-    if (!val_is_const_eq(cond, 1))
+    if (!val_is_const_eq(cond, 1) && !has_cond(e->pred, cond))
         e->pred = e->pred ? val_and(a, e->pred, cond) : cond;
 }
 
@@ -175,18 +184,16 @@ static const wf_val *linearize(index_env *e, wf_tv *tv, const lower_layout *l)
     return sum;
 }
 
-static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf_val *vec_var,
-                                  bool bounds)
+/* The linear index of tv in statement s. Bounds come only from backward
+   splits: merges and swizzles map in-range indices to in-range indices, so
+   an index can leave its extent only where a split does not divide. */
+static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf_val *vec_var)
 {
     lower_layout l;
     if (!lower_layout_of(e->c, tv, &l))
         return NULL;
     seed(e, s, vec_var);
     propagate(e, tv, &l);
-    if (bounds)
-        for (int i = 0; i < tv->logical.n; i++)
-            if (get(e, tv->logical.ptr[i]))
-                bound(e, get(e, tv->logical.ptr[i]), tv->logical.ptr[i]);
     return linearize(e, tv, &l);
 }
 
@@ -202,8 +209,8 @@ static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t wi
     lower_ctx *c = e->c;
     wf_arena *a = c->a;
     const wf_val *v = val_sym(a, SYM_LOOP, -1, 0, "v", 0, width - 1, NULL);
-    const wf_val *base = access_index(e, s, tv, NULL, false);
-    const wf_val *moved = access_index(e, s, tv, v, false);
+    const wf_val *base = access_index(e, s, tv, NULL);
+    const wf_val *moved = access_index(e, s, tv, v);
     if (!base || !moved)
         return false;
     if (!val_equal(val_sub(a, moved, base), v))
@@ -258,11 +265,11 @@ static bool index_stmt(index_env *e, kir_node *s)
     if (vl && !check_vector(e, s, vl))
         return false;
     for (int k = 0; k < op->nin; k++) {
-        s->u.stmt.in_index[k] = access_index(e, s, op->in[k], NULL, false);
+        s->u.stmt.in_index[k] = access_index(e, s, op->in[k], NULL);
         if (!s->u.stmt.in_index[k])
             return false;
     }
-    s->u.stmt.out_index = access_index(e, s, op->out, NULL, true);
+    s->u.stmt.out_index = access_index(e, s, op->out, NULL);
     s->u.stmt.pred = e->pred;
     return s->u.stmt.out_index != NULL;
 }

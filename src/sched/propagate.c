@@ -34,9 +34,9 @@ static int map_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m)
             int s = op->in_dim[k][d];
             if (s < 0)
                 continue;
+            /* Broadcast IDs map too (permissively): a broadcast operand then gets the
+               same merges as the tensor it is broadcast against, so it can be inlined. */
             wf_iterdomain *a = in->logical.ptr[s], *b = op->out->logical.ptr[d];
-            if (a->itype == IT_BROADCAST && b->itype != IT_BROADCAST)
-                continue;
             if (to_is_consumer)
                 m->to[a->id] = b;
             else
