@@ -22,6 +22,9 @@ LIB_SRC   := $(sort $(wildcard src/*/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/*.c tests/unit/*.c tests/seeds/*.c))
 TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# The test runner links its own build of the library with WF_TEST_BUILD: the
+# kernel-IR verifier then runs after every lowering pass, and wf_assert aborts.
+TLIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/test-lib/%.o)
 CLI_SRC   := $(wildcard tools/weft/*.c)
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
@@ -46,8 +49,12 @@ $(BUILD)/weft: $(CLI_SRC) $(BUILD)/libweft.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_SRC) $(BUILD)/libweft.a $(LDLIBS)
 
 # Tests link the objects directly: unit tests call internal functions.
-$(BUILD)/tests/runner: $(TEST_OBJ) $(LIB_OBJ)
-	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(LIB_OBJ) $(LDLIBS)
+$(BUILD)/tests/runner: $(TEST_OBJ) $(TLIB_OBJ)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(TEST_OBJ) $(TLIB_OBJ) $(LDLIBS)
+
+$(BUILD)/test-lib/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -DWF_TEST_BUILD $(LIB_DEFS) -c $< -o $@
 
 $(BUILD)/tests/%.o: CFLAGS += -DWF_TEST_BUILD -Itests
 $(BUILD)/src/%.o: CFLAGS += $(LIB_DEFS)
@@ -66,7 +73,7 @@ test: $(BUILD)/tests/runner
 test-asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LIB_DEFS="-DWF_ARENA_DEBUG -DWF_TEST_BUILD" build-asan/tests/runner
+	  LIB_DEFS="-DWF_ARENA_DEBUG" build-asan/tests/runner
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tests/run.sh build-asan
 
@@ -91,6 +98,19 @@ check-headers:
 	$(Q)echo '#include "weft.h"' | g++ -Iinclude -x c++ -fsyntax-only -
 	@echo "headers ok"
 
+# Layer order: base <- ir <- analysis <- sched <- lower <- codegen <- runtime <- api.
+# A file may include headers only from its own layer and the layers before it.
+check-layers:
+	$(Q)order="base ir analysis sched lower codegen runtime api"; bad=0; \
+	for f in $(LIB_SRC) $(wildcard src/*/*.h); do \
+	  layer=$$(echo $$f | cut -d/ -f2); rank=0; i=0; \
+	  for l in $$order; do i=$$((i+1)); [ $$l = $$layer ] && rank=$$i; done; \
+	  for inc in $$(sed -n 's|^#include "\([a-z]*\)/.*|\1|p' $$f); do \
+	    j=0; r=0; for l in $$order; do j=$$((j+1)); [ $$l = $$inc ] && r=$$j; done; \
+	    if [ $$r -gt $$rank ]; then echo "$$f includes $$inc/ (a higher layer)"; bad=1; fi; \
+	  done; \
+	done; [ $$bad = 0 ] && echo "layers ok"
+
 check-symbols: $(BUILD)/libweft.a
 	$(Q)bad=$$(nm -g --defined-only $(BUILD)/libweft.a | awk 'NF==3{print $$3}' | grep -v '^wf_'); \
 	if [ -n "$$bad" ]; then echo "non-wf_ global symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
@@ -98,5 +118,5 @@ check-symbols: $(BUILD)/libweft.a
 clean:
 	rm -rf build build-asan
 
-.PHONY: all test test-asan demo bench gpu-check format check-format check-headers check-symbols clean
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+.PHONY: all test test-asan demo bench gpu-check format check-format check-headers check-layers check-symbols clean
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(TLIB_OBJ:.o=.d)
