@@ -1,6 +1,6 @@
 /*
  * api.h -- what the public entry points share: the gate on the sticky error,
- * axis and position normalization, and the kernel object.
+ * axis and position normalization, (the kernel object is runtime/runtime.h's).
  *
  * src/api is the only layer that trusts nothing: every wf_* function checks
  * its handles and arguments here, then delegates to an internal function.
@@ -8,7 +8,7 @@
 #ifndef WF_API_API_H
 #define WF_API_API_H
 
-#include "lower/lower.h"
+#include "runtime/runtime.h"
 #include "sched/sched.h"
 
 /* Return `ret` at once on a NULL fusion or one whose sticky error is set. */
@@ -17,14 +17,6 @@
         if (!(f) || err_set(&(f)->err))                                                            \
             return ret;                                                                            \
     } while (0)
-
-struct wf_kernel {
-    char *source; /* CUDA C++, malloc'd */
-    wf_launch_info launch;
-    int sm;
-    wf_err err; /* the last run's error */
-    char *ptx;  /* from wf_kernel_check_nvrtc, malloc'd */
-};
 
 /* Normalize a (possibly negative) loop axis of tv; false + sticky error if out of range. */
 bool api_axis(wf_tv *tv, int *axis, const char *what);

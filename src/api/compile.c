@@ -23,16 +23,11 @@ wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt)
     lower_result r;
     wf_kernel *k = NULL;
     if (lower_fusion(f, target_sm(opt), &r)) {
-        k = calloc(1, sizeof *k);
-        if (k)
-            k->source = cg_emit_cuda(&r);
-        if (!k || !k->source) {
-            free(k);
-            k = wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
-        } else {
-            k->launch = r.launch;
-            k->sm = r.sm;
-        }
+        char *source = cg_emit_cuda(&r);
+        k = source ? rt_kernel_new(&r, source) : NULL;
+        free(source);
+        if (!k)
+            wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     }
     lower_result_free(&r);
     return k;
@@ -50,11 +45,7 @@ const wf_launch_info *wf_kernel_launch(const wf_kernel *k)
 
 void wf_kernel_free(wf_kernel *k)
 {
-    if (!k)
-        return;
-    free(k->source);
-    free(k->ptx);
-    free(k);
+    rt_kernel_free(k);
 }
 
 wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize)

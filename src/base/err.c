@@ -33,6 +33,15 @@ bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...)
     return false;
 }
 
+wf_status wf_fails(wf_err *e, wf_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(e, code, fmt, ap);
+    va_end(ap);
+    return e->code;
+}
+
 void err_clear(wf_err *e)
 {
     e->code = WF_OK;

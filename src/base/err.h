@@ -3,8 +3,8 @@
  *
  * The first error wins; later ones are ignored until wf_fusion_clear_error.
  * The buffer is fixed so that recording an error never allocates. wf_fail
- * returns NULL so that call sites read `return wf_fail(...)`; wf_failb is
- * the same for functions returning bool. wf_assert catches bugs (not user
+ * returns NULL so that call sites read `return wf_fail(...)`; wf_failb and
+ * wf_fails are the same for functions returning bool and wf_status. wf_assert catches bugs (not user
  * mistakes): it aborts in test builds and records an internal error otherwise.
  */
 #ifndef WF_BASE_ERR_H
@@ -22,6 +22,7 @@ typedef struct {
 
 void *wf_fail(wf_err *e, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);
 bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);
+wf_status wf_fails(wf_err *e, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);
 void err_clear(wf_err *e);
 static inline bool err_set(const wf_err *e)
 {

@@ -88,6 +88,14 @@ bool val_prove_lt(const wf_val *x, const wf_val *y);
 /* Evaluate under a binding of symbols; false if a symbol is unbound or a division by 0. */
 typedef bool (*val_binding)(void *ctx, const wf_val *sym, int64_t *out);
 bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out);
+/* Deep copy into another arena, preserving sharing (memo maps old -> new).
+   val_memo_free releases the memo's heap table. NULL on out of memory. */
+typedef struct {
+    const wf_val **from, **to;
+    size_t cap, n;
+} val_memo;
+const wf_val *val_clone(wf_arena *dst, const wf_val *v, val_memo *m);
+void val_memo_free(val_memo *m);
 /* Print as C; symbols print their name. val_print_cuda widens thread and
    block indices to 64 bits, as the generated code needs. */
 void val_print(sbuf *b, const wf_val *v);

@@ -15,6 +15,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static wf_val *mk(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y)
 {
@@ -533,6 +534,72 @@ const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y)
     return mk(a, V_AND, x, y);
 }
 
+/* ---- copying ---- */
+
+static size_t slot(const val_memo *m, const wf_val *v)
+{
+    size_t h = ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull;
+    for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
+        if (!m->from[i] || m->from[i] == v)
+            return i;
+}
+
+static bool memo_grow(val_memo *m)
+{
+    val_memo big = {calloc(m->cap ? m->cap * 2 : 256, sizeof(wf_val *)), NULL, 0, 0};
+    big.cap = m->cap ? m->cap * 2 : 256;
+    big.to = calloc(big.cap, sizeof(wf_val *));
+    if (!big.from || !big.to) {
+        val_memo_free(&big);
+        return false;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->from[i])
+            continue;
+        size_t j = slot(&big, m->from[i]);
+        big.from[j] = m->from[i];
+        big.to[j] = m->to[i];
+        big.n++;
+    }
+    val_memo_free(m);
+    *m = big;
+    return true;
+}
+
+void val_memo_free(val_memo *m)
+{
+    free((void *)m->from);
+    free((void *)m->to);
+    m->from = m->to = NULL;
+    m->cap = m->n = 0;
+}
+
+const wf_val *val_clone(wf_arena *dst, const wf_val *v, val_memo *m)
+{
+    if (!v)
+        return NULL;
+    if ((m->n + 1) * 2 > m->cap && !memo_grow(m))
+        return NULL;
+    size_t i = slot(m, v);
+    if (m->from[i])
+        return m->to[i];
+    wf_val *c = ARENA_NEW(dst, wf_val);
+    if (!c)
+        return NULL;
+    *c = *v;
+    if (v->kind == V_SYM && !(c->name = arena_strdup(dst, v->name)))
+        return NULL;
+    if ((v->a && !(c->a = val_clone(dst, v->a, m))) || (v->b && !(c->b = val_clone(dst, v->b, m))))
+        return NULL;
+    if ((m->n + 1) * 2 > m->cap && !memo_grow(m))
+        return NULL;
+    i = slot(m, v); /* the table may have grown while copying the operands */
+    m->from[i] = v;
+    m->to[i] = c;
+    m->n++;
+    return c;
+}
+
 /* ---- evaluation ---- */
 
 bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out)
@@ -623,14 +690,15 @@ static void print_prec(sbuf *b, const wf_val *v, int min_prec, bool cuda)
         return;
     }
     int p = prec(v);
-    /* XOR and comparisons read badly without parentheses in C: always add them. */
+    /* C's precedence of ^ surprises readers: parenthesize it and its operands. */
     bool paren = p < min_prec || v->kind == V_XOR;
+    int operand_prec = v->kind == V_XOR ? 6 : p;
     if (paren)
         sbuf_puts(b, "(");
-    print_prec(b, v->a, p, cuda);
+    print_prec(b, v->a, operand_prec, cuda);
     sbuf_puts(b, op_text(v->kind));
     /* The right operand of a non-commutative op needs parentheses at equal precedence. */
-    print_prec(b, v->b, p + 1, cuda);
+    print_prec(b, v->b, operand_prec + 1, cuda);
     if (paren)
         sbuf_puts(b, ")");
 }

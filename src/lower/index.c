@@ -233,6 +233,26 @@ static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t wi
     return true;
 }
 
+/* A vectorized split of a symbolic extent cannot be predicated per element:
+   its divisibility is checked at launch instead. */
+static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const id_transform *t)
+{
+    wf_arena *a = c->a;
+    sbuf b = {0};
+    val_print(&b, t->in[0]->extent);
+    sbuf m = {0};
+    sbuf_printf(&m, "T%d: the vectorized split needs %s to be a multiple of %lld", out->id,
+                sbuf_str(&b), (long long)t->factor);
+    lower_check chk = {val_eq(a, val_mod(a, t->in[0]->extent, val_const(a, t->factor)),
+                              val_const(a, 0)),
+                       arena_strdup(a, sbuf_str(&m))};
+    sbuf_free(&b);
+    sbuf_free(&m);
+    if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    return true;
+}
+
 static bool check_vector(index_env *e, kir_node *s, kir_node *vl)
 {
     lower_ctx *c = e->c;
@@ -254,6 +274,8 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl)
                         "T%d: the split that makes the vectorized axis does not divide its "
                         "extent %lld by %lld",
                         out->id, (long long)t->in[0]->extent->c, (long long)t->factor);
+    if (t && t->kind == TF_SPLIT && !t->divisible && !add_divisibility_check(c, out, t))
+        return false;
     s->u.stmt.vec = (int)width;
     return check_vector_access(e, s, out, width) && check_vector_access(e, s, op->in[0], width);
 }

@@ -1,0 +1,87 @@
+/*
+ * kernel.c -- building a self-contained kernel from a lowering result.
+ *
+ * Every expression the kernel keeps is deep-copied into its own arena (one
+ * memo, so shared subexpressions stay shared), because the lowering's arena
+ * and the fusion may both be freed while the kernel lives on.
+ */
+#include "runtime/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool copy_param(wf_kernel *k, rt_param *p, const lower_param *lp, val_memo *m)
+{
+    const wf_tv *tv = lp->tv;
+    p->tv = tv->id;
+    p->dtype = tv->dtype;
+    p->ndim = tv->logical.n;
+    p->is_output = lp->is_output;
+    p->index = lp->index;
+    for (int d = 0; d < p->ndim && d < 8; d++) {
+        p->extent[d] = val_clone(&k->arena, tv->logical.ptr[d]->extent, m);
+        p->contig[d] = tv->contig ? tv->contig[d] : 1;
+        if (!p->extent[d])
+            return false;
+    }
+    return true;
+}
+
+static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, val_memo *m)
+{
+    k->source = arena_strdup(&k->arena, source);
+    k->nparams = r->params.n;
+    k->params = ARENA_ARRAY(&k->arena, rt_param, r->params.n + 1);
+    k->nchecks = r->checks.n;
+    k->checks = ARENA_ARRAY(&k->arena, rt_check, r->checks.n + 1);
+    if (!k->source || !k->params || !k->checks)
+        return false;
+    for (int i = 0; i < r->params.n; i++) {
+        if (!copy_param(k, &k->params[i], &r->params.ptr[i], m))
+            return false;
+        if (r->params.ptr[i].is_output)
+            k->noutputs++;
+        else
+            k->ninputs++;
+    }
+    for (int i = 0; i < r->checks.n; i++) {
+        k->checks[i].cond = val_clone(&k->arena, r->checks.ptr[i].cond, m);
+        k->checks[i].message = arena_strdup(&k->arena, r->checks.ptr[i].message);
+        if (!k->checks[i].cond || !k->checks[i].message)
+            return false;
+    }
+    for (int d = 0; d < 3; d++) {
+        k->grid[d] = val_clone(&k->arena, r->grid[d], m);
+        k->block[d] = val_clone(&k->arena, r->block[d], m);
+        if (!k->grid[d] || !k->block[d])
+            return false;
+    }
+    return true;
+}
+
+wf_kernel *rt_kernel_new(const lower_result *r, const char *source)
+{
+    wf_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    arena_init(&k->arena);
+    k->launch = r->launch;
+    k->sm = r->sm;
+    val_memo m = {0};
+    bool ok = copy_all(k, r, source, &m);
+    val_memo_free(&m);
+    if (!ok) {
+        rt_kernel_free(k);
+        return NULL;
+    }
+    return k;
+}
+
+void rt_kernel_free(wf_kernel *k)
+{
+    if (!k)
+        return;
+    free(k->ptx);
+    arena_free(&k->arena);
+    free(k);
+}

@@ -1,0 +1,67 @@
+/*
+ * runtime.h -- compiled kernels and what running them needs.
+ *
+ * A wf_kernel owns everything it uses in its own arena, so it outlives the
+ * fusion it came from: the CUDA source, the launch information, the tensor
+ * parameters (dtype, rank, extents as expressions over the inputs' size
+ * symbols, contiguity), the grid/block extents as expressions, the checks
+ * that can only be made at launch, and the backends' state. rt_bind turns a
+ * call's buffers into concrete launch values, refusing any buffer that does
+ * not match the fusion (count, dtype, rank, extents, strides) with a clear
+ * error in k->err, so that a mismatch never reaches a launch.
+ */
+#ifndef WF_RUNTIME_RUNTIME_H
+#define WF_RUNTIME_RUNTIME_H
+
+#include "lower/lower.h"
+
+typedef struct {
+    int tv;        /* tensor id: SYM_SIZE/SYM_STRIDE symbols name it */
+    wf_dtype dtype;
+    int ndim;
+    bool is_output;
+    int index;                 /* among the fusion's inputs or outputs */
+    const wf_val *extent[8];   /* logical extents (constants or size symbols) */
+    int8_t contig[8];          /* inputs: 1 = contiguous with the next inner dim */
+} rt_param;
+
+typedef struct {
+    const wf_val *cond;
+    const char *message;
+} rt_check;
+
+struct wf_kernel {
+    wf_arena arena;
+    char *source; /* CUDA C++, in the arena */
+    wf_launch_info launch;
+    int sm;
+    wf_err err; /* the last run's error */
+    char *ptx;  /* from wf_kernel_check_nvrtc, malloc'd */
+    rt_param *params;
+    int nparams, ninputs, noutputs;
+    const wf_val *grid[3], *block[3];
+    rt_check *checks;
+    int nchecks;
+    void *cuda; /* runtime/cuda.c state, or NULL */
+};
+
+/* Build a kernel from a lowering result and its source (copied). NULL on OOM. */
+wf_kernel *rt_kernel_new(const lower_result *r, const char *source);
+void rt_kernel_free(wf_kernel *k);
+
+/* Concrete values of one launch. */
+typedef struct {
+    const wf_buffer *buf[16]; /* per parameter */
+    int64_t shape[16][8];     /* logical sizes per parameter */
+    int64_t stride[16][8];    /* element strides per parameter (actual) */
+    int64_t grid[3], block[3];
+} rt_launch;
+
+/* Validate buffers against the kernel's parameters and evaluate the launch.
+   Returns WF_OK, or an error recorded in k->err. */
+wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
+                  rt_launch *l);
+/* Evaluate an expression of the kernel under a launch's bindings. */
+bool rt_eval(const wf_kernel *k, const rt_launch *l, const wf_val *v, int64_t *out);
+
+#endif
