@@ -103,3 +103,11 @@ wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int l
 #define COMPILE(f) harness_compile(ts_, (f), __FILE__, __LINE__)
 
 #endif
+
+/* Compile f, run it on the CPU reference executor on random inputs (symbolic
+   extents take `sym[dim]`; NULL if none) with poisoned outputs, and compare
+   with the plain reference bit for bit. Returns the kernel (caller frees) or
+   NULL after failing the test. */
+wf_kernel *harness_interp(test_state *ts, wf_fusion *f, const int64_t *sym, const char *file,
+                          int line);
+#define CHECK_INTERP(f, sym) harness_interp(ts_, (f), (sym), __FILE__, __LINE__)

@@ -7,6 +7,7 @@
  */
 #include "api/api.h"
 #include "codegen/codegen.h"
+#include "runtime/interp.h"
 #include "runtime/nvrtc.h"
 
 #include <stdlib.h>
@@ -26,6 +27,10 @@ wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt)
         char *source = cg_emit_cuda(&r);
         k = source ? rt_kernel_new(&r, source) : NULL;
         free(source);
+        if (k && !rt_interp_build(k, &r)) {
+            rt_kernel_free(k);
+            k = NULL;
+        }
         if (!k)
             wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     }

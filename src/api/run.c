@@ -1,11 +1,11 @@
 /*
  * run.c -- public entry points for running kernels.
  *
- * The CUDA runtime and the CPU reference executor are separate issues; until
- * they land, wf_run says so with WF_ERR_UNSUPPORTED rather than pretending.
+ * WF_BACKEND_INTERP runs the CPU reference executor (runtime/interp*.c).
  */
 #include "api/api.h"
 #include "base/dl.h"
+#include "runtime/interp.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,15 +13,12 @@
 wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
                  int nout)
 {
-    (void)in;
-    (void)nin;
-    (void)out;
-    (void)nout;
     if (!k)
         return WF_ERR_ARG;
     err_clear(&k->err);
-    wf_fail(&k->err, WF_ERR_UNSUPPORTED, "wf_run: the %s backend is not available in this build",
-            b == WF_BACKEND_INTERP ? "CPU reference executor" : "CUDA");
+    if (b == WF_BACKEND_INTERP)
+        return rt_interp_run(k, in, nin, out, nout);
+    wf_fail(&k->err, WF_ERR_UNSUPPORTED, "wf_run: the CUDA backend is not available in this build");
     return k->err.code;
 }
 
@@ -51,18 +48,4 @@ bool wf_cuda_available(void)
     }
     dl_close(h);
     return ok;
-}
-
-wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out)
-{
-    if (!k || !out)
-        return WF_ERR_ARG;
-    memset(out, 0, sizeof *out);
-    return WF_ERR_UNSUPPORTED;
-}
-
-void wf_interp_report(const wf_kernel *k, FILE *out)
-{
-    if (k && out)
-        fputs("no executor statistics: the CPU reference executor is not in this build\n", out);
 }

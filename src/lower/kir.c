@@ -43,7 +43,7 @@ bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent)
 
 static void print_list(sbuf *b, const kir_list *l, int depth);
 
-static void print_stmt(sbuf *b, const kir_stmt *s)
+void kir_print_stmt(sbuf *b, const kir_stmt *s)
 {
     sbuf_printf(b, "T%d[", s->op->out->id);
     if (s->out_index)
@@ -90,7 +90,7 @@ static void print_node(sbuf *b, const kir_node *n, int depth)
         sbuf_puts(b, "\n");
         break;
     case KIR_STMT:
-        print_stmt(b, &n->u.stmt);
+        kir_print_stmt(b, &n->u.stmt);
         sbuf_puts(b, "\n");
         break;
     case KIR_SYNC:

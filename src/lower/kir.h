@@ -64,7 +64,8 @@ kir_node *kir_new(wf_arena *a, kir_kind k);
 bool kir_append(wf_arena *a, kir_list *l, kir_node *n, kir_node *parent);
 bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent);
 kir_list *kir_body(kir_node *n); /* the child list of a for/if, NULL otherwise */
-/* Print the tree (for WF_DUMP and golden tests). */
+/* Print the tree (for WF_DUMP and golden tests), or one statement. */
 void kir_print(sbuf *b, const kir_list *top);
+void kir_print_stmt(sbuf *b, const kir_stmt *s);
 
 #endif

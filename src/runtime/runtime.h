@@ -43,6 +43,7 @@ struct wf_kernel {
     rt_check *checks;
     int nchecks;
     void *cuda; /* runtime/cuda.c state, or NULL */
+    struct it_program *interp; /* the CPU reference executor's program (interp.h) */
 };
 
 /* Build a kernel from a lowering result and its source (copied). NULL on OOM. */

@@ -1,0 +1,97 @@
+/*
+ * interp.h -- the CPU reference executor's program and entry points.
+ *
+ * At compile time the kernel IR is turned into an interpreter program owned
+ * by the kernel: the same loops, predicates, allocations, statements and
+ * barriers, with every index and predicate compiled to a short register
+ * program. At run time the program executes block by block; the threads of a
+ * block run in lockstep under an active mask, and every expression is
+ * evaluated for all threads at once (uniform values once), which keeps the
+ * interpretation overhead per element small. Memory is modelled per space:
+ * global (the caller's buffers), shared (per block) and local (per thread),
+ * with shadow state to catch out-of-bounds accesses, races on shared memory
+ * and reads of cells never written.
+ */
+#ifndef WF_RUNTIME_INTERP_H
+#define WF_RUNTIME_INTERP_H
+
+#include "runtime/runtime.h"
+
+typedef enum {
+    IX_CONST, IX_LOOP, IX_TID, IX_BID, IX_SYM, /* leaves */
+    IX_ADD, IX_SUB, IX_MUL, IX_DIV, IX_MOD, IX_CEILDIV, IX_XOR, IX_LT, IX_EQ, IX_AND,
+} ix_op;
+
+typedef struct {
+    uint8_t op;
+    bool vary; /* differs between threads of a block */
+    int32_t a, b; /* operand registers; leaf: slot (loop/dim/symbol) */
+    int64_t c;    /* IX_CONST */
+} ix_ins;
+
+typedef struct {
+    ix_ins *ins; /* result is the last instruction */
+    int n;
+} ix_expr;
+
+typedef enum { IT_GLOBAL_T, IT_LOCAL_T, IT_SHARED_T } it_space;
+
+typedef struct {
+    int tv;          /* tensor id, for messages */
+    wf_dtype dtype;
+    it_space space;
+    int param;       /* global: kernel parameter index */
+    int64_t size;    /* local/shared: elements */
+    int64_t offset;  /* shared: bytes into the block's shared memory */
+} it_tensor;
+
+typedef enum { IN_FOR, IN_IF, IN_ALLOC, IN_STMT, IN_SYNC } in_kind;
+
+typedef struct in_node in_node;
+struct in_node {
+    in_kind kind;
+    in_node **kids;
+    int nkids;
+    /* IN_FOR */
+    int slot;         /* loop variable slot, -1 for loops without a variable */
+    ix_expr extent;
+    bool serial;      /* iterate; otherwise the body runs once (parallel, vector, extent 1) */
+    /* IN_IF */
+    ix_expr cond;
+    /* IN_ALLOC */
+    int tensor;
+    /* IN_STMT */
+    int id;              /* statement number, for statistics */
+    const char *text;    /* the statement as kir prints it, for messages */
+    op_kind op;
+    int sub;
+    int out, in[2], nin; /* tensor table indices */
+    ix_expr out_index, in_index[2];
+    int vec;
+};
+
+/* Access statistics per statement, accumulated over a run. */
+typedef struct {
+    int64_t smem_accesses, smem_wavefronts;
+    int smem_max_degree;
+    int64_t gmem_accesses, gmem_sectors;
+} it_stats;
+
+typedef struct it_program {
+    in_node *root;        /* an IN_FOR-less list: kids are the top level */
+    it_tensor *tensors;
+    int ntensors;
+    int nloops;           /* loop variable slots */
+    int nsyms;
+    const wf_val **syms;  /* size/stride symbols, evaluated per launch */
+    int nstmts;
+    it_stats *stats;      /* per statement, from the last run */
+    int max_regs;
+} it_program;
+
+/* Build the program from the lowering result into k's arena. */
+bool rt_interp_build(wf_kernel *k, const lower_result *r);
+/* Run on host buffers. Errors (and races, out-of-bounds accesses) go to k->err. */
+wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * interp_build.c -- kernel IR to the CPU reference executor's program.
+ *
+ * Requires a complete lowering result. The tree keeps the kernel IR's shape
+ * node for node; each wf_val becomes a register program (common
+ * subexpressions, which the simplifier shares by pointer, are computed once),
+ * and each instruction knows whether it varies between the threads of a
+ * block, so uniform work is done once per block step.
+ */
+#include "runtime/interp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    wf_kernel *k;
+    it_program *p;
+    const lower_result *r;
+    int *loop_slot;     /* per loop group: slot, or -1 */
+    int ngroups;
+    int *tensor_of_tv;  /* per tensor id: table index, or -1 */
+    int ntvs;
+    val_memo memo;      /* for copying size/stride symbols into the kernel */
+    bool oom;
+} builder;
+
+typedef struct {
+    const wf_val *from[512];
+    int n;
+    ix_ins ins[512];
+} expr_scratch;
+
+static int sym_slot(builder *b, const wf_val *v)
+{
+    it_program *p = b->p;
+    for (int i = 0; i < p->nsyms; i++)
+        if (val_equal(p->syms[i], v))
+            return i;
+    const wf_val **grown = ARENA_ARRAY(&b->k->arena, const wf_val *, p->nsyms + 1);
+    const wf_val *c = val_clone(&b->k->arena, v, &b->memo);
+    if (!grown || !c) {
+        b->oom = true;
+        return 0;
+    }
+    if (p->nsyms)
+        memcpy(grown, p->syms, sizeof *grown * (size_t)p->nsyms);
+    grown[p->nsyms] = c;
+    p->syms = grown;
+    return p->nsyms++;
+}
+
+static int loop_slot(builder *b, int group)
+{
+    if (group < 0 || group >= b->ngroups || b->loop_slot[group] < 0) {
+        b->oom = true; /* a loop variable outside its loop: a lowering bug */
+        return 0;
+    }
+    return b->loop_slot[group];
+}
+
+static ix_op leaf_op(const wf_val *v)
+{
+    switch (v->sym) {
+    case SYM_LOOP: return IX_LOOP;
+    case SYM_TID: return IX_TID;
+    case SYM_BID: return IX_BID;
+    default: return IX_SYM;
+    }
+}
+
+static ix_op node_op(val_kind k)
+{
+    static const ix_op ops[] = {[V_ADD] = IX_ADD, [V_SUB] = IX_SUB,     [V_MUL] = IX_MUL,
+                                [V_DIV] = IX_DIV, [V_MOD] = IX_MOD,     [V_CEILDIV] = IX_CEILDIV,
+                                [V_XOR] = IX_XOR, [V_LT] = IX_LT,       [V_EQ] = IX_EQ,
+                                [V_AND] = IX_AND};
+    return ops[k];
+}
+
+static int emit(builder *b, expr_scratch *s, const wf_val *v)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->from[i] == v)
+            return i;
+    ix_ins in = {0};
+    if (v->kind == V_CONST) {
+        in.op = IX_CONST;
+        in.c = v->c;
+    } else if (v->kind == V_SYM) {
+        in.op = (uint8_t)leaf_op(v);
+        in.vary = in.op == IX_TID;
+        in.a = in.op == IX_LOOP  ? loop_slot(b, v->sym_a)
+               : in.op == IX_SYM ? sym_slot(b, v)
+                                 : v->sym_a;
+    } else {
+        in.op = (uint8_t)node_op(v->kind);
+        in.a = emit(b, s, v->a);
+        in.b = emit(b, s, v->b);
+        in.vary = s->ins[in.a].vary || s->ins[in.b].vary;
+    }
+    if (s->n == 512) {
+        b->oom = true;
+        return 0;
+    }
+    s->from[s->n] = v;
+    s->ins[s->n] = in;
+    return s->n++;
+}
+
+static ix_expr compile(builder *b, const wf_val *v)
+{
+    static const wf_val one = {.kind = V_CONST, .c = 1};
+    expr_scratch *s = malloc(sizeof *s);
+    ix_expr e = {0};
+    if (!s) {
+        b->oom = true;
+        return e;
+    }
+    s->n = 0;
+    emit(b, s, v ? v : &one);
+    e.n = s->n;
+    e.ins = ARENA_ARRAY(&b->k->arena, ix_ins, s->n);
+    if (e.ins)
+        memcpy(e.ins, s->ins, sizeof *e.ins * (size_t)s->n);
+    else
+        b->oom = true;
+    if (s->n > b->p->max_regs)
+        b->p->max_regs = s->n;
+    free(s);
+    return e;
+}
+
+static int add_tensor(builder *b, const wf_tv *tv, it_space space, int param, int64_t size,
+                      int64_t offset)
+{
+    it_program *p = b->p;
+    it_tensor *t = &p->tensors[p->ntensors];
+    t->tv = tv->id;
+    t->dtype = tv->dtype;
+    t->space = space;
+    t->param = param;
+    t->size = size;
+    t->offset = offset;
+    b->tensor_of_tv[tv->id] = p->ntensors;
+    return p->ntensors++;
+}
+
+static in_node *build_list(builder *b, const kir_list *l, in_node *n);
+
+static void build_stmt(builder *b, in_node *n, const kir_stmt *s)
+{
+    sbuf text = {0};
+    kir_print_stmt(&text, s);
+    n->text = arena_strdup(&b->k->arena, sbuf_str(&text));
+    sbuf_free(&text);
+    n->id = b->p->nstmts++;
+    n->op = s->op->kind;
+    n->sub = s->op->sub;
+    n->out = b->tensor_of_tv[s->op->out->id];
+    n->nin = s->op->nin;
+    n->vec = s->vec;
+    n->out_index = compile(b, s->out_index);
+    for (int i = 0; i < s->op->nin; i++) {
+        n->in[i] = b->tensor_of_tv[s->op->in[i]->id];
+        n->in_index[i] = compile(b, s->in_index[i]);
+    }
+}
+
+static void build_for(builder *b, in_node *n, const kir_for *l)
+{
+    n->serial = !ir_ptype_cuda(l->ptype) && !l->vector && !val_is_const_eq(l->extent, 1);
+    n->slot = -1;
+    if (l->var->kind == V_SYM && l->var->sym == SYM_LOOP && l->group < b->ngroups) {
+        n->slot = b->p->nloops++;
+        b->loop_slot[l->group] = n->slot;
+    }
+    n->extent = compile(b, l->extent);
+    build_list(b, &l->body, n);
+}
+
+static in_node *build_node(builder *b, const kir_node *k)
+{
+    in_node *n = ARENA_NEW(&b->k->arena, in_node);
+    if (!n) {
+        b->oom = true;
+        return NULL;
+    }
+    switch (k->kind) {
+    case KIR_FOR:
+        n->kind = IN_FOR;
+        build_for(b, n, &k->u.loop);
+        break;
+    case KIR_IF:
+        n->kind = IN_IF;
+        n->cond = compile(b, k->u.cond.cond);
+        build_list(b, &k->u.cond.body, n);
+        break;
+    case KIR_ALLOC:
+        n->kind = IN_ALLOC;
+        n->tensor = b->tensor_of_tv[k->u.alloc.tv->id];
+        break;
+    case KIR_STMT:
+        n->kind = IN_STMT;
+        build_stmt(b, n, &k->u.stmt);
+        break;
+    case KIR_SYNC:
+        n->kind = IN_SYNC;
+        break;
+    }
+    return n;
+}
+
+static in_node *build_list(builder *b, const kir_list *l, in_node *n)
+{
+    n->kids = ARENA_ARRAY(&b->k->arena, in_node *, l->n + 1);
+    if (!n->kids) {
+        b->oom = true;
+        return n;
+    }
+    for (int i = 0; i < l->n; i++)
+        if ((n->kids[n->nkids] = build_node(b, l->ptr[i])))
+            n->nkids++;
+    return n;
+}
+
+/* Tensors: the kernel parameters, then every allocation in the tree. */
+static void collect_allocs(builder *b, const kir_list *l)
+{
+    for (int i = 0; i < l->n; i++) {
+        const kir_node *n = l->ptr[i];
+        kir_list *body = kir_body((kir_node *)n);
+        if (body)
+            collect_allocs(b, body);
+        else if (n->kind == KIR_ALLOC)
+            add_tensor(b, n->u.alloc.tv,
+                       n->u.alloc.mem == WF_MEM_SHARED ? IT_SHARED_T : IT_LOCAL_T, -1,
+                       n->u.alloc.size->c, n->u.alloc.smem_offset);
+    }
+}
+
+static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups)
+{
+    wf_arena *a = &b->k->arena;
+    b->p = ARENA_NEW(a, it_program);
+    b->tensor_of_tv = calloc((size_t)ntvs + 1, sizeof(int));
+    b->loop_slot = malloc(sizeof(int) * ((size_t)ngroups + 1));
+    if (!b->p || !b->tensor_of_tv || !b->loop_slot)
+        return false;
+    b->p->tensors = ARENA_ARRAY(a, it_tensor, ntvs + 1);
+    b->p->root = ARENA_NEW(a, in_node);
+    for (int i = 0; i < ngroups; i++)
+        b->loop_slot[i] = -1;
+    for (int i = 0; i < ntvs; i++)
+        b->tensor_of_tv[i] = -1;
+    if (!b->p->tensors || !b->p->root)
+        return false;
+    for (int i = 0; i < r->params.n; i++)
+        add_tensor(b, r->params.ptr[i].tv, IT_GLOBAL_T, i, 0, 0);
+    collect_allocs(b, &r->top);
+    return true;
+}
+
+static int count_groups(const kir_list *l)
+{
+    int m = 0;
+    for (int i = 0; i < l->n; i++) {
+        kir_node *n = l->ptr[i];
+        if (n->kind == KIR_FOR && n->u.loop.group + 1 > m)
+            m = n->u.loop.group + 1;
+        kir_list *body = kir_body(n);
+        if (body) {
+            int c = count_groups(body);
+            m = c > m ? c : m;
+        }
+    }
+    return m;
+}
+
+bool rt_interp_build(wf_kernel *k, const lower_result *r)
+{
+    builder b = {.k = k, .r = r};
+    b.ntvs = r->params.n ? r->params.ptr[0].tv->f->tvs.n : 0;
+    b.ngroups = count_groups(&r->top);
+    bool ok = setup(&b, r, b.ntvs, b.ngroups);
+    if (ok) {
+        build_list(&b, &r->top, b.p->root);
+        b.p->stats = ARENA_ARRAY(&k->arena, it_stats, b.p->nstmts + 1);
+        ok = !b.oom && b.p->stats;
+    }
+    free(b.tensor_of_tv);
+    free(b.loop_slot);
+    val_memo_free(&b.memo);
+    if (ok)
+        k->interp = b.p;
+    return ok;
+}

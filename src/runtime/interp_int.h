@@ -1,0 +1,45 @@
+/*
+ * interp_int.h -- what the executor's files share: the state of one run.
+ */
+#ifndef WF_RUNTIME_INTERP_INT_H
+#define WF_RUNTIME_INTERP_INT_H
+
+#include "runtime/interp.h"
+
+/* Shadow state of one shared-memory cell (one element, at its byte offset). */
+typedef struct {
+    int32_t writer, reader; /* thread ids since the epoch below; -1 none; reader -2 = several */
+    uint32_t wepoch, repoch;
+    uint8_t written;
+} ix_cell;
+
+typedef struct {
+    wf_kernel *k;
+    const it_program *p;
+    const rt_launch *l;
+    int nthreads;
+    int64_t bid[3];
+    int64_t *tid[3];  /* per thread */
+    int64_t *loopv;   /* per loop slot */
+    int64_t *symv;    /* per symbol slot */
+    int64_t *regs;    /* max_regs x nthreads */
+    uint8_t *mask;    /* per thread: active */
+    uint32_t epoch;   /* barrier epoch within the block (starts at 1) */
+    unsigned char *smem;
+    ix_cell *sshadow; /* per byte offset of shared memory */
+    unsigned char **local;   /* per tensor: nthreads x size elements, or NULL */
+    uint8_t **lwritten;      /* per tensor: written flags */
+    unsigned char **gdata;   /* per tensor: global base pointer */
+    int64_t *gelems;         /* per tensor: addressable elements of a global buffer */
+    int64_t *addr;           /* scratch: byte address per thread, for statistics */
+} ix_exec;
+
+bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l);
+void ix_exec_free(ix_exec *x);
+void ix_block_reset(ix_exec *x);
+bool ix_alloc(ix_exec *x, int tensor);
+bool ix_stmt(ix_exec *x, const in_node *n);
+bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);
+bool ix_fail(ix_exec *x, const char *fmt, ...) WF_PRINTF(2, 3);
+
+#endif

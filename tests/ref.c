@@ -1,0 +1,295 @@
+/*
+ * ref.c -- the plain reference: whole-tensor loops over logical indices.
+ */
+#include "ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/half.h"
+#include "ir/ir.h"
+
+typedef struct {
+    double *v; /* values in logical row-major order */
+    int64_t shape[8];
+    int ndim;
+} rtensor;
+
+static int64_t numel(const int64_t *shape, int n)
+{
+    int64_t e = 1;
+    for (int i = 0; i < n; i++)
+        e *= shape[i];
+    return e;
+}
+
+int64_t ref_numel(const wf_buffer *b)
+{
+    return numel(b->shape, b->ndim);
+}
+
+/* Round a value to what storing it in dtype t keeps. */
+static double round_to(wf_dtype t, double x)
+{
+    switch (t) {
+    case WF_F32: return (float)x;
+    case WF_F16: return half_to_float(float_to_half((float)x));
+    case WF_BF16: return bf16_to_float(float_to_bf16((float)x));
+    case WF_F64: return x;
+    case WF_I8: return (int8_t)(int64_t)x;
+    case WF_I16: return (int16_t)(int64_t)x;
+    case WF_I32: return (int32_t)(int64_t)x;
+    case WF_I64: return (double)(int64_t)x;
+    case WF_U8: return (uint8_t)(int64_t)x;
+    default: return x != 0;
+    }
+}
+
+static bool is_float32ish(wf_dtype t)
+{
+    return t == WF_F32 || t == WF_F16 || t == WF_BF16;
+}
+
+static double load(const wf_buffer *b, int64_t off)
+{
+    const unsigned char *p = (const unsigned char *)b->data + off * (int64_t)wf_dtype_size(b->dtype);
+    float f;
+    double d;
+    uint16_t h;
+    switch (b->dtype) {
+    case WF_F32: memcpy(&f, p, 4); return f;
+    case WF_F16: memcpy(&h, p, 2); return half_to_float(h);
+    case WF_BF16: memcpy(&h, p, 2); return bf16_to_float(h);
+    case WF_F64: memcpy(&d, p, 8); return d;
+    case WF_I32: { int32_t i; memcpy(&i, p, 4); return i; }
+    case WF_I64: { int64_t i; memcpy(&i, p, 8); return (double)i; }
+    case WF_I16: { int16_t i; memcpy(&i, p, 2); return i; }
+    case WF_I8: return *(const int8_t *)p;
+    default: return *p;
+    }
+}
+
+static void store(wf_buffer *b, int64_t off, double x)
+{
+    unsigned char *p = (unsigned char *)b->data + off * (int64_t)wf_dtype_size(b->dtype);
+    float f = (float)x;
+    uint16_t h;
+    switch (b->dtype) {
+    case WF_F32: memcpy(p, &f, 4); break;
+    case WF_F16: h = float_to_half(f); memcpy(p, &h, 2); break;
+    case WF_BF16: h = float_to_bf16(f); memcpy(p, &h, 2); break;
+    case WF_F64: memcpy(p, &x, 8); break;
+    case WF_I32: { int32_t i = (int32_t)x; memcpy(p, &i, 4); break; }
+    case WF_I64: { int64_t i = (int64_t)x; memcpy(p, &i, 8); break; }
+    case WF_I16: { int16_t i = (int16_t)x; memcpy(p, &i, 2); break; }
+    case WF_I8: *(int8_t *)p = (int8_t)x; break;
+    default: *p = (unsigned char)x; break;
+    }
+}
+
+/* Element offset of logical linear index `lin` in a buffer with strides. */
+static int64_t offset_of(const wf_buffer *b, int64_t lin)
+{
+    bool dense = true;
+    for (int d = 0; d < b->ndim; d++)
+        dense &= b->strides[d] == 0;
+    if (dense)
+        return lin;
+    int64_t off = 0;
+    for (int d = b->ndim - 1; d >= 0; d--) {
+        off += (lin % b->shape[d]) * b->strides[d];
+        lin /= b->shape[d];
+    }
+    return off;
+}
+
+static double unary(int op, double x, bool f32)
+{
+    float xf = (float)x;
+    switch (op) {
+    case WF_NEG: return -x;
+    case WF_ABS: return fabs(x);
+    case WF_EXP: return f32 ? expf(xf) : exp(x);
+    case WF_LOG: return f32 ? logf(xf) : log(x);
+    case WF_SQRT: return f32 ? sqrtf(xf) : sqrt(x);
+    case WF_RSQRT: return f32 ? 1.0f / sqrtf(xf) : 1.0 / sqrt(x);
+    case WF_SIN: return f32 ? sinf(xf) : sin(x);
+    case WF_COS: return f32 ? cosf(xf) : cos(x);
+    case WF_TANH: return f32 ? tanhf(xf) : tanh(x);
+    case WF_SIGMOID: return f32 ? 1.0f / (1.0f + expf(-xf)) : 1.0 / (1.0 + exp(-x));
+    case WF_RELU: return x > 0 ? x : 0;
+    default: return f32 ? 1.0f / xf : 1.0 / x;
+    }
+}
+
+static double binary(int op, double a, double b, bool f32)
+{
+    float af = (float)a, bf = (float)b;
+    switch (op) {
+    case WF_ADD: return f32 ? (double)(af + bf) : a + b;
+    case WF_SUB: return f32 ? (double)(af - bf) : a - b;
+    case WF_MUL: return f32 ? (double)(af * bf) : a * b;
+    case WF_DIV: return f32 ? (double)(af / bf) : a / b;
+    case WF_MAX: return a > b ? a : b;
+    case WF_MIN: return a < b ? a : b;
+    default: return f32 ? powf(af, bf) : pow(a, b);
+    }
+}
+
+/* Logical multi-index of lin in shape. */
+static void unravel(int64_t lin, const int64_t *shape, int n, int64_t *idx)
+{
+    for (int d = n - 1; d >= 0; d--) {
+        idx[d] = lin % shape[d];
+        lin /= shape[d];
+    }
+}
+
+static int64_t ravel(const int64_t *idx, const int64_t *shape, int n)
+{
+    int64_t lin = 0;
+    for (int d = 0; d < n; d++)
+        lin = lin * shape[d] + idx[d];
+    return lin;
+}
+
+/* Read input k of op at the output's multi-index oidx. */
+static double read_input(const ir_op *op, int k, const rtensor *in, const int64_t *oidx)
+{
+    int64_t iidx[8] = {0};
+    for (int d = 0; d < op->out->logical.n; d++) {
+        int s = op->in_dim[k][d];
+        if (s >= 0)
+            iidx[s] = in->shape[s] == 1 ? 0 : oidx[d];
+    }
+    return in->v[ravel(iidx, in->shape, in->ndim)];
+}
+
+static bool eval_op(const ir_op *op, rtensor *t)
+{
+    rtensor *o = &t[op->out->id];
+    wf_dtype od = op->out->dtype;
+    bool f32 = is_float32ish(od);
+    int64_t n = numel(o->shape, o->ndim), idx[8];
+    o->v = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!o->v)
+        return false;
+    for (int64_t i = 0; i < n; i++) {
+        unravel(i, o->shape, o->ndim, idx);
+        double a = read_input(op, 0, &t[op->in[0]->id], idx), r = a;
+        if (op->kind == OP_UNARY)
+            r = unary(op->sub, a, f32);
+        else if (op->kind == OP_BINARY)
+            r = binary(op->sub, a, read_input(op, 1, &t[op->in[1]->id], idx), f32);
+        o->v[i] = round_to(od, r);
+    }
+    return true;
+}
+
+static bool visit(wf_tv *tv, rtensor *t, char *done)
+{
+    if (done[tv->id])
+        return true;
+    ir_op *op = tv->def;
+    for (int k = 0; k < op->nin; k++)
+        if (!visit(op->in[k], t, done))
+            return false;
+    rtensor *o = &t[tv->id];
+    o->ndim = tv->logical.n;
+    for (int d = 0; d < o->ndim; d++) {
+        /* Extents follow the op's inputs (symbolic sizes come from the buffers). */
+        int64_t e = 1;
+        for (int k = 0; k < op->nin; k++) {
+            int s = op->in_dim[k][d];
+            if (s >= 0 && t[op->in[k]->id].shape[s] > e)
+                e = t[op->in[k]->id].shape[s];
+        }
+        o->shape[d] = e;
+    }
+    done[tv->id] = 1;
+    return eval_op(op, t);
+}
+
+bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int nout)
+{
+    int n = f->tvs.n;
+    rtensor *t = calloc((size_t)n, sizeof *t);
+    char *done = calloc((size_t)n, 1);
+    bool ok = t && done && nin == f->inputs.n && nout == f->outputs.n;
+    for (int i = 0; ok && i < nin; i++) {
+        wf_tv *tv = f->inputs.ptr[i];
+        rtensor *r = &t[tv->id];
+        r->ndim = in[i].ndim;
+        memcpy(r->shape, in[i].shape, sizeof r->shape);
+        int64_t e = numel(r->shape, r->ndim);
+        r->v = malloc(sizeof(double) * (size_t)(e ? e : 1));
+        ok = r->v != NULL;
+        for (int64_t j = 0; ok && j < e; j++)
+            r->v[j] = load(&in[i], offset_of(&in[i], j));
+        done[tv->id] = 1;
+    }
+    for (int i = 0; ok && i < nout; i++) {
+        wf_tv *tv = f->outputs.ptr[i];
+        ok = visit(tv, t, done);
+        int64_t e = numel(t[tv->id].shape, t[tv->id].ndim);
+        for (int64_t j = 0; ok && j < e; j++)
+            store(&out[i], offset_of(&out[i], j), t[tv->id].v[j]);
+    }
+    for (int i = 0; t && i < n; i++)
+        free(t[i].v);
+    free(t);
+    free(done);
+    return ok;
+}
+
+wf_buffer ref_buffer(wf_tv *tv, const int64_t *sym)
+{
+    wf_buffer b;
+    memset(&b, 0, sizeof b);
+    int n;
+    wf_iterdomain *const *ids = wf_tv_logical_domain(tv, &n);
+    b.dtype = tv->dtype;
+    b.ndim = n;
+    b.device = -1;
+    for (int d = 0; d < n; d++) {
+        int64_t e = wf_iterdomain_extent(ids[d]);
+        b.shape[d] = e >= 0 ? e : sym[d];
+    }
+    size_t bytes = (size_t)ref_numel(&b) * wf_dtype_size(b.dtype);
+    b.data = calloc(bytes ? bytes : 1, 1);
+    return b;
+}
+
+void ref_fill_random(wf_buffer *b, unsigned seed)
+{
+    uint64_t s = seed * 2654435761u + 12345;
+    int64_t n = ref_numel(b);
+    for (int64_t i = 0; i < n; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        double x = (double)((s >> 33) % 20001) / 1000.0 - 10.0; /* [-10, 10] */
+        store(b, offset_of(b, i), x);
+    }
+}
+
+void ref_poison(wf_buffer *b)
+{
+    memset(b->data, 0xff, (size_t)ref_numel(b) * wf_dtype_size(b->dtype));
+}
+
+void ref_free(wf_buffer *b)
+{
+    free(b->data);
+    b->data = NULL;
+}
+
+int64_t ref_compare(const wf_buffer *a, const wf_buffer *b)
+{
+    size_t es = wf_dtype_size(a->dtype);
+    int64_t n = ref_numel(a);
+    for (int64_t i = 0; i < n; i++)
+        if (memcmp((const char *)a->data + i * (int64_t)es, (const char *)b->data + i * (int64_t)es,
+                   es) != 0)
+            return i;
+    return -1;
+}
