@@ -75,6 +75,18 @@ static void print_op(sbuf *b, const ir_op *op)
     sbuf_puts(b, " )\n");
 }
 
+/* Producers first: caching inserts ops out of creation order. */
+static void print_in_order(sbuf *b, const ir_op *op, char *done)
+{
+    if (done[op->id])
+        return;
+    done[op->id] = 1;
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i]->def)
+            print_in_order(b, op->in[i]->def, done);
+    print_op(b, op);
+}
+
 void ir_print_math(sbuf *b, const wf_fusion *f)
 {
     sbuf_puts(b, "Inputs:\n");
@@ -90,8 +102,10 @@ void ir_print_math(sbuf *b, const wf_fusion *f)
         sbuf_puts(b, "\n");
     }
     sbuf_puts(b, "\n%kernel_math {\n");
-    for (int i = 0; i < f->ops.n; i++)
-        print_op(b, f->ops.ptr[i]);
+    char *done = calloc((size_t)f->ops.n + 1, 1);
+    for (int i = 0; done && i < f->ops.n; i++)
+        print_in_order(b, f->ops.ptr[i], done);
+    free(done);
     sbuf_puts(b, "}\n");
 }
 

@@ -58,10 +58,6 @@ void kir_print_stmt(sbuf *b, const kir_stmt *s)
     sbuf_puts(b, ")");
     if (s->vec > 1)
         sbuf_printf(b, " vec=%d", s->vec);
-    if (s->pred) {
-        sbuf_puts(b, " if ");
-        val_print(b, s->pred);
-    }
 }
 
 static void print_node(sbuf *b, const kir_node *n, int depth)

@@ -29,6 +29,15 @@ static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q)
     return p ? val_and(a, p, q) : q;
 }
 
+/* threadIdx.x ... blockIdx.z with no known range: inside a loop the index
+   symbol's range is the loop's extent, which is what this predicate ensures. */
+static const wf_val *launched_index(lower_ctx *c, int d)
+{
+    static const char *const names[NPDIMS] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
+                                              "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
+    return val_sym(c->a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0, INT64_MAX, NULL);
+}
+
 static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s)
 {
     wf_arena *a = c->a;
@@ -40,20 +49,14 @@ static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s)
             continue;
         used[d] = true;
         if (!loop_covers_dim(c, n))
-            p = and_into(a, p, val_lt(a, n->u.loop.var, n->u.loop.extent));
+            p = and_into(a, p, val_lt(a, launched_index(c, d), n->u.loop.extent));
     }
     wf_memtype m = s->u.stmt.op->out->mem;
     if (m != WF_MEM_SHARED && m != WF_MEM_GLOBAL)
         return p;
-    static const char *const names[NPDIMS] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
-                                              "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
-    for (int d = 0; d < NPDIMS; d++) {
-        if (used[d] || val_is_const_eq(c->pdim[d], 1))
-            continue;
-        const wf_val *v = val_sym(a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0,
-                                  INT64_MAX, NULL);
-        p = and_into(a, p, val_eq(a, v, val_const(a, 0)));
-    }
+    for (int d = 0; d < NPDIMS; d++)
+        if (!used[d] && !val_is_const_eq(c->pdim[d], 1))
+            p = and_into(a, p, val_eq(a, launched_index(c, d), val_const(a, 0)));
     return p;
 }
 

@@ -2,7 +2,9 @@
  * sync.c -- __syncthreads for shared memory.
  *
  * Requires predicate (so that syncs land outside IF nodes). Provides SYNC
- * nodes. For each shared tensor and each statement reading it, find the
+ * nodes. No barrier is needed when every thread reads only what it wrote
+ * itself: writer and reader use the same thread dimensions on exactly
+ * mapped IterDomains. Otherwise, for each statement reading the tensor, find the
  * innermost node enclosing both the writer and the reader: a read after
  * write (RAW) sync goes in that body right before the child holding the
  * reader. If a serial loop encloses both, the next iteration rewrites the
@@ -97,13 +99,34 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r)
     return true;
 }
 
+/* The thread-parallel loop ID of tv on dimension d (0..2), or NULL. */
+static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d)
+{
+    for (int i = 0; i < tv->loop.n; i++)
+        if (lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
+            return tv->loop.ptr[i];
+    return NULL;
+}
+
+/* Does every thread read only the cells it wrote itself? True when writer and
+   reader use the same thread dimensions on exactly mapped IterDomains. */
+static bool same_thread(lower_ctx *c, const wf_tv *written, const wf_tv *reader)
+{
+    for (int d = 0; d < 3; d++) {
+        const wf_iterdomain *w = thread_axis(c, written, d), *r = thread_axis(c, reader, d);
+        if ((w == NULL) != (r == NULL) || (w && !an_mapped(&c->g.exact, w, r)))
+            return false;
+    }
+    return true;
+}
+
 bool lower_sync(lower_ctx *c)
 {
     for (int k = 0; k < c->order.n; k++) {
         ir_op *op = c->order.ptr[k];
         for (int i = 0; i < op->nin; i++) {
             wf_tv *p = op->in[i];
-            if (p->mem != WF_MEM_SHARED || p->is_input)
+            if (p->mem != WF_MEM_SHARED || p->is_input || same_thread(c, p, op->out))
                 continue;
             if (!sync_pair(c, c->stmt_of[c->op_pos[p->id]], c->stmt_of[k]))
                 return false;
