@@ -37,12 +37,12 @@ wf_kernel *harness_interp(test_state *ts, wf_fusion *f, const int64_t *sym, cons
     if (!k || f->inputs.n > 8 || f->outputs.n > 8)
         return k;
     for (int i = 0; i < f->inputs.n; i++) {
-        in[i] = ref_buffer(f->inputs.ptr[i], sym);
+        in[i] = ref_buffer(f, f->inputs.ptr[i], sym);
         ref_fill_random(&in[i], 17u + (unsigned)i);
     }
     for (int i = 0; i < f->outputs.n; i++) {
-        got[i] = ref_buffer(f->outputs.ptr[i], sym);
-        want[i] = ref_buffer(f->outputs.ptr[i], sym);
+        got[i] = ref_buffer(f, f->outputs.ptr[i], sym);
+        want[i] = ref_buffer(f, f->outputs.ptr[i], sym);
         ref_poison(&got[i]);
     }
     wf_status s = wf_run(k, WF_BACKEND_INTERP, in, f->inputs.n, got, f->outputs.n);

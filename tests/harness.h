@@ -104,8 +104,9 @@ wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int l
 
 #endif
 
-/* Compile f, run it on the CPU reference executor on random inputs (symbolic
-   extents take `sym[dim]`; NULL if none) with poisoned outputs, and compare
+/* Compile f, run it on the CPU reference executor on random inputs (a
+   symbolic dim d of input i takes sym[i * 8 + d]; sym may be NULL when no
+   extent is symbolic) with poisoned outputs, and compare
    with the plain reference bit for bit. Returns the kernel (caller frees) or
    NULL after failing the test. */
 wf_kernel *harness_interp(test_state *ts, wf_fusion *f, const int64_t *sym, const char *file,

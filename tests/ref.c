@@ -231,7 +231,8 @@ bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int no
     }
     for (int i = 0; ok && i < nout; i++) {
         wf_tv *tv = f->outputs.ptr[i];
-        ok = visit(tv, t, done);
+        ok = visit(tv, t, done) && out[i].ndim == t[tv->id].ndim &&
+             memcmp(out[i].shape, t[tv->id].shape, sizeof(int64_t) * (size_t)out[i].ndim) == 0;
         int64_t e = numel(t[tv->id].shape, t[tv->id].ndim);
         for (int64_t j = 0; ok && j < e; j++)
             store(&out[i], offset_of(&out[i], j), t[tv->id].v[j]);
@@ -243,19 +244,34 @@ bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int no
     return ok;
 }
 
-wf_buffer ref_buffer(wf_tv *tv, const int64_t *sym)
+typedef struct {
+    wf_fusion *f;
+    const int64_t *sym;
+} shape_binding;
+
+/* T<id>.size[d] of an input is sym[input index * 8 + d]. */
+static bool bind_size(void *ctx, const wf_val *v, int64_t *out)
+{
+    const shape_binding *b = ctx;
+    for (int i = 0; i < b->f->inputs.n; i++)
+        if (b->f->inputs.ptr[i]->id == v->sym_a && v->sym == SYM_SIZE && b->sym) {
+            *out = b->sym[i * 8 + v->sym_b];
+            return true;
+        }
+    return false;
+}
+
+wf_buffer ref_buffer(wf_fusion *f, wf_tv *tv, const int64_t *sym)
 {
     wf_buffer b;
     memset(&b, 0, sizeof b);
-    int n;
-    wf_iterdomain *const *ids = wf_tv_logical_domain(tv, &n);
+    shape_binding bind = {f, sym};
     b.dtype = tv->dtype;
-    b.ndim = n;
+    b.ndim = tv->logical.n;
     b.device = -1;
-    for (int d = 0; d < n; d++) {
-        int64_t e = wf_iterdomain_extent(ids[d]);
-        b.shape[d] = e >= 0 ? e : sym[d];
-    }
+    for (int d = 0; d < b.ndim; d++)
+        if (!val_eval(tv->logical.ptr[d]->extent, bind_size, &bind, &b.shape[d]))
+            b.shape[d] = 1;
     size_t bytes = (size_t)ref_numel(&b) * wf_dtype_size(b.dtype);
     b.data = calloc(bytes ? bytes : 1, 1);
     return b;

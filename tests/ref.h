@@ -15,9 +15,9 @@
 /* Outputs must be allocated host buffers with the outputs' shapes. */
 bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int nout);
 
-/* A contiguous host buffer for tensor tv (its logical shape; symbolic dims
-   take sizes from `sym`, indexed by dim). Data is malloc'd. */
-wf_buffer ref_buffer(wf_tv *tv, const int64_t *sym);
+/* A contiguous host buffer for tensor tv of fusion f: its logical shape, where
+   a symbolic dim d of input i is sym[i * 8 + d]. Data is malloc'd. */
+wf_buffer ref_buffer(wf_fusion *f, wf_tv *tv, const int64_t *sym);
 void ref_fill_random(wf_buffer *b, unsigned seed);
 void ref_poison(wf_buffer *b);
 void ref_free(wf_buffer *b);

@@ -53,7 +53,9 @@ static void seed_ops(an_map *m, wf_fusion *f, bool permissive)
                 if (s < 0)
                     continue;
                 wf_iterdomain *in = op->in[k]->logical.ptr[s], *out = op->out->logical.ptr[d];
-                bool same_kind = (in->itype == IT_BROADCAST) == (out->itype == IT_BROADCAST);
+                /* A broadcast and an axis of extent 1 both only have index 0. */
+                bool same_kind = (in->itype == IT_BROADCAST) == (out->itype == IT_BROADCAST) ||
+                                 (val_is_const_eq(in->extent, 1) && val_is_const_eq(out->extent, 1));
                 if (permissive || same_kind)
                     unite(m, in->id, out->id);
             }

@@ -27,6 +27,8 @@ wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt)
         char *source = cg_emit_cuda(&r);
         k = source ? rt_kernel_new(&r, source) : NULL;
         free(source);
+        if (k)
+            k->sm_explicit = opt && opt->sm > 0; /* else the CUDA runtime targets the device */
         if (k && !rt_interp_build(k, &r)) {
             rt_kernel_free(k);
             k = NULL;

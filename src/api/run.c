@@ -1,10 +1,12 @@
 /*
  * run.c -- public entry points for running kernels.
  *
- * WF_BACKEND_INTERP runs the CPU reference executor (runtime/interp*.c).
+ * WF_BACKEND_CUDA runs on the GPU (runtime/cuda.c), WF_BACKEND_INTERP on the
+ * CPU reference executor (runtime/interp*.c), and WF_BACKEND_AUTO on the GPU
+ * when the driver finds one, else on the executor. The GPU utilities (timing
+ * and device memory for tests and benchmarks) delegate to runtime/cuda.c.
  */
 #include "api/api.h"
-#include "base/dl.h"
 #include "runtime/interp.h"
 
 #include <stdio.h>
@@ -16,10 +18,18 @@ wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_bu
     if (!k)
         return WF_ERR_ARG;
     err_clear(&k->err);
-    if (b == WF_BACKEND_INTERP)
+    switch (b) {
+    case WF_BACKEND_CUDA:
+        return rt_cuda_run(k, in, nin, out, nout);
+    case WF_BACKEND_INTERP:
         return rt_interp_run(k, in, nin, out, nout);
-    wf_fail(&k->err, WF_ERR_UNSUPPORTED, "wf_run: the CUDA backend is not available in this build");
-    return k->err.code;
+    case WF_BACKEND_AUTO:
+        /* A kernel with CUDA state has run on the GPU before: skip the probe. */
+        if (k->cuda || rt_cuda_available())
+            return rt_cuda_run(k, in, nin, out, nout);
+        return rt_interp_run(k, in, nin, out, nout);
+    }
+    return wf_fails(&k->err, WF_ERR_ARG, "wf_run: unknown backend %d", (int)b);
 }
 
 const char *wf_last_run_error(const wf_kernel *k)
@@ -29,23 +39,45 @@ const char *wf_last_run_error(const wf_kernel *k)
 
 bool wf_cuda_available(void)
 {
-    static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
-    char err[256];
-    void *h = dl_open_cuda_lib(names, 2, err, sizeof err);
-    if (!h)
-        return false;
-    typedef int (*init_fn)(unsigned);
-    typedef int (*count_fn)(int *);
-    void *pi = dl_sym(h, "cuInit"), *pc = dl_sym(h, "cuDeviceGetCount");
-    init_fn init;
-    count_fn count;
-    int n = 0;
-    bool ok = pi && pc;
-    if (ok) {
-        memcpy(&init, &pi, sizeof init);
-        memcpy(&count, &pc, sizeof count);
-        ok = init(0) == 0 && count(&n) == 0 && n > 0;
-    }
-    dl_close(h);
-    return ok;
+    return rt_cuda_available();
+}
+
+wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
+                  int warmup, int reps, double *median_us)
+{
+    if (!k)
+        return WF_ERR_ARG;
+    err_clear(&k->err);
+    if (warmup < 0 || reps <= 0 || !median_us)
+        return wf_fails(&k->err, WF_ERR_ARG,
+                        "wf_time: need warmup >= 0, reps > 0 and a result pointer (got %d, %d, %s)",
+                        warmup, reps, median_us ? "one" : "NULL");
+    return rt_cuda_time(k, in, nin, out, nout, warmup, reps, median_us);
+}
+
+void *wf_device_alloc(size_t bytes)
+{
+    return rt_cuda_mem_alloc(bytes);
+}
+
+void wf_device_free(void *p)
+{
+    rt_cuda_mem_free(p);
+}
+
+wf_status wf_device_copy(void *dst, const void *src, size_t bytes)
+{
+    if (bytes == 0)
+        return WF_OK;
+    if (!dst || !src)
+        return WF_ERR_ARG;
+    return rt_cuda_mem_copy(dst, src, bytes);
+}
+
+wf_status wf_device_memcpy_time(void *dst, const void *src, size_t bytes, int warmup, int reps,
+                                double *median_us)
+{
+    if (!dst || !src || bytes == 0 || warmup < 0 || reps <= 0 || !median_us)
+        return WF_ERR_ARG;
+    return rt_cuda_mem_copy_time(dst, src, bytes, warmup, reps, median_us);
 }

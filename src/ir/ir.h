@@ -81,6 +81,8 @@ static inline bool val_is_const_eq(const wf_val *v, int64_t c)
     return v && v->kind == V_CONST && v->c == c;
 }
 bool val_equal(const wf_val *x, const wf_val *y);
+/* Does v mention the symbol of kind k with sym_a == a (e.g. threadIdx.y)? */
+bool val_uses_sym(const wf_val *v, sym_kind k, int a);
 /* Inclusive bounds of v's value from the symbols' ranges; hi = INT64_MAX if unknown. */
 void val_range(const wf_val *v, int64_t *lo, int64_t *hi);
 /* Provably x < y / x <= y, from ranges. */
@@ -136,6 +138,9 @@ wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype
 id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inner);
 id_transform *ir_merge(wf_fusion *f, wf_iterdomain *outer, wf_iterdomain *inner);
 id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y);
+/* An XOR swizzle needs constant power-of-two extents with extent(x) <= extent(y),
+   so that x ^ y stays inside y's extent. */
+bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y);
 /* An existing transform of `kind` with these inputs/params (for replay reuse), or NULL. */
 id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,
                           bool inner);

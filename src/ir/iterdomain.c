@@ -118,6 +118,17 @@ id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y)
     return t;
 }
 
+static bool is_pow2(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y)
+{
+    int64_t ex = ir_id_const_extent(x), ey = ir_id_const_extent(y);
+    return is_pow2(ex) && is_pow2(ey) && ex <= ey;
+}
+
 id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,
                           bool inner)
 {

@@ -67,6 +67,15 @@ bool val_equal(const wf_val *x, const wf_val *y)
     }
 }
 
+bool val_uses_sym(const wf_val *v, sym_kind k, int a)
+{
+    if (!v || v->kind == V_CONST)
+        return false;
+    if (v->kind == V_SYM)
+        return v->sym == k && v->sym_a == a;
+    return val_uses_sym(v->a, k, a) || val_uses_sym(v->b, k, a);
+}
+
 /* ---- ranges ---- */
 
 static int64_t sat_add(int64_t x, int64_t y)

@@ -39,8 +39,11 @@ bool lower_pdims(lower_ctx *c)
     for (int g = 0; g < c->ngroups; g++) {
         kir_node *n = c->group_loop[g];
         int d = n ? lower_pdim_index(n->u.loop.ptype) : -1;
-        if (d >= 0)
-            c->pdim[d] = max_extent(c, c->pdim[d], n->u.loop.extent, &c->pdim_exact[d]);
+        if (d < 0)
+            continue;
+        c->pdim[d] = max_extent(c, c->pdim[d], n->u.loop.extent, &c->pdim_exact[d]);
+        if (c->pdim[d] == n->u.loop.extent)
+            c->pdim_id[d] = n->u.loop.id;
     }
     for (int d = 0; d < NPDIMS; d++) {
         if (!c->pdim[d])
@@ -95,6 +98,21 @@ static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val 
     return inner;
 }
 
+/* A loop ID shared with a consumer (left of the compute-at position) iterates
+   the loop's promoted ID, which may be a broadcast resolved to a real extent:
+   if it is allocated (shared memory among threads), allocate the promoted ID,
+   so that each thread of the loop gets its own cell (nvFuser's loop promotion). */
+static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id)
+{
+    int g = c->group_of[id->id];
+    if (tv->alloc.n || g < 0 || !c->promoted[g])
+        return id;
+    for (int i = 0; i < tv->loop.n && i < tv->ca_pos; i++)
+        if (tv->loop.ptr[i] == id)
+            return c->promoted[g];
+    return id;
+}
+
 bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
 {
     const id_list *dom = ir_alloc_domain(tv);
@@ -104,9 +122,9 @@ bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
     l->n = dom->n;
     const wf_val *stride = val_const(c->a, 1);
     for (int i = dom->n - 1; i >= 0; i--) {
-        wf_iterdomain *id = dom->ptr[i];
+        wf_iterdomain *id = promoted(c, tv, dom->ptr[i]);
         l->ids[i] = id;
-        l->allocated[i] = is_allocated(c, tv, id) && id->itype != IT_BROADCAST;
+        l->allocated[i] = is_allocated(c, tv, dom->ptr[i]) && id->itype != IT_BROADCAST;
         l->stride[i] = NULL;
         if (!l->allocated[i])
             continue;
@@ -118,7 +136,7 @@ bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
     l->size = val_const(c->a, 1);
     for (int i = 0; i < dom->n; i++)
         if (l->allocated[i])
-            l->size = val_mul(c->a, l->size, dom->ptr[i]->extent);
+            l->size = val_mul(c->a, l->size, l->ids[i]->extent);
     return true;
 }
 

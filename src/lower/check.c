@@ -10,6 +10,8 @@
  */
 #include "lower/lower_int.h"
 
+#include <stdio.h>
+
 static bool check_memory(lower_ctx *c, const wf_tv *tv)
 {
     wf_err *e = &c->f->err;
@@ -71,6 +73,26 @@ static bool check_inline(lower_ctx *c, const wf_tv *tv)
     return true;
 }
 
+/* Operands of a binary op must agree on every non-broadcast extent; when the
+   extents are different symbols, that is checked at launch. */
+static bool check_operand_extents(lower_ctx *c, const ir_op *op)
+{
+    wf_arena *a = c->a;
+    for (int d = 0; op->kind == OP_BINARY && d < op->out->logical.n; d++) {
+        const wf_iterdomain *x = op->in[0]->logical.ptr[d], *y = op->in[1]->logical.ptr[d];
+        if (x->itype == IT_BROADCAST || y->itype == IT_BROADCAST ||
+            val_equal(x->extent, y->extent))
+            continue;
+        char msg[160];
+        snprintf(msg, sizeof msg, "T%d and T%d must have the same extent in dim %d",
+                 op->in[0]->id, op->in[1]->id, d);
+        lower_check chk = {val_eq(a, x->extent, y->extent), arena_strdup(a, msg)};
+        if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
+            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    }
+    return true;
+}
+
 bool lower_check_fusion(lower_ctx *c)
 {
     wf_fusion *f = c->f;
@@ -83,7 +105,7 @@ bool lower_check_fusion(lower_ctx *c)
             return false;
     }
     for (int i = 0; i < f->ops.n; i++)
-        if (!check_op(c, f->ops.ptr[i]))
+        if (!check_op(c, f->ops.ptr[i]) || !check_operand_extents(c, f->ops.ptr[i]))
             return false;
     return true;
 }

@@ -30,10 +30,22 @@ typedef struct {
     const wf_val *pred; /* conjunction of bounds checks */
 } index_env;
 
-static const wf_val *get(index_env *e, const wf_iterdomain *id)
+/* The index of id if the walk found one; a broadcast axis is always at 0. */
+static const wf_val *known(index_env *e, const wf_iterdomain *id)
 {
     const wf_val *v = e->idx[an_find(&e->c->g.exact, id->id)];
     if (!v && id->itype == IT_BROADCAST)
+        return val_const(e->c->a, 0);
+    return v;
+}
+
+/* The index to use for id: as known, or 0 for an axis of extent 1. The
+   fallback is not a fact for the walk: a split may still compute a larger
+   value for that axis, which then needs its bounds predicate. */
+static const wf_val *get(index_env *e, const wf_iterdomain *id)
+{
+    const wf_val *v = known(e, id);
+    if (!v && val_is_const_eq(id->extent, 1))
         return val_const(e->c->a, 0);
     return v;
 }
@@ -74,7 +86,7 @@ static bool backward(index_env *e, const id_transform *t)
         return false;
     switch (t->kind) {
     case TF_SPLIT: {
-        if (get(e, t->in[0]))
+        if (known(e, t->in[0]))
             return false;
         const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);
         bound(e, in, t->in[0]);

@@ -7,6 +7,28 @@
  */
 #include "lower/lower_int.h"
 
+static bool too_many_threads(lower_ctx *c)
+{
+    const wf_launch_info *li = &c->out->launch;
+    sbuf b = {0};
+    sbuf_printf(&b, "the block has %lld x %lld x %lld threads; at most 1024 are allowed (",
+                (long long)li->block[0], (long long)li->block[1], (long long)li->block[2]);
+    for (int d = 0, first = 1; d < 3; d++) {
+        const wf_iterdomain *id = c->pdim_id[d];
+        if (!id || li->block[d] == 1)
+            continue;
+        sbuf_printf(&b, "%s%s from T%d's axis ", first ? "" : ", ",
+                    ir_ptype_name(id->ptype == WF_SERIAL ? (wf_ptype)(WF_TIDX + d) : id->ptype),
+                    id->tv->id);
+        ir_print_id(&b, id);
+        first = 0;
+    }
+    sbuf_puts(&b, ")");
+    wf_failb(&c->f->err, WF_ERR_SCHEDULE, "%s", sbuf_str(&b));
+    sbuf_free(&b);
+    return false;
+}
+
 bool lower_launch(lower_ctx *c)
 {
     lower_result *r = c->out;
@@ -16,10 +38,7 @@ bool lower_launch(lower_ctx *c)
     }
     if (r->launch.block[0] * r->launch.block[1] * r->launch.block[2] > 1024 &&
         r->launch.block[0] > 0 && r->launch.block[1] > 0 && r->launch.block[2] > 0)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "the block has %lld x %lld x %lld threads; at most 1024 are allowed",
-                        (long long)r->launch.block[0], (long long)r->launch.block[1],
-                        (long long)r->launch.block[2]);
+        return too_many_threads(c);
     for (int i = 0; i < c->f->inputs.n; i++) {
         lower_param p = {c->f->inputs.ptr[i], false, i};
         if (!vec_push_arena(c->a, &r->params, p))

@@ -139,8 +139,10 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op)
     int64_t ext = ir_id_const_extent(id);
     int64_t hi = ext > 0 ? ext - 1 : INT64_MAX;
     const char *cuda = ir_ptype_cuda(l->ptype);
-    if (val_is_const_eq(l->extent, 1)) {
+    if (val_is_const_eq(l->extent, 1) || id->itype == IT_BROADCAST) {
+        /* Nothing to iterate: a broadcast axis that no consumer resolves reads index 0. */
         l->var = val_const(c->a, 0);
+        l->ptype = WF_SERIAL;
     } else if (cuda) {
         int dim = lower_pdim_index(l->ptype);
         sym_kind k = dim < 3 ? SYM_TID : SYM_BID;

@@ -8,9 +8,10 @@
  *  - each thread/block loop around it covers the thread: threadIdx.x <
  *    extent when the launch dimension is larger than that loop;
  *  - for writes to shared or global memory, the thread is the one
- *    responsible: a launched thread/block dimension that the statement's
- *    loops do not use must be 0 (otherwise every thread on it would write
- *    the same cell).
+ *    responsible: along a launched thread dimension (shared memory) or
+ *    thread/block dimension (global memory) that the written index does not
+ *    depend on, only index 0 writes (otherwise every thread on it would
+ *    write the same cell).
  */
 #include "lower/lower_int.h"
 
@@ -38,26 +39,34 @@ static const wf_val *launched_index(lower_ctx *c, int d)
     return val_sym(c->a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0, INT64_MAX, NULL);
 }
 
+/* A write to memory that threads (shared) or threads and blocks (global)
+   share, at an index that does not depend on a launched dimension, would be
+   done by every thread along it: only index 0 of that dimension writes. */
+static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s)
+{
+    wf_memtype m = s->op->out->mem;
+    const wf_val *p = NULL;
+    if (m != WF_MEM_SHARED && m != WF_MEM_GLOBAL)
+        return NULL;
+    for (int d = 0; d < (m == WF_MEM_SHARED ? 3 : NPDIMS); d++) {
+        if (val_is_const_eq(c->pdim[d], 1) ||
+            val_uses_sym(s->out_index, d < 3 ? SYM_TID : SYM_BID, d % 3))
+            continue;
+        p = and_into(c->a, p, val_eq(c->a, launched_index(c, d), val_const(c->a, 0)));
+    }
+    return p;
+}
+
 static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s)
 {
     wf_arena *a = c->a;
     const wf_val *p = NULL;
-    bool used[NPDIMS] = {false};
     for (kir_node *n = s->parent; n; n = n->parent) {
         int d = n->kind == KIR_FOR ? lower_pdim_index(n->u.loop.ptype) : -1;
-        if (d < 0)
-            continue;
-        used[d] = true;
-        if (!loop_covers_dim(c, n))
+        if (d >= 0 && !loop_covers_dim(c, n))
             p = and_into(a, p, val_lt(a, launched_index(c, d), n->u.loop.extent));
     }
-    wf_memtype m = s->u.stmt.op->out->mem;
-    if (m != WF_MEM_SHARED && m != WF_MEM_GLOBAL)
-        return p;
-    for (int d = 0; d < NPDIMS; d++)
-        if (!used[d] && !val_is_const_eq(c->pdim[d], 1))
-            p = and_into(a, p, val_eq(a, launched_index(c, d), val_const(a, 0)));
-    return p;
+    return and_into(a, p, single_writer(c, &s->u.stmt));
 }
 
 static bool guard(lower_ctx *c, kir_node *s)

@@ -74,7 +74,7 @@ static bool insert_sync(lower_ctx *c, kir_node *parent, int at)
 static bool is_serial_loop(const kir_node *n)
 {
     return n->kind == KIR_FOR && lower_pdim_index(n->u.loop.ptype) < 0 && !n->u.loop.vector &&
-           !val_is_const_eq(n->u.loop.extent, 1);
+           !val_is_const(n->u.loop.var);
 }
 
 static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r)
@@ -108,13 +108,18 @@ static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d)
     return NULL;
 }
 
-/* Does every thread read only the cells it wrote itself? True when writer and
-   reader use the same thread dimensions on exactly mapped IterDomains. */
-static bool same_thread(lower_ctx *c, const wf_tv *written, const wf_tv *reader)
+/* Does every thread read only the cells it wrote itself? True when, on every
+   launched thread dimension, writer and reader loop over exactly mapped
+   IterDomains and the written index depends on it (otherwise one thread
+   writes for all, see predicate.c). */
+static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader)
 {
     for (int d = 0; d < 3; d++) {
-        const wf_iterdomain *w = thread_axis(c, written, d), *r = thread_axis(c, reader, d);
-        if ((w == NULL) != (r == NULL) || (w && !an_mapped(&c->g.exact, w, r)))
+        if (val_is_const_eq(c->pdim[d], 1))
+            continue;
+        const wf_iterdomain *wa = thread_axis(c, w->op->out, d), *ra = thread_axis(c, reader, d);
+        if (!wa || !ra || !an_mapped(&c->g.exact, wa, ra) ||
+            !val_uses_sym(w->out_index, SYM_TID, d))
             return false;
     }
     return true;
@@ -126,9 +131,10 @@ bool lower_sync(lower_ctx *c)
         ir_op *op = c->order.ptr[k];
         for (int i = 0; i < op->nin; i++) {
             wf_tv *p = op->in[i];
-            if (p->mem != WF_MEM_SHARED || p->is_input || same_thread(c, p, op->out))
+            if (p->mem != WF_MEM_SHARED || p->is_input)
                 continue;
-            if (!sync_pair(c, c->stmt_of[c->op_pos[p->id]], c->stmt_of[k]))
+            kir_node *w = c->stmt_of[c->op_pos[p->id]];
+            if (!same_thread(c, &w->u.stmt, op->out) && !sync_pair(c, w, c->stmt_of[k]))
                 return false;
         }
     }

@@ -225,7 +225,7 @@ bool rt_cache_load(uint64_t key, int sm, void **data, size_t *size)
 {
     char path[PATH_MAX_LEN];
     unsigned char b[CACHE_HEADER];
-    header h;
+    header h = {0, 0, 0, 0, 0};
     *data = NULL;
     *size = 0;
     if (!entry_path(path, sizeof path, key, false))

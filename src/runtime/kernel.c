@@ -81,6 +81,7 @@ void rt_kernel_free(wf_kernel *k)
 {
     if (!k)
         return;
+    rt_cuda_release(k); /* unloads the module, releases the context */
     free(k->ptx);
     arena_free(&k->arena);
     free(k);

@@ -109,6 +109,13 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l)
     for (int d = 0; d < 3; d++)
         if (!rt_eval(k, l, k->grid[d], &l->grid[d]) || !rt_eval(k, l, k->block[d], &l->block[d]))
             return wf_fails(&k->err, WF_ERR_ARG, "cannot evaluate the launch dimensions");
+    int64_t threads = l->block[0] * l->block[1] * l->block[2];
+    if (threads > 1024 || threads <= 0 || l->grid[0] <= 0 || l->grid[1] <= 0 || l->grid[2] <= 0)
+        return wf_fails(&k->err, WF_ERR_SCHEDULE,
+                        "for these sizes the launch needs a grid of %lld x %lld x %lld blocks of "
+                        "%lld x %lld x %lld threads; a block may have 1 to 1024 threads",
+                        (long long)l->grid[0], (long long)l->grid[1], (long long)l->grid[2],
+                        (long long)l->block[0], (long long)l->block[1], (long long)l->block[2]);
     for (int i = 0; i < k->nchecks; i++) {
         int64_t ok = 0;
         if (!rt_eval(k, l, k->checks[i].cond, &ok) || !ok)

@@ -35,6 +35,7 @@ struct wf_kernel {
     char *source; /* CUDA C++, in the arena */
     wf_launch_info launch;
     int sm;
+    bool sm_explicit; /* sm came from wf_compile_options; else the CUDA runtime uses the device's */
     wf_err err; /* the last run's error */
     char *ptx;  /* from wf_kernel_check_nvrtc, malloc'd */
     rt_param *params;
@@ -64,5 +65,19 @@ wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
                   rt_launch *l);
 /* Evaluate an expression of the kernel under a launch's bindings. */
 bool rt_eval(const wf_kernel *k, const rt_launch *l, const wf_val *v, int64_t *out);
+
+/* The CUDA backend (cuda.c): wf_run and wf_time on device 0, the kernel's
+   state kept in k->cuda (rt_cuda_release frees it), and device memory for
+   tests and benchmarks. Errors of a kernel's runs go to k->err. */
+wf_status rt_cuda_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout);
+wf_status rt_cuda_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
+                       int warmup, int reps, double *median_us);
+void rt_cuda_release(wf_kernel *k);
+bool rt_cuda_available(void);
+void *rt_cuda_mem_alloc(size_t bytes);
+void rt_cuda_mem_free(void *p);
+wf_status rt_cuda_mem_copy(void *dst, const void *src, size_t bytes);
+wf_status rt_cuda_mem_copy_time(void *dst, const void *src, size_t bytes, int warmup, int reps,
+                                double *median_us);
 
 #endif

@@ -111,6 +111,12 @@ static bool replay(wf_tv *from, idmap *m, char *seen)
         }
         if (!x || (t->nin > 1 && !y))
             continue;
+        if (t->kind == TF_SWIZZLE && !ir_swizzle_ok(x, y)) {
+            /* A broadcast (extent 1) cannot be swizzled: keep both axes as they are. */
+            m->to[t->out[0]->id] = x;
+            m->to[t->out[1]->id] = y;
+            continue;
+        }
         id_transform *r = replay_one(f, t, x, y);
         if (!r)
             return false;

@@ -81,18 +81,13 @@ bool sched_reorder(wf_tv *tv, const int *old2new)
     return true;
 }
 
-static bool is_pow2(int64_t x)
-{
-    return x > 0 && (x & (x - 1)) == 0;
-}
-
 bool sched_swizzle(wf_tv *tv, int x, int y)
 {
     if (!check_free(tv, "swizzle", x < y ? x : y))
         return false;
     wf_iterdomain *ix = tv->loop.ptr[x], *iy = tv->loop.ptr[y];
     int64_t ex = ir_id_const_extent(ix), ey = ir_id_const_extent(iy);
-    if (!is_pow2(ex) || !is_pow2(ey) || ex > ey)
+    if (!ir_swizzle_ok(ix, iy))
         return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
                         "T%d.swizzle(XOR, %d, %d): an XOR swizzle needs constant power-of-two "
                         "extents with extent(x) <= extent(y), but they are %lld and %lld",

@@ -123,7 +123,7 @@ TEST(interp_stats_coalesced_f32_warp_access_is_4_sectors)
 
 static wf_status run_copy(wf_kernel *k, wf_tv *input, wf_tv *output, char *msg, size_t n)
 {
-    wf_buffer in = ref_buffer(input, NULL), out = ref_buffer(output, NULL);
+    wf_buffer in = ref_buffer(input->f, input, NULL), out = ref_buffer(output->f, output, NULL);
     ref_fill_random(&in, 3);
     ref_poison(&out);
     wf_status s = wf_run(k, WF_BACKEND_INTERP, &in, 1, &out, 1);
