@@ -55,6 +55,10 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv)
                             "yet",
                             tv->id, i, ir_ptype_name(p));
         nvec += p == WF_VECTORIZE;
+        if (p == WF_VECTORIZE && i != tv->loop.n - 1)
+            return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                            "T%d: the vectorized axis %d must be the innermost loop axis (axis %d)",
+                            tv->id, i, tv->loop.n - 1);
     }
     if (nvec > 1)
         return wf_failb(&c->f->err, WF_ERR_SCHEDULE,

@@ -159,7 +159,8 @@ static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l)
     }
 }
 
-/* Seed the enclosing loops' indices; `vec_var` replaces the vector loop's 0. */
+/* Seed the enclosing loops' indices; `vec_var`, if given, replaces the
+   vectorized loop's index. */
 static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var)
 {
     for (int i = 0; i < e->c->f->ids.n; i++)
@@ -168,7 +169,7 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var)
     for (kir_node *n = stmt->parent; n; n = n->parent) {
         if (n->kind != KIR_FOR)
             continue;
-        const wf_val *v = n->u.loop.vector && vec_var ? vec_var : n->u.loop.var;
+        const wf_val *v = n->u.loop.ptype == WF_VECTORIZE && vec_var ? vec_var : n->u.loop.var;
         put(e, n->u.loop.id, v);
     }
 }
@@ -210,10 +211,13 @@ static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf
 }
 
 /* The vector loop of a statement, if it is a vector access. */
+/* The vectorized loop of a statement: for a copy, one vector access (no
+   loop); for other ops, an unrolled loop whose accesses must still be
+   vectorizable. Lowering checks that it is the innermost loop. */
 static kir_node *vector_loop(kir_node *s)
 {
     kir_node *p = s->parent;
-    return p && p->kind == KIR_FOR && p->u.loop.vector ? p : NULL;
+    return p && p->kind == KIR_FOR && p->u.loop.ptype == WF_VECTORIZE ? p : NULL;
 }
 
 static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t width)
@@ -221,7 +225,7 @@ static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t wi
     lower_ctx *c = e->c;
     wf_arena *a = c->a;
     const wf_val *v = val_sym(a, SYM_LOOP, -1, 0, "v", 0, width - 1, NULL);
-    const wf_val *base = access_index(e, s, tv, NULL);
+    const wf_val *base = access_index(e, s, tv, val_const(a, 0));
     const wf_val *moved = access_index(e, s, tv, v);
     if (!base || !moved)
         return false;
@@ -277,9 +281,6 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl)
                         "T%d: vectorizing %lld elements of %s moves %zu bytes per access; a "
                         "vector access must be 1, 2, 4, 8 or 16 bytes",
                         out->id, (long long)width, ir_dtype_short(out->dtype), bytes);
-    if (out->loop.ptr[out->loop.n - 1] != vl->u.loop.id)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: the vectorized axis must be the innermost loop axis", out->id);
     const id_transform *t = vl->u.loop.id->def;
     if (t && t->kind == TF_SPLIT && !t->divisible && val_is_const(t->in[0]->extent))
         return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
@@ -288,8 +289,16 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl)
                         out->id, (long long)t->in[0]->extent->c, (long long)t->factor);
     if (t && t->kind == TF_SPLIT && !t->divisible && !add_divisibility_check(c, out, t))
         return false;
-    s->u.stmt.vec = (int)width;
-    return check_vector_access(e, s, out, width) && check_vector_access(e, s, op->in[0], width);
+    /* A copy is one vector access on both sides; other ops run an unrolled loop,
+       whose global and shared accesses must still be vector-shaped. */
+    bool copy = vl->u.loop.vector;
+    if (copy)
+        s->u.stmt.vec = (int)width;
+    for (int k = 0; k < op->nin; k++)
+        if ((copy || op->in[k]->mem != WF_MEM_LOCAL) &&
+            !check_vector_access(e, s, op->in[k], width))
+            return false;
+    return (!copy && out->mem == WF_MEM_LOCAL) || check_vector_access(e, s, out, width);
 }
 
 static bool index_stmt(index_env *e, kir_node *s)

@@ -27,7 +27,7 @@ static bool loop_covers_dim(const lower_ctx *c, const kir_node *n)
 
 static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q)
 {
-    return p ? val_and(a, p, q) : q;
+    return p && q ? val_and(a, p, q) : p ? p : q;
 }
 
 /* threadIdx.x ... blockIdx.z with no known range: inside a loop the index

@@ -99,13 +99,20 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r)
     return true;
 }
 
-/* The thread-parallel loop ID of tv on dimension d (0..2), or NULL. */
+/* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. */
 static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d)
 {
     for (int i = 0; i < tv->loop.n; i++)
         if (lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
             return tv->loop.ptr[i];
     return NULL;
+}
+
+/* Do two loop IDs run on the same threads: one shared loop, or exactly
+   mapped IterDomains (the same index everywhere)? */
+static bool same_axis(lower_ctx *c, const wf_iterdomain *a, const wf_iterdomain *b)
+{
+    return c->group_of[a->id] == c->group_of[b->id] || an_mapped(&c->g.exact, a, b);
 }
 
 /* Does every thread read only the cells it wrote itself? True when, on every
@@ -118,11 +125,40 @@ static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader)
         if (val_is_const_eq(c->pdim[d], 1))
             continue;
         const wf_iterdomain *wa = thread_axis(c, w->op->out, d), *ra = thread_axis(c, reader, d);
-        if (!wa || !ra || !an_mapped(&c->g.exact, wa, ra) ||
+        if (!wa || !ra || !same_axis(c, wa, ra) ||
             !val_uses_sym(w->out_index, SYM_TID, d))
             return false;
     }
     return true;
+}
+
+/* The launched dimension (0..5) on which a reader of `written` would read
+   cells another thread or block wrote, or -1: the writer loops over an axis
+   on that dimension that the reader's axis on it is not exactly mapped to. */
+static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, int ndims)
+{
+    for (int d = 0; d < ndims; d++) {
+        const wf_iterdomain *wa = thread_axis(c, written, d), *ra = thread_axis(c, reader, d);
+        if (wa && !val_is_const_eq(c->pdim[d], 1) && (!ra || !same_axis(c, wa, ra)))
+            return d;
+    }
+    return -1;
+}
+
+/* Registers are per thread and shared memory is per block: a producer read
+   across those boundaries is a schedule error, not something a barrier fixes. */
+static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader)
+{
+    static const char *const dims[NPDIMS] = {"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"};
+    bool local = p->mem == WF_MEM_LOCAL;
+    int d = crossed_dim(c, p, reader, NPDIMS);
+    if (d < 0 || (!local && d < 3))
+        return true;
+    return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                    "T%d is in %s memory, but T%d reads it across %s on %s; a producer read by "
+                    "other %s must be in %s memory",
+                    p->id, local ? "local" : "shared", reader->id, d < 3 ? "threads" : "blocks",
+                    dims[d], d < 3 ? "threads" : "blocks", d < 3 ? "shared" : "global");
 }
 
 bool lower_sync(lower_ctx *c)
@@ -131,7 +167,11 @@ bool lower_sync(lower_ctx *c)
         ir_op *op = c->order.ptr[k];
         for (int i = 0; i < op->nin; i++) {
             wf_tv *p = op->in[i];
-            if (p->mem != WF_MEM_SHARED || p->is_input)
+            if (p->is_input || p->mem == WF_MEM_GLOBAL)
+                continue;
+            if (!check_visibility(c, p, op->out))
+                return false;
+            if (p->mem != WF_MEM_SHARED)
                 continue;
             kir_node *w = c->stmt_of[c->op_pos[p->id]];
             if (!same_thread(c, &w->u.stmt, op->out) && !sync_pair(c, w, c->stmt_of[k]))

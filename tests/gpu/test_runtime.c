@@ -1,0 +1,405 @@
+/*
+ * test_runtime.c -- the CUDA runtime's behaviour around the kernels:
+ * buffers refused before any launch (wrong dtype, extent, launch limits,
+ * launch-time divisibility), what a machine without a GPU says, the AUTO
+ * backend, explicit targets, the disk cache rebuilding corrupt entries, a
+ * kernel fault reported by its CUDA error name (in a child process, since
+ * a fault poisons the context for good), and the timing entry points.
+ * The first five need no GPU and run everywhere.
+ */
+#include "gpu.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+
+/* c = a + b over [4] floats, split by 2 on TIDx. */
+static void define_small_add(wf_fusion *f)
+{
+    int64_t shape[1] = {4};
+    wf_tv *c = wf_add(wf_input(f, WF_F32, 1, shape), wf_input(f, WF_F32, 1, shape));
+    wf_output(f, c);
+    wf_tv_split(c, 0, 2);
+    wf_tv_parallelize(c, 1, WF_TIDX);
+}
+
+static wf_kernel *small_add(gt_state *ts_, wf_fusion *f)
+{
+    define_small_add(f);
+    return COMPILE(f);
+}
+
+static bool all_poison(const float *x, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &x[i], sizeof bits);
+        if (bits != 0xFFFFFFFFu)
+            return false;
+    }
+    return true;
+}
+
+/* Run with one bad input buffer (host memory): the status, the exact
+   message and an output that nothing touched. */
+static void check_refused(gt_state *ts_, wf_buffer bad, wf_status want, const char *msg)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
+    memset(c, 0xFF, sizeof c);
+    wf_fusion *f = wf_fusion_new();
+    wf_kernel *k = small_add(TS, f);
+    wf_buffer in[2] = {{a, WF_F32, 1, {4}, {0}, -1}, bad}, out = {c, WF_F32, 1, {4}, {0}, -1};
+    in[1].data = b;
+    for (int backend = WF_BACKEND_AUTO; k && backend <= WF_BACKEND_CUDA; backend++) {
+        CHECK_STATUS(wf_run(k, (wf_backend)backend, in, 2, &out, 1), want, k);
+        CHECK_STR(wf_last_run_error(k), msg);
+        CHECK(all_poison(c, 4));
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+GPU_TEST(wrong_dtype_is_refused_before_any_launch)
+{
+    wf_buffer bad = {NULL, WF_F16, 1, {4}, {0}, -1};
+    check_refused(TS, bad, WF_ERR_ARG, "input 1: the buffer holds half, but T1 is float");
+}
+
+GPU_TEST(wrong_extent_is_refused_before_any_launch)
+{
+    wf_buffer bad = {NULL, WF_F32, 1, {5}, {0}, -1};
+    check_refused(TS, bad, WF_ERR_ARG, "input 1: dim 0 of the buffer has extent 5, but T1 needs 4");
+}
+
+GPU_TEST(grid_beyond_cuda_limits_is_refused)
+{
+    int64_t shape[2] = {70000, 2};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *b = wf_set(wf_input(f, WF_F32, 2, shape));
+    wf_output(f, b);
+    wf_tv_parallelize(b, 0, WF_BIDY);
+    wf_tv_parallelize(b, 1, WF_TIDX);
+    wf_kernel *k = COMPILE(f);
+    gt_tensor in = gt_dense(WF_F32, 2, shape), out = gt_dense(WF_F32, 2, shape);
+    wf_buffer bi = gt_host_buffer(&in), bo = gt_host_buffer(&out);
+    if (k) {
+        CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, &bi, 1, &bo, 1), WF_ERR_SCHEDULE, k);
+        CHECK_STR(wf_last_run_error(k),
+                  "the launch needs grid (1, 70000, 1) and block (2, 1, 1), beyond CUDA's limits "
+                  "(grid x < 2^31, y and z <= 65535; at most 1024 threads a block)");
+    }
+    gt_tensor_free(&in);
+    gt_tensor_free(&out);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* A symbolic extent split by a vectorized 4 must be divisible by 4. */
+GPU_TEST(vectorized_symbolic_extent_not_divisible_is_refused)
+{
+    int64_t sym[1] = {-1}, n[1] = {10001};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 1, sym);
+    wf_tv *ca = wf_cache_after(a), *b = wf_set(ca);
+    wf_output(f, b);
+    wf_tv_split(b, 0, 4);
+    wf_propagate_transforms(b);
+    wf_tv_parallelize(b, 0, WF_TIDX);
+    wf_parallelize_all_like(b, 0);
+    wf_tv_parallelize(ca, 1, WF_VECTORIZE);
+    wf_tv_parallelize(b, 1, WF_VECTORIZE);
+    wf_inline_most(f);
+    wf_kernel *k = COMPILE(f);
+    gt_tensor in = gt_dense(WF_F32, 1, n), out = gt_dense(WF_F32, 1, n);
+    wf_buffer bi = gt_host_buffer(&in), bo = gt_host_buffer(&out);
+    if (k)
+        CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, &bi, 1, &bo, 1), WF_ERR_SCHEDULE, k);
+    gt_tensor_free(&in);
+    gt_tensor_free(&out);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+GPU_TEST(wf_time_checks_its_arguments)
+{
+    double us = -1;
+    wf_fusion *f = wf_fusion_new();
+    wf_kernel *k = small_add(TS, f);
+    CHECK_EQ_I64(wf_time(k, NULL, 0, NULL, 0, 0, 0, &us), WF_ERR_ARG);
+    CHECK_STR(wf_last_run_error(k),
+              "wf_time: need warmup >= 0, reps > 0 and a result pointer (got 0, 0, one)");
+    CHECK_EQ_I64(wf_time(NULL, NULL, 0, NULL, 0, 0, 1, &us), WF_ERR_ARG);
+    CHECK_EQ_I64(wf_device_memcpy_time(NULL, NULL, 4, 0, 1, &us), WF_ERR_ARG);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* Without a GPU: WF_ERR_CUDA naming what is missing, from every entry
+   point; AUTO falls back to the CPU reference executor. */
+GPU_TEST(no_gpu_gives_cuda_error_naming_what_is_missing)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
+    double us;
+    if (gt_have_gpu())
+        SKIP("a GPU is present");
+    wf_fusion *f = wf_fusion_new();
+    wf_kernel *k = small_add(TS, f);
+    wf_buffer in[2] = {{a, WF_F32, 1, {4}, {0}, -1}, {b, WF_F32, 1, {4}, {0}, -1}};
+    wf_buffer out = {c, WF_F32, 1, {4}, {0}, -1};
+    if (!k)
+        return;
+    CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, in, 2, &out, 1), WF_ERR_CUDA, k);
+    const char *msg = wf_last_run_error(k);
+    CHECK(strncmp(msg, "CUDA driver not found: could not load libcuda (tried libcuda.so.1, ", 67) ==
+              0 ||
+          strncmp(msg, "no CUDA device: ", 16) == 0);
+    CHECK_STATUS(wf_time(k, in, 2, &out, 1, 1, 1, &us), WF_ERR_CUDA, k);
+    CHECK(wf_device_alloc(16) == NULL);
+    CHECK_EQ_I64(wf_device_copy(c, a, sizeof a), WF_ERR_CUDA);
+    CHECK(!wf_cuda_available());
+    memset(c, 0xFF, sizeof c);
+    CHECK_STATUS(wf_run(k, WF_BACKEND_AUTO, in, 2, &out, 1), WF_OK, k);
+    for (int i = 0; i < 4; i++)
+        CHECK(c[i] == a[i] + b[i]);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+GPU_TEST(auto_backend_runs_on_the_gpu)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
+    NEED_GPU();
+    wf_fusion *f = wf_fusion_new();
+    wf_kernel *k = small_add(TS, f);
+    wf_buffer in[2] = {{a, WF_F32, 1, {4}, {0}, -1}, {b, WF_F32, 1, {4}, {0}, -1}};
+    wf_buffer out = {c, WF_F32, 1, {4}, {0}, -1};
+    memset(c, 0xFF, sizeof c);
+    if (k)
+        CHECK_STATUS(wf_run(k, WF_BACKEND_AUTO, in, 2, &out, 1), WF_OK, k);
+    for (int i = 0; i < 4; i++)
+        CHECK(c[i] == a[i] + b[i]);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* wf_compile_options.sm overrides the device's; an sm_XXa image runs only
+   on that SM, so another one is refused before any compile. */
+GPU_TEST(explicit_sm_must_match_the_device)
+{
+    float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
+    wf_buffer in[2] = {{a, WF_F32, 1, {4}, {0}, -1}, {b, WF_F32, 1, {4}, {0}, -1}};
+    wf_buffer out = {c, WF_F32, 1, {4}, {0}, -1};
+    NEED_GPU();
+    wf_compile_options opt = {80};
+    int dev_sm = 0;
+    wf_fusion *f = wf_fusion_new();
+    define_small_add(f);
+    wf_kernel *k = gt_compile(TS, f, &opt, __FILE__, __LINE__);
+    if (!k)
+        return;
+    CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, in, 2, &out, 1), WF_ERR_CUDA, k);
+    const char *msg = wf_last_run_error(k), *is = strstr(msg, ") is sm_");
+    CHECK_HAS(msg, "the kernel targets sm_80a (wf_compile_options.sm = 80), but device 0 (");
+    if (is)
+        dev_sm = atoi(is + 8);
+    wf_kernel_free(k);
+    opt.sm = dev_sm;
+    k = dev_sm ? gt_compile(TS, f, &opt, __FILE__, __LINE__) : NULL;
+    memset(c, 0xFF, sizeof c);
+    if (k)
+        CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, in, 2, &out, 1), WF_OK, k);
+    for (int i = 0; i < 4; i++)
+        CHECK(c[i] == a[i] + b[i]);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* ---- the disk cache ---- */
+
+typedef struct {
+    char names[64][64];
+    int n;
+} dir_list;
+
+static void list_entries(dir_list *l)
+{
+    DIR *d = opendir(getenv("WF_CACHE_DIR"));
+    struct dirent *e;
+    l->n = 0;
+    while (d && (e = readdir(d)) && l->n < 64)
+        if (strncmp(e->d_name, "weft-", 5) == 0 && strlen(e->d_name) < 64)
+            snprintf(l->names[l->n++], 64, "%s", e->d_name);
+    if (d)
+        closedir(d);
+}
+
+static bool listed(const dir_list *l, const char *name)
+{
+    for (int i = 0; i < l->n; i++)
+        if (strcmp(l->names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static long read_file(const char *path, char *buf, long cap)
+{
+    FILE *f = fopen(path, "rb");
+    long n = f ? (long)fread(buf, 1, (size_t)cap, f) : -1;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+static void write_file(const char *path, const char *buf, long n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(buf, 1, (size_t)n, f);
+        fclose(f);
+    }
+}
+
+/* A fresh kernel of the same fusion (so no CUDA state in memory) runs
+   right; its cache entry must then be the original bytes again. */
+static void run_fresh(gt_state *ts_, wf_fusion *f, const char *path, const char *orig, long n,
+                      const char *what)
+{
+    static char now[1 << 20];
+    int64_t shape[1] = {777};
+    wf_kernel *k = COMPILE(f);
+    gt_tensor in = gt_dense(WF_F32, 1, shape), want = gt_dense(WF_F32, 1, shape);
+    gt_fill_random(&in);
+    memcpy(want.data, in.data, 777 * sizeof(float));
+    gt_case c = {k, 1, 1, &in, &want, GT_EXACT};
+    CHECK_RUN(&c);
+    if (orig && (read_file(path, now, sizeof now) != n || memcmp(now, orig, (size_t)n) != 0)) {
+        printf("  after the %s entry: the cache file was not rebuilt\n", what);
+        ts_->failed = true;
+    }
+    gt_tensor_free(&in);
+    gt_tensor_free(&want);
+    wf_kernel_free(k);
+}
+
+GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries)
+{
+    static char orig[1 << 20], bad[1 << 20];
+    char path[4200];
+    dir_list before, after;
+    NEED_GPU();
+    int64_t shape[1] = {777};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *b = wf_set(wf_input(f, WF_F32, 1, shape));
+    wf_output(f, b);
+    wf_tv_split(b, 0, 96);
+    wf_tv_parallelize(b, 0, WF_BIDX);
+    wf_tv_parallelize(b, 1, WF_TIDX);
+    list_entries(&before);
+    run_fresh(TS, f, NULL, NULL, 0, "first"); /* fills the cache */
+    list_entries(&after);
+    const char *name = NULL;
+    for (int i = 0; i < after.n && !name; i++)
+        if (!listed(&before, after.names[i]))
+            name = after.names[i];
+    CHECK(name != NULL);
+    if (!name) {
+        wf_fusion_free(f);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/%s", getenv("WF_CACHE_DIR"), name);
+    long n = read_file(path, orig, sizeof orig);
+    CHECK(n > 40);
+    memcpy(bad, orig, (size_t)n);
+    bad[40 + (n - 40) / 2] ^= 0x5a; /* a flipped byte in the image */
+    write_file(path, bad, n);
+    run_fresh(TS, f, path, orig, n, "corrupt");
+    write_file(path, orig, n / 2); /* a truncated entry */
+    run_fresh(TS, f, path, orig, n, "truncated");
+    memcpy(bad, orig, (size_t)n);
+    bad[16] ^= 1; /* another key in the header */
+    write_file(path, bad, n);
+    run_fresh(TS, f, path, orig, n, "foreign");
+    wf_fusion_free(f);
+}
+
+/* ---- a kernel fault, in a child process ---- */
+
+/* Copy from an address no allocation covers; wf_time waits for the
+   kernel, so the fault surfaces in it. Prints the status and message. */
+static int child_fault(void)
+{
+    int64_t shape[1] = {1 << 20};
+    double us;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *b = wf_set(wf_input(f, WF_F32, 1, shape));
+    wf_output(f, b);
+    wf_tv_split(b, 0, 256);
+    wf_tv_parallelize(b, 0, WF_BIDX);
+    wf_tv_parallelize(b, 1, WF_TIDX);
+    wf_kernel *k = wf_compile(f, NULL);
+    void *dst = wf_device_alloc(sizeof(float) << 20);
+    wf_buffer in = {(void *)(uintptr_t)0x100, WF_F32, 1, {1 << 20}, {0}, 0};
+    wf_buffer out = {dst, WF_F32, 1, {1 << 20}, {0}, 0};
+    wf_status s = k && dst ? wf_time(k, &in, 1, &out, 1, 0, 1, &us) : WF_ERR_MEMORY;
+    printf("status %s\nmessage %s\n", wf_status_name(s), k ? wf_last_run_error(k) : "");
+    fflush(stdout);
+    /* The context is dead: these calls fail, but free the host side. */
+    wf_device_free(dst);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+    return 0;
+}
+
+int gt_child(const char *name)
+{
+    if (strcmp(name, "fault") == 0)
+        return child_fault();
+    printf("unknown child %s\n", name);
+    return 2;
+}
+
+GPU_TEST(kernel_fault_is_reported_by_cuda_error_name)
+{
+    char cmd[4200], out[4096] = "";
+    NEED_GPU();
+    snprintf(cmd, sizeof cmd, "'%s' --child fault 2>&1", gt_self());
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    if (p)
+        pclose(p);
+    CHECK_HAS(out, "status WF_ERR_CUDA");
+    CHECK_HAS(out, "CUDA_ERROR_ILLEGAL_ADDRESS");
+    CHECK_HAS(out, "message cuEventSynchronize(ev[1]) failed: CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+/* ---- timing ---- */
+
+GPU_TEST(wf_time_and_memcpy_time_give_plausible_medians)
+{
+    size_t bytes = 64u << 20;
+    double kus = 0, cus = 0;
+    NEED_GPU();
+    int64_t shape[1] = {16 << 20};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *b = wf_set(wf_input(f, WF_F32, 1, shape));
+    wf_output(f, b);
+    wf_tv_split(b, 0, 256);
+    wf_tv_parallelize(b, 0, WF_BIDX);
+    wf_tv_parallelize(b, 1, WF_TIDX);
+    wf_kernel *k = COMPILE(f);
+    void *x = wf_device_alloc(bytes), *y = wf_device_alloc(bytes);
+    wf_buffer in = {x, WF_F32, 1, {16 << 20}, {0}, 0}, out = {y, WF_F32, 1, {16 << 20}, {0}, 0};
+    CHECK(x && y);
+    if (k && x && y) {
+        CHECK_STATUS(wf_time(k, &in, 1, &out, 1, 2, 5, &kus), WF_OK, k);
+        CHECK_EQ_I64(wf_device_memcpy_time(y, x, bytes, 2, 5, &cus), WF_OK);
+        /* 128 MB moved: more than 10 us even at 10 TB/s, less than 100 ms. */
+        CHECK(kus > 10 && kus < 100000);
+        CHECK(cus > 10 && cus < 100000);
+        printf("  copy kernel %.1f us, device-to-device copy %.1f us\n", kus, cus);
+    }
+    wf_device_free(x);
+    wf_device_free(y);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
