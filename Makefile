@@ -28,6 +28,11 @@ TLIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/test-lib/%.o)
 CLI_SRC   := $(wildcard tools/weft/*.c)
 EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+# The GPU test program (tests/gpu/, its own harness and main) links the public
+# library only; it is not part of `make test`.
+GPU_TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/gpu/*.c)))
+GPU_ASAN_ENV := ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1 \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/gpu/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 all: $(BUILD)/libweft.a $(BUILD)/libweft.so $(BUILD)/weft
 
@@ -82,6 +87,21 @@ demo: $(EXAMPLES)
 
 bench: $(BENCHES)
 
+$(BUILD)/tests/gpu/gpu_tests: $(GPU_TEST_OBJ) $(BUILD)/libweft.a
+	$(Q)$(CC) $(CFLAGS) -o $@ $(GPU_TEST_OBJ) $(BUILD)/libweft.a $(LDLIBS)
+
+# Runs on a machine without a GPU too: the tests that need one are skipped.
+gpu-test: $(BUILD)/tests/gpu/gpu_tests
+	$(Q)$(BUILD)/tests/gpu/gpu_tests
+
+# The same under ASan+UBSan; the driver's fixed mappings need protect_shadow_gap=0
+# and its own allocations are suppressed (tests/gpu/lsan.supp).
+gpu-test-asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LIB_DEFS="-DWF_ARENA_DEBUG" build-asan/tests/gpu/gpu_tests
+	$(Q)$(GPU_ASAN_ENV) build-asan/tests/gpu/gpu_tests
+
 gpu-check:
 	$(Q)sh tools/gpu-check.sh
 
@@ -118,5 +138,6 @@ check-symbols: $(BUILD)/libweft.a
 clean:
 	rm -rf build build-asan
 
-.PHONY: all test test-asan demo bench gpu-check format check-format check-headers check-layers check-symbols clean
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(TLIB_OBJ:.o=.d)
+.PHONY: all test test-asan demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-symbols clean
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
+  $(BENCHES:=.d)

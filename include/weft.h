@@ -207,6 +207,25 @@ typedef struct {
 WF_API wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out);
 WF_API void wf_interp_report(const wf_kernel *k, FILE *out); /* per statement */
 
+/* ---- GPU utilities (device 0; for tests and benchmarks) ----
+   wf_run on device buffers only enqueues the kernel on the default stream and
+   returns; wf_time, wf_device_copy and host-buffer runs wait for all work
+   enqueued before them (so a fault surfaces there; WF_CUDA_SYNC=1 makes every
+   run wait). Built kernels are cached on disk in $WF_CACHE_DIR (default
+   ~/.cache/weft; set but empty = no cache). */
+/* Median device time (CUDA events) of reps launches after warmup ones, in
+   microseconds. Host buffers are copied in once before and out once after. */
+WF_API wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
+                         int warmup, int reps, double *median_us);
+WF_API void *wf_device_alloc(size_t bytes); /* NULL on failure or no device */
+WF_API void wf_device_free(void *p);        /* p from wf_device_alloc, or NULL */
+/* Copy between host and device memory, the direction taken from the
+   addresses (unified addressing); complete on return. */
+WF_API wf_status wf_device_copy(void *dst, const void *src, size_t bytes);
+/* Median device time of a device-to-device copy of bytes, in microseconds. */
+WF_API wf_status wf_device_memcpy_time(void *dst, const void *src, size_t bytes, int warmup,
+                                       int reps, double *median_us);
+
 #ifdef __cplusplus
 }
 #endif

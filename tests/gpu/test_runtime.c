@@ -227,7 +227,7 @@ static void list_entries(dir_list *l)
     l->n = 0;
     while (d && (e = readdir(d)) && l->n < 64)
         if (strncmp(e->d_name, "weft-", 5) == 0 && strlen(e->d_name) < 64)
-            snprintf(l->names[l->n++], 64, "%s", e->d_name);
+            memcpy(l->names[l->n++], e->d_name, strlen(e->d_name) + 1);
     if (d)
         closedir(d);
 }
@@ -324,8 +324,10 @@ GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries)
 /* ---- a kernel fault, in a child process ---- */
 
 /* Copy from an address no allocation covers; wf_time waits for the
-   kernel, so the fault surfaces in it. Prints the status and message. */
-static int child_fault(void)
+   kernel, so the fault surfaces in it (with WF_CUDA_SYNC=1, wf_run itself
+   waits, so the run that faulted reports it). Prints the status and
+   message. */
+static int child_fault(bool sync)
 {
     int64_t shape[1] = {1 << 20};
     double us;
@@ -339,7 +341,11 @@ static int child_fault(void)
     void *dst = wf_device_alloc(sizeof(float) << 20);
     wf_buffer in = {(void *)(uintptr_t)0x100, WF_F32, 1, {1 << 20}, {0}, 0};
     wf_buffer out = {dst, WF_F32, 1, {1 << 20}, {0}, 0};
-    wf_status s = k && dst ? wf_time(k, &in, 1, &out, 1, 0, 1, &us) : WF_ERR_MEMORY;
+    wf_status s = WF_ERR_MEMORY;
+    if (k && dst && sync)
+        s = wf_run(k, WF_BACKEND_CUDA, &in, 1, &out, 1);
+    else if (k && dst)
+        s = wf_time(k, &in, 1, &out, 1, 0, 1, &us);
     printf("status %s\nmessage %s\n", wf_status_name(s), k ? wf_last_run_error(k) : "");
     fflush(stdout);
     /* The context is dead: these calls fail, but free the host side. */
@@ -352,24 +358,35 @@ static int child_fault(void)
 int gt_child(const char *name)
 {
     if (strcmp(name, "fault") == 0)
-        return child_fault();
+        return child_fault(false);
+    if (strcmp(name, "fault-sync") == 0)
+        return setenv("WF_CUDA_SYNC", "1", 1) == 0 ? child_fault(true) : 2;
     printf("unknown child %s\n", name);
     return 2;
 }
 
-GPU_TEST(kernel_fault_is_reported_by_cuda_error_name)
+/* The output of "self --child name". */
+static void run_child(const char *name, char *out, size_t size)
 {
-    char cmd[4200], out[4096] = "";
-    NEED_GPU();
-    snprintf(cmd, sizeof cmd, "'%s' --child fault 2>&1", gt_self());
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "'%s' --child %s 2>&1", gt_self(), name);
     FILE *p = popen(cmd, "r");
-    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    size_t n = p ? fread(out, 1, size - 1, p) : 0;
     out[n] = '\0';
     if (p)
         pclose(p);
+}
+
+GPU_TEST(kernel_fault_is_reported_by_cuda_error_name)
+{
+    char out[4096];
+    NEED_GPU();
+    run_child("fault", out, sizeof out);
     CHECK_HAS(out, "status WF_ERR_CUDA");
-    CHECK_HAS(out, "CUDA_ERROR_ILLEGAL_ADDRESS");
-    CHECK_HAS(out, "message cuEventSynchronize(ev[1]) failed: CUDA_ERROR_ILLEGAL_ADDRESS");
+    CHECK_HAS(out, "message cuEventSynchronize(ev[1]) failed: CUDA_ERROR_ILLEGAL_ADDRESS (700: ");
+    run_child("fault-sync", out, sizeof out);
+    CHECK_HAS(out, "status WF_ERR_CUDA");
+    CHECK_HAS(out, "message cuCtxSynchronize() failed: CUDA_ERROR_ILLEGAL_ADDRESS (700: ");
 }
 
 /* ---- timing ---- */

@@ -1,0 +1,83 @@
+#!/bin/sh
+# gpu-check.sh -- everything the GPU machine checks, in one call: the build
+# from a clean tree, the GPU test program (plain, under compute-sanitizer's
+# memcheck and racecheck, and under ASan+UBSan), every benchmark, the SASS of
+# the benchmark kernels, and a short table at the end. The whole log goes to
+# $OUT/gpu-check.log ($OUT is the device tool's folder; /tmp/weft-gpu-check
+# elsewhere), the SASS to $OUT/sass.txt, the table to $OUT/summary.txt.
+# Exits non-zero if the build, a test or a benchmark failed.
+#   WF_GPU_CHECK_QUICK=1  skips the sanitizer runs.
+set -u
+out=${OUT:-/tmp/weft-gpu-check}
+tmp=$(mktemp -d /tmp/weft-gpu-check.XXXXXX)
+mkdir -p "$out"
+export PATH="$PATH:/usr/local/cuda/bin"
+# The benchmarks' kernels land here, so their SASS can be dumped afterwards.
+bench_cache=$tmp/bench-cache
+jobs=$(nproc 2>/dev/null || echo 8)
+status=0
+log=$out/gpu-check.log
+summary=$out/summary.txt
+: >"$log"
+: >"$summary"
+
+row() { printf '%-22s %s\n' "$1" "$2" >>"$summary"; }
+
+# step NAME CMD...: run CMD, its output into the log (and the terminal),
+# its last line and exit status into the table; remember a failure.
+step() {
+    name=$1
+    shift
+    echo "== $name: $*" | tee -a "$log"
+    if "$@" >"$tmp/step.log" 2>&1; then rc=0; else rc=$?; status=1; fi
+    cat "$tmp/step.log" | tee -a "$log"
+    row "$name" "$(tail -n 1 "$tmp/step.log") (exit $rc)"
+}
+
+print_summary() {
+    echo
+    echo "== summary"
+    grep -h '^RESULT' "$log" 2>/dev/null | sed 's/^RESULT /  /'
+    cat "$summary"
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+    --format=csv,noheader >"$tmp/device.txt" 2>&1
+row "device" "$(tail -n 1 "$tmp/device.txt")"
+step "build" make -j"$jobs" all
+step "build bench" make -j"$jobs" bench
+if [ $status != 0 ]; then
+    print_summary
+    exit 1
+fi
+step "gpu tests" make gpu-test
+
+for b in build/bench/*; do
+    case $b in *.d) continue ;; esac
+    [ -x "$b" ] || continue
+    step "bench $(basename "$b")" env WF_CACHE_DIR="$bench_cache" "$b"
+done
+
+# SASS of every benchmark kernel (the cache entry minus its 40-byte header).
+: >"$out/sass.txt"
+for f in "$bench_cache"/weft-*.bin; do
+    [ -f "$f" ] || continue
+    tail -c +41 "$f" >"$tmp/k.cubin"
+    { echo "### $(basename "$f")"; cuobjdump -sass "$tmp/k.cubin"; } >>"$out/sass.txt" 2>&1
+done
+row "sass" "$(grep -c '^###' "$out/sass.txt") kernels; LDG.E.128: $(grep -c 'LDG.E.128' "$out/sass.txt"), STG.E.128: $(grep -c 'STG.E.128' "$out/sass.txt")"
+
+if [ "${WF_GPU_CHECK_QUICK:-0}" = 0 ]; then
+    san="compute-sanitizer --error-exitcode 9"
+    # shellcheck disable=SC2086 # the lists are meant to split
+    step "memcheck" $san --tool memcheck build/tests/gpu/gpu_tests \
+        seed000 copy_ add_ exp_ relu transpose cast_
+    # shellcheck disable=SC2086
+    step "racecheck" $san --tool racecheck build/tests/gpu/gpu_tests \
+        seed000_gsgcopy transpose shared_memory
+    step "gpu tests asan" make gpu-test-asan
+fi
+
+print_summary | tee -a "$log"
+rm -rf "$tmp"
+exit $status
