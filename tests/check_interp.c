@@ -32,8 +32,14 @@ static bool compare_outputs(test_state *ts, wf_fusion *f, wf_buffer *got, wf_buf
 wf_kernel *harness_interp(test_state *ts, wf_fusion *f, const int64_t *sym, const char *file,
                           int line)
 {
+    return harness_interp_sm(ts, f, sym, 0, file, line);
+}
+
+wf_kernel *harness_interp_sm(test_state *ts, wf_fusion *f, const int64_t *sym, int sm,
+                             const char *file, int line)
+{
     wf_buffer in[8], got[8], want[8];
-    wf_kernel *k = harness_compile(ts, f, file, line);
+    wf_kernel *k = harness_compile_sm(ts, f, sm, file, line);
     if (!k || f->inputs.n > 8 || f->outputs.n > 8)
         return k;
     for (int i = 0; i < f->inputs.n; i++) {

@@ -44,7 +44,13 @@ bool harness_nvrtc(test_state *ts, wf_kernel *k, int sm, const char *file, int l
 
 wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int line)
 {
-    wf_kernel *k = wf_compile(f, NULL);
+    return harness_compile_sm(ts, f, 0, file, line);
+}
+
+wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *file, int line)
+{
+    wf_compile_options opt = {sm};
+    wf_kernel *k = wf_compile(f, &opt);
     if (!k) {
         printf("  %s:%d: wf_compile failed: %s: %s\n", file, line,
                wf_status_name(wf_fusion_status(f)), wf_fusion_error(f));

@@ -100,6 +100,7 @@ bool harness_nvrtc(test_state *ts, wf_kernel *k, int sm, const char *file, int l
 
 /* Compile f (failing the test with the fusion's error if that fails). */
 wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int line);
+wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *file, int line);
 #define COMPILE(f) harness_compile(ts_, (f), __FILE__, __LINE__)
 
 #endif
@@ -112,3 +113,7 @@ wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int l
 wf_kernel *harness_interp(test_state *ts, wf_fusion *f, const int64_t *sym, const char *file,
                           int line);
 #define CHECK_INTERP(f, sym) harness_interp(ts_, (f), (sym), __FILE__, __LINE__)
+/* The same, compiled for target sm (e.g. 100 for tensor memory). */
+wf_kernel *harness_interp_sm(test_state *ts, wf_fusion *f, const int64_t *sym, int sm,
+                             const char *file, int line);
+#define CHECK_INTERP_SM(f, sym, sm) harness_interp_sm(ts_, (f), (sym), (sm), __FILE__, __LINE__)

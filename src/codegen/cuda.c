@@ -7,7 +7,7 @@
  * the vector access). Statements compute in float for 16-bit types and in
  * their own type otherwise; vector statements become wf_vec_copy calls.
  */
-#include "codegen/codegen.h"
+#include "codegen/codegen_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +91,10 @@ static void emit_value(emitter *e, const kir_stmt *s)
 
 static void emit_stmt(emitter *e, const kir_stmt *s, int depth)
 {
+    if (s->tmem_lane) {
+        cg_tmem_stmt(&e->b, s, depth);
+        return;
+    }
     sbuf_indent(&e->b, depth);
     if (s->vec > 1) {
         sbuf_printf(&e->b, "wf_vec_copy<%s, %d>(&", ir_dtype_name(s->op->out->dtype), s->vec);
@@ -131,6 +135,10 @@ static void emit_for(emitter *e, const kir_for *l, int depth)
 static void emit_alloc(emitter *e, const kir_alloc *a, int depth)
 {
     const char *t = ir_dtype_name(a->tv->dtype);
+    if (a->mem == WF_MEM_TENSOR) {
+        cg_tmem_alloc(&e->b, e->r, a, depth);
+        return;
+    }
     sbuf_indent(&e->b, depth);
     if (a->mem == WF_MEM_SHARED) {
         sbuf_printf(&e->b, "%s *T%d = reinterpret_cast<%s *>(wf_smem + %lld);\n", t, a->tv->id,
@@ -166,7 +174,8 @@ static void emit_node(emitter *e, const kir_node *n, int depth)
         break;
     case KIR_SYNC:
         sbuf_indent(&e->b, depth);
-        sbuf_puts(&e->b, "__syncthreads();\n");
+        /* Tensor-memory accesses are ordered around barriers by tcgen05 fences. */
+        sbuf_puts(&e->b, e->r->launch.ntmem_regions ? "wf_tmem_sync();\n" : "__syncthreads();\n");
         break;
     }
 }
@@ -212,8 +221,11 @@ char *cg_emit_cuda(const lower_result *r)
         return NULL;
     mark_aligned(&e, &r->top);
     cg_emit_prelude(&e.b);
+    cg_tmem_helpers(&e.b, r);
     emit_signature(&e);
+    cg_tmem_prologue(&e.b, r);
     emit_list(&e, &r->top, 1);
+    cg_tmem_epilogue(&e.b, r);
     sbuf_puts(&e.b, "}\n");
     free(e.aligned);
     if (e.b.oom) {

@@ -202,6 +202,12 @@ struct wf_fusion {
 };
 
 const char *ir_op_name(op_kind k);
+/* Set and permute only move data (nvFuser's LoadStoreOp): they can carry a
+   hardware op type and be done as vector copies. */
+static inline bool ir_op_is_copy(const ir_op *op)
+{
+    return op->kind == OP_SET || op->kind == OP_PERMUTE;
+}
 const char *ir_unary_name(int op);
 const char *ir_binary_name(int op);
 const char *ir_dtype_name(wf_dtype t); /* "float", "__half", ... (CUDA spelling) */

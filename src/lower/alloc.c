@@ -13,6 +13,9 @@
  * allocated, IDs it is shared among always are, the others only right of
  * the compute-at position. Shared buffers get 16-byte-aligned offsets in
  * the one dynamic shared-memory array. Registers need constant sizes.
+ * Tensor memory (seed 000) is 2-D: allocation IDs left of the dim-separator
+ * give lanes (at most 128), the others columns of 32-bit cells (at most
+ * 512, allocated in powers of two of at least 32), one region per tensor.
  */
 #include "lower/lower_int.h"
 
@@ -113,6 +116,53 @@ static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id)
     return id;
 }
 
+/* Strides over the allocated IDs in [from, to), innermost first, starting at
+   `unit`; returns the product of their extents. */
+static const wf_val *contiguous(lower_ctx *c, wf_tv *tv, lower_layout *l, int from, int to,
+                                const wf_val *unit)
+{
+    const wf_val *stride = unit, *extent = val_const(c->a, 1);
+    for (int i = to - 1; i >= from; i--) {
+        if (!l->allocated[i])
+            continue;
+        if (tv->mem == WF_MEM_GLOBAL && !tv->alloc.n)
+            stride = global_stride(c, tv, i, stride);
+        l->stride[i] = stride;
+        stride = val_mul(c->a, stride, l->ids[i]->extent);
+        extent = val_mul(c->a, extent, l->ids[i]->extent);
+    }
+    return extent;
+}
+
+static int64_t pow2_at_least(int64_t x, int64_t min)
+{
+    int64_t p = min;
+    while (p < x)
+        p *= 2;
+    return p;
+}
+
+/* Tensor memory is 2-D: columns are laid out contiguously within a lane and
+   rounded up to a power of two of at least 32 cells; lanes follow. */
+static bool tmem_layout(lower_ctx *c, wf_tv *tv, lower_layout *l)
+{
+    int sep = tv->dimsep < 0 ? 0 : tv->dimsep > l->n ? l->n : tv->dimsep;
+    int64_t es = (int64_t)wf_dtype_size(tv->dtype);
+    const wf_val *cols = contiguous(c, tv, l, sep, l->n, val_const(c->a, 1));
+    if (!val_is_const(cols))
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: tensor-memory allocations must have constant sizes", tv->id);
+    l->cells = (cols->c * es + 3) / 4;
+    l->row = pow2_at_least(l->cells, 32) * 4 / es;
+    const wf_val *lanes = contiguous(c, tv, l, 0, sep, val_const(c->a, l->row));
+    if (!val_is_const(lanes))
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: tensor-memory allocations must have constant sizes", tv->id);
+    l->lanes = lanes->c;
+    l->size = val_const(c->a, l->lanes * l->row);
+    return true;
+}
+
 bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
 {
     const id_list *dom = ir_alloc_domain(tv);
@@ -120,23 +170,16 @@ bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
         return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than 16 allocation axes",
                         tv->id);
     l->n = dom->n;
-    const wf_val *stride = val_const(c->a, 1);
-    for (int i = dom->n - 1; i >= 0; i--) {
+    l->lanes = l->cells = l->row = 0;
+    for (int i = 0; i < dom->n; i++) {
         wf_iterdomain *id = promoted(c, tv, dom->ptr[i]);
         l->ids[i] = id;
         l->allocated[i] = is_allocated(c, tv, dom->ptr[i]) && id->itype != IT_BROADCAST;
         l->stride[i] = NULL;
-        if (!l->allocated[i])
-            continue;
-        if (tv->mem == WF_MEM_GLOBAL && !tv->alloc.n)
-            stride = global_stride(c, tv, i, stride);
-        l->stride[i] = stride;
-        stride = val_mul(c->a, stride, id->extent);
     }
-    l->size = val_const(c->a, 1);
-    for (int i = 0; i < dom->n; i++)
-        if (l->allocated[i])
-            l->size = val_mul(c->a, l->size, l->ids[i]->extent);
+    if (tv->mem == WF_MEM_TENSOR)
+        return tmem_layout(c, tv, l);
+    l->size = contiguous(c, tv, l, 0, l->n, val_const(c->a, 1));
     return true;
 }
 
@@ -162,11 +205,50 @@ static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n)
     return true;
 }
 
+/* One tensor-memory region per tensor, with the seed's limits. */
+static bool tmem_region(lower_ctx *c, wf_tv *tv, const lower_layout *l, kir_alloc *a)
+{
+    wf_launch_info *li = &c->out->launch;
+    if (l->lanes > 128)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: Not enough tensor memory lanes: tried to allocate %lld, but only 128 "
+                        "available.",
+                        tv->id, (long long)l->lanes);
+    if (l->cells > 512)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: Not enough tensor memory columns: tried to allocate %lld, but only "
+                        "512 available.",
+                        tv->id, (long long)l->cells);
+    int64_t used = 0;
+    for (int i = 0; i < li->ntmem_regions; i++)
+        used += li->tmem_columns[i];
+    int64_t cols = l->row * (int64_t)wf_dtype_size(tv->dtype) / 4;
+    if (li->ntmem_regions == 8 || used + cols > 512)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: Not enough tensor memory columns: tried to allocate %lld more, but "
+                        "only %lld of 512 are left",
+                        tv->id, (long long)cols, (long long)(512 - used));
+    a->region = li->ntmem_regions;
+    a->row = l->row;
+    li->tmem_columns[li->ntmem_regions] = cols;
+    li->tmem_lanes[li->ntmem_regions++] = l->lanes;
+    return true;
+}
+
 static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end)
 {
     lower_layout l;
     if (!lower_layout_of(c, tv, &l))
         return false;
+    if (tv->mem == WF_MEM_TENSOR) {
+        kir_node *n = kir_new(c->a, KIR_ALLOC);
+        if (!n)
+            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        n->u.alloc.tv = tv;
+        n->u.alloc.mem = tv->mem;
+        n->u.alloc.size = l.size;
+        return tmem_region(c, tv, &l, &n->u.alloc) && place_alloc(c, tv, n);
+    }
     if (!val_is_const(l.size)) {
         sbuf b = {0};
         val_print(&b, l.size);
@@ -197,6 +279,11 @@ bool lower_alloc(lower_ctx *c)
         wf_tv *tv = c->order.ptr[k]->out;
         if (tv->mem != WF_MEM_GLOBAL && !alloc_tensor(c, tv, &smem_end))
             return false;
+    }
+    /* Tensor-memory addresses come back from tcgen05.alloc through shared memory. */
+    if (c->out->launch.ntmem_regions) {
+        c->out->tmem_slot = (smem_end + 15) / 16 * 16;
+        smem_end = c->out->tmem_slot + 4 * c->out->launch.ntmem_regions;
     }
     c->out->launch.smem_bytes = smem_end;
     return true;

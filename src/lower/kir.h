@@ -39,6 +39,8 @@ typedef struct {
     wf_memtype mem;
     const wf_val *size;   /* elements */
     int64_t smem_offset;  /* bytes into the dynamic shared-memory array */
+    int region;           /* tensor memory: region number (launch info index) */
+    int64_t row;          /* tensor memory: elements per lane; index = lane * row + column */
 } kir_alloc;
 
 typedef struct {
@@ -47,6 +49,7 @@ typedef struct {
     const wf_val *in_index[2];
     int vec;               /* elements per access; 1 = scalar */
     const wf_val *pred;    /* bounds predicate from indexing, NULL = none */
+    const wf_val *tmem_lane, *tmem_col; /* StTMem/LdTMem: lane and 32-bit column */
 } kir_stmt;
 
 struct kir_node {

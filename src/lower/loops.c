@@ -122,7 +122,7 @@ static wf_ptype group_ptype(lower_ctx *c, int g)
 
 static bool is_vector_set(const ir_op *op, const wf_iterdomain *id)
 {
-    return id->ptype == WF_VECTORIZE && op->kind == OP_SET;
+    return id->ptype == WF_VECTORIZE && ir_op_is_copy(op);
 }
 
 static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op)

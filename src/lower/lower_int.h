@@ -43,6 +43,7 @@ bool lower_loops(lower_ctx *c);
 bool lower_pdims(lower_ctx *c);
 bool lower_alloc(lower_ctx *c);
 bool lower_index(lower_ctx *c);
+bool lower_tmem(lower_ctx *c);
 bool lower_predicate(lower_ctx *c);
 bool lower_sync(lower_ctx *c);
 bool lower_launch(lower_ctx *c);
@@ -54,7 +55,11 @@ typedef struct {
     wf_iterdomain *ids[16];
     bool allocated[16];
     const wf_val *stride[16]; /* elements; NULL where not allocated */
-    const wf_val *size;       /* product of allocated extents */
+    const wf_val *size;       /* elements allocated (tensor memory: lanes x row) */
+    /* Tensor memory: IDs left of the dim-separator give lanes, the others
+       columns; linear index = lane * row + column (row in elements). */
+    int64_t lanes, cells; /* allocated lanes and 32-bit columns before rounding */
+    int64_t row;          /* elements per lane of the region (rounded columns) */
 } lower_layout;
 bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l);
 /* The ptype a tensor's loop ID runs on (the loop group's, for shared loops). */

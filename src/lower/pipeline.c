@@ -73,6 +73,7 @@ bool lower_fusion(wf_fusion *f, int sm, lower_result *out)
         {"check", lower_check_fusion, false}, {"sort", lower_sort, false},
         {"loops", lower_loops, false},        {"pdims", lower_pdims, false},
         {"alloc", lower_alloc, false},        {"index", lower_index, false},
+        {"tmem", lower_tmem, false},
         {"predicate", lower_predicate, true}, {"sync", lower_sync, true},
         {"launch", lower_launch, false},
     };

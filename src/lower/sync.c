@@ -1,5 +1,5 @@
 /*
- * sync.c -- __syncthreads for shared memory.
+ * sync.c -- __syncthreads for shared and tensor memory.
  *
  * Requires predicate (so that syncs land outside IF nodes). Provides SYNC
  * nodes. No barrier is needed when every thread reads only what it wrote
@@ -157,7 +157,7 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader)
     return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
                     "T%d is in %s memory, but T%d reads it across %s on %s; a producer read by "
                     "other %s must be in %s memory",
-                    p->id, local ? "local" : "shared", reader->id, d < 3 ? "threads" : "blocks",
+                    p->id, ir_memtype_name(p->mem), reader->id, d < 3 ? "threads" : "blocks",
                     dims[d], d < 3 ? "threads" : "blocks", d < 3 ? "shared" : "global");
 }
 
@@ -171,7 +171,7 @@ bool lower_sync(lower_ctx *c)
                 continue;
             if (!check_visibility(c, p, op->out))
                 return false;
-            if (p->mem != WF_MEM_SHARED)
+            if (p->mem != WF_MEM_SHARED && p->mem != WF_MEM_TENSOR)
                 continue;
             kir_node *w = c->stmt_of[c->op_pos[p->id]];
             if (!same_thread(c, &w->u.stmt, op->out) && !sync_pair(c, w, c->stmt_of[k]))

@@ -8,7 +8,8 @@
  * block run in lockstep under an active mask, and every expression is
  * evaluated for all threads at once (uniform values once), which keeps the
  * interpretation overhead per element small. Memory is modelled per space:
- * global (the caller's buffers), shared (per block) and local (per thread),
+ * global (the caller's buffers), shared and tensor memory (per block) and
+ * local (per thread),
  * with shadow state to catch out-of-bounds accesses, races on shared memory
  * and reads of cells never written.
  */
@@ -34,15 +35,16 @@ typedef struct {
     int n;
 } ix_expr;
 
-typedef enum { IT_GLOBAL_T, IT_LOCAL_T, IT_SHARED_T } it_space;
+typedef enum { IT_GLOBAL_T, IT_LOCAL_T, IT_SHARED_T, IT_TMEM_T } it_space;
 
 typedef struct {
     int tv;          /* tensor id, for messages */
     wf_dtype dtype;
     it_space space;
     int param;       /* global: kernel parameter index */
-    int64_t size;    /* local/shared: elements */
-    int64_t offset;  /* shared: bytes into the block's shared memory */
+    int64_t size;    /* local/shared/tensor: elements */
+    int64_t offset;  /* shared/tensor: bytes into the block's memory */
+    int64_t row;     /* tensor memory: elements per lane (index = lane * row + column) */
 } it_tensor;
 
 typedef enum { IN_FOR, IN_IF, IN_ALLOC, IN_STMT, IN_SYNC } in_kind;
@@ -87,6 +89,8 @@ typedef struct it_program {
     int nstmts;
     it_stats *stats;      /* per statement, from the last run */
     int max_regs;
+    int64_t block_bytes;  /* per block: shared memory, then tensor memory (128 lanes x 512
+                             32-bit columns at most, one region per tensor) */
 } it_program;
 
 /* Build the program from the lowering result into k's arena. */

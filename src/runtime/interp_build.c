@@ -223,6 +223,21 @@ static in_node *build_list(builder *b, const kir_list *l, in_node *n)
     return n;
 }
 
+static int add_alloc(builder *b, const kir_alloc *a)
+{
+    it_program *p = b->p;
+    if (a->mem == WF_MEM_LOCAL)
+        return add_tensor(b, a->tv, IT_LOCAL_T, -1, a->size->c, 0);
+    if (a->mem == WF_MEM_SHARED)
+        return add_tensor(b, a->tv, IT_SHARED_T, -1, a->size->c, a->smem_offset);
+    /* Tensor memory lives after shared memory in the block's memory. */
+    int64_t off = (p->block_bytes + 15) / 16 * 16;
+    int i = add_tensor(b, a->tv, IT_TMEM_T, -1, a->size->c, off);
+    p->tensors[i].row = a->row;
+    p->block_bytes = off + a->size->c * (int64_t)wf_dtype_size(a->tv->dtype);
+    return i;
+}
+
 /* Tensors: the kernel parameters, then every allocation in the tree. */
 static void collect_allocs(builder *b, const kir_list *l)
 {
@@ -232,9 +247,7 @@ static void collect_allocs(builder *b, const kir_list *l)
         if (body)
             collect_allocs(b, body);
         else if (n->kind == KIR_ALLOC)
-            add_tensor(b, n->u.alloc.tv,
-                       n->u.alloc.mem == WF_MEM_SHARED ? IT_SHARED_T : IT_LOCAL_T, -1,
-                       n->u.alloc.size->c, n->u.alloc.smem_offset);
+            add_alloc(b, &n->u.alloc);
     }
 }
 
@@ -256,6 +269,7 @@ static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups)
         return false;
     for (int i = 0; i < r->params.n; i++)
         add_tensor(b, r->params.ptr[i].tv, IT_GLOBAL_T, i, 0, 0);
+    b->p->block_bytes = r->launch.smem_bytes;
     collect_allocs(b, &r->top);
     return true;
 }

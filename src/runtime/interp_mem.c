@@ -71,7 +71,7 @@ static bool alloc_tensors(ix_exec *x)
 static bool alloc_block(ix_exec *x)
 {
     int T = x->nthreads;
-    size_t smem = (size_t)x->k->launch.smem_bytes + 1;
+    size_t smem = (size_t)x->p->block_bytes + 1;
     for (int d = 0; d < 3; d++)
         if (!(x->tid[d] = malloc(sizeof(int64_t) * (size_t)T)))
             return false;
@@ -149,7 +149,7 @@ void ix_exec_free(ix_exec *x)
 
 void ix_block_reset(ix_exec *x)
 {
-    size_t n = (size_t)x->k->launch.smem_bytes + 1;
+    size_t n = (size_t)x->p->block_bytes + 1;
     for (size_t i = 0; i < n; i++)
         x->sshadow[i] = (ix_cell){-1, -1, 0, 0, 0};
     x->epoch = 1;

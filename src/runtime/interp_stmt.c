@@ -55,7 +55,9 @@ static bool unwritten(ix_exec *x, const in_node *n, int tensor, int64_t index, i
     const it_tensor *tt = &x->p->tensors[tensor];
     return ix_fail(x, "read of T%d[%lld] (%s memory), which was never written, by %s, in "
                       "statement: %s",
-                   tt->tv, (long long)index, tt->space == IT_SHARED_T ? "shared" : "local", who,
+                   tt->tv, (long long)index,
+                   tt->space == IT_SHARED_T ? "shared" : tt->space == IT_TMEM_T ? "tensor" : "local",
+                   who,
                    n->text);
 }
 
@@ -86,6 +88,20 @@ static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, in
     return x->smem + byte;
 }
 
+/* Warp w may only reach the tensor-memory lanes of sub-partition w % 4. */
+static bool in_subpartition(ix_exec *x, const in_node *n, int tensor, int64_t index, int t)
+{
+    const it_tensor *tt = &x->p->tensors[tensor];
+    int64_t lane = index / tt->row, warp = t / 32;
+    if (lane / 32 == warp % 4)
+        return true;
+    char who[128];
+    thread_text(x, t, who, sizeof who);
+    return ix_fail(x, "tensor-memory lane %lld of T%d is outside the sub-partition %lld of warp "
+                      "%lld (%s), in statement: %s",
+                   (long long)lane, tt->tv, (long long)(warp % 4), (long long)warp, who, n->text);
+}
+
 /* The storage of element `index` of a tensor for thread t, after the checks. */
 static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
                              bool write)
@@ -97,7 +113,9 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
         return out_of_bounds(x, n, tensor, index, size, t, write), NULL;
     if (tt->space == IT_GLOBAL_T)
         return x->gdata[tensor] + index * (int64_t)es;
-    if (tt->space == IT_SHARED_T)
+    if (tt->space == IT_TMEM_T && !in_subpartition(x, n, tensor, index, t))
+        return NULL;
+    if (tt->space == IT_SHARED_T || tt->space == IT_TMEM_T)
         return shared_access(x, n, tensor, index, t, write);
     size_t cell = (size_t)t * (size_t)tt->size + (size_t)index;
     if (write)
@@ -343,7 +361,7 @@ static void warp_stats(ix_exec *x, it_stats *s, bool shared, int bytes)
 static void record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary)
 {
     const it_tensor *tt = &x->p->tensors[tensor];
-    if (tt->space == IT_LOCAL_T)
+    if (tt->space == IT_LOCAL_T || tt->space == IT_TMEM_T)
         return;
     int es = (int)wf_dtype_size(tt->dtype);
     for (int t = 0; t < x->nthreads; t++)
