@@ -95,14 +95,14 @@ static bool check_warp(tmem_check *t, tmem_point *p, int w)
     if (!eval_warp(t, p, w, lane, col))
         return false;
     int64_t stride = lane[1] - lane[0];
-    for (int i = 0; i < 32; i++) {
+    for (int i = 0; i < 32; i++)
         if (lane[i] != lane[0] + i * stride)
             return fail_shapes(t, "warps are not linearly accessing the lane allocation");
-        if (col[i] != col[0])
-            return fail_shapes(t, "the threads of a warp access different columns");
-    }
     if (stride == 0)
         return fail_shapes(t, "each warp accesses a single lane");
+    for (int i = 0; i < 32; i++)
+        if (col[i] != col[0])
+            return fail_shapes(t, "the threads of a warp access different columns");
     if (stride != 1)
         return fail(t, "Warp linearly accessing lanes, but not with stride 1.");
     if (lane[0] != 32 * (w % 4))
