@@ -1,8 +1,10 @@
 /*
  * check_interp.c -- run a fusion's kernel on the CPU reference executor and
- * compare with the plain reference (tests/ref.c), for CHECK_INTERP.
+ * compare with the plain reference (tests/ref.c), for CHECK_INTERP; with
+ * WF_TEST_GPU=1 on a GPU machine, run it on the device as well.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "ir/ir.h"
@@ -35,6 +37,57 @@ wf_kernel *harness_interp(test_state *ts, wf_fusion *f, const int64_t *sym, cons
     return harness_interp_sm(ts, f, sym, 0, file, line);
 }
 
+/* Close enough for the GPU: bit-exact copies, and 1e-6 relative (1e-3 for
+   16-bit types) where fast-math-free float code may still differ in the last
+   bits (fused multiply-add, libdevice transcendentals). */
+static bool close_enough(const wf_buffer *got, const wf_buffer *want, int64_t *bad)
+{
+    bool is_float = got->dtype == WF_F32 || got->dtype == WF_F64 || got->dtype == WF_F16 ||
+                    got->dtype == WF_BF16;
+    double tol = got->dtype == WF_F16 || got->dtype == WF_BF16 ? 1e-3 : is_float ? 1e-6 : 0;
+    int64_t n = ref_numel(got);
+    for (int64_t i = 0; i < n; i++) {
+        double g = ref_get(got, i), w = ref_get(want, i), mag = w < 0 ? -w : w;
+        double diff = g > w ? g - w : w - g;
+        if (!(g == w || diff <= tol * (mag > 1 ? mag : 1))) { /* NaN (unwritten) fails too */
+            *bad = i;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* With WF_TEST_GPU=1 on a machine with a GPU, the same kernel also runs on
+   the device (host buffers, outputs poisoned) and is compared with the
+   reference. Kernels for a newer architecture than the device are skipped. */
+static void run_on_gpu(test_state *ts, wf_fusion *f, wf_kernel *k, const wf_buffer *in,
+                       const wf_buffer *want, const int64_t *sym, const char *file, int line)
+{
+    const char *env = getenv("WF_TEST_GPU");
+    if (!env || strcmp(env, "1") != 0 || !wf_cuda_available())
+        return;
+    wf_buffer got[8];
+    for (int i = 0; i < f->outputs.n; i++) {
+        got[i] = ref_buffer(f, f->outputs.ptr[i], sym);
+        ref_poison(&got[i]);
+    }
+    wf_status s = wf_run(k, WF_BACKEND_CUDA, in, f->inputs.n, got, f->outputs.n);
+    if (s != WF_OK && !strstr(wf_last_run_error(k), "sm_100")) {
+        printf("  %s:%d: the GPU run failed: %s: %s\n", file, line, wf_status_name(s),
+               wf_last_run_error(k));
+        ts->failed = true;
+    }
+    for (int i = 0; s == WF_OK && i < f->outputs.n; i++) {
+        int64_t bad = -1;
+        if (!close_enough(&got[i], &want[i], &bad)) {
+            printf("  %s:%d: GPU output %d differs from the reference at element %lld\n", file,
+                   line, i, (long long)bad);
+            ts->failed = true;
+        }
+    }
+    free_all(got, f->outputs.n);
+}
+
 wf_kernel *harness_interp_sm(test_state *ts, wf_fusion *f, const int64_t *sym, int sm,
                              const char *file, int line)
 {
@@ -61,6 +114,8 @@ wf_kernel *harness_interp_sm(test_state *ts, wf_fusion *f, const int64_t *sym, i
         ts->failed = true;
     } else {
         compare_outputs(ts, f, got, want, file, line);
+        if (sm < 100)
+            run_on_gpu(ts, f, k, in, want, sym, file, line);
     }
     free_all(in, f->inputs.n);
     free_all(got, f->outputs.n);

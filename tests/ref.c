@@ -299,6 +299,11 @@ void ref_free(wf_buffer *b)
     b->data = NULL;
 }
 
+double ref_get(const wf_buffer *b, int64_t i)
+{
+    return load(b, offset_of(b, i));
+}
+
 int64_t ref_compare(const wf_buffer *a, const wf_buffer *b)
 {
     size_t es = wf_dtype_size(a->dtype);

@@ -22,6 +22,8 @@ void ref_fill_random(wf_buffer *b, unsigned seed);
 void ref_poison(wf_buffer *b);
 void ref_free(wf_buffer *b);
 int64_t ref_numel(const wf_buffer *b);
+/* Element i (row-major over the logical shape) as a double. */
+double ref_get(const wf_buffer *b, int64_t i);
 /* Index of the first differing element, or -1 if equal bytewise. */
 int64_t ref_compare(const wf_buffer *a, const wf_buffer *b);
 

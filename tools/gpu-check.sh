@@ -51,6 +51,8 @@ if [ $status != 0 ]; then
     exit 1
 fi
 step "gpu tests" make gpu-test
+# Every kernel of the core suite (schedules, seeds, 500 random schedules) on the device too.
+step "core tests on gpu" env WF_TEST_GPU=1 make test
 
 for b in build/bench/*; do
     case $b in *.d) continue ;; esac
