@@ -18,6 +18,14 @@
             return ret;                                                                            \
     } while (0)
 
+/* The same for a tensor: its fusion's gate. */
+#define TV_GATE(tv, ret)                                                                           \
+    do {                                                                                           \
+        if (!(tv))                                                                                 \
+            return ret;                                                                            \
+        WF_GATE((tv)->f, ret);                                                                     \
+    } while (0)
+
 /* Normalize a (possibly negative) loop axis of tv; false + sticky error if out of range. */
 bool api_axis(wf_tv *tv, int *axis, const char *what);
 /* Normalize a position 0..ndim (negative wraps as pos + ndim + 1). */

@@ -92,13 +92,6 @@ void wf_output(wf_fusion *f, wf_tv *tv)
         wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
 }
 
-#define TV_GATE(tv, ret)                                                                           \
-    do {                                                                                           \
-        if (!(tv))                                                                                 \
-            return ret;                                                                            \
-        WF_GATE((tv)->f, ret);                                                                     \
-    } while (0)
-
 wf_tv *wf_set(wf_tv *a)
 {
     TV_GATE(a, NULL);

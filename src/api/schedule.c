@@ -7,13 +7,6 @@
  */
 #include "api/api.h"
 
-#define TV_GATE(tv, ret)                                                                           \
-    do {                                                                                           \
-        if (!(tv))                                                                                 \
-            return ret;                                                                            \
-        WF_GATE((tv)->f, ret);                                                                     \
-    } while (0)
-
 bool api_axis(wf_tv *tv, int *axis, const char *what)
 {
     int n = tv->loop.n, a = *axis;

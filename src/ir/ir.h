@@ -90,6 +90,29 @@ bool val_prove_lt(const wf_val *x, const wf_val *y);
 /* Evaluate under a binding of symbols; false if a symbol is unbound or a division by 0. */
 typedef bool (*val_binding)(void *ctx, const wf_val *sym, int64_t *out);
 bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out);
+/* One binary operator on values (C semantics); false on division by zero.
+   Inline: the CPU reference executor applies it per thread. */
+static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out)
+{
+    switch (k) {
+    case V_ADD: *out = x + y; return true;
+    case V_SUB: *out = x - y; return true;
+    case V_MUL: *out = x * y; return true;
+    case V_XOR: *out = x ^ y; return true;
+    case V_LT: *out = x < y; return true;
+    case V_EQ: *out = x == y; return true;
+    case V_AND: *out = x && y; return true;
+    case V_DIV:
+    case V_MOD:
+    case V_CEILDIV:
+        if (y == 0)
+            return false;
+        *out = k == V_DIV ? x / y : k == V_MOD ? x % y : (x + y - 1) / y;
+        return true;
+    default:
+        return false;
+    }
+}
 /* Deep copy into another arena, preserving sharing (memo maps old -> new).
    val_memo_free releases the memo's heap table. NULL on out of memory. */
 typedef struct {

@@ -620,26 +620,8 @@ bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out)
     }
     if (v->kind == V_SYM)
         return bind && bind(ctx, v, out);
-    if (!val_eval(v->a, bind, ctx, &x) || !val_eval(v->b, bind, ctx, &y))
-        return false;
-    switch (v->kind) {
-    case V_ADD: *out = x + y; return true;
-    case V_SUB: *out = x - y; return true;
-    case V_MUL: *out = x * y; return true;
-    case V_XOR: *out = x ^ y; return true;
-    case V_LT: *out = x < y; return true;
-    case V_EQ: *out = x == y; return true;
-    case V_AND: *out = x && y; return true;
-    case V_DIV:
-    case V_MOD:
-    case V_CEILDIV:
-        if (y == 0)
-            return false;
-        *out = v->kind == V_DIV ? x / y : v->kind == V_MOD ? x % y : (x + y - 1) / y;
-        return true;
-    default:
-        return false;
-    }
+    return val_eval(v->a, bind, ctx, &x) && val_eval(v->b, bind, ctx, &y) &&
+           val_apply(v->kind, x, y, out);
 }
 
 /* ---- printing ---- */

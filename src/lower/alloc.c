@@ -235,20 +235,26 @@ static bool tmem_region(lower_ctx *c, wf_tv *tv, const lower_layout *l, kir_allo
     return true;
 }
 
+static kir_node *alloc_node(lower_ctx *c, wf_tv *tv, const lower_layout *l)
+{
+    kir_node *n = kir_new(c->a, KIR_ALLOC);
+    if (!n)
+        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    n->u.alloc.tv = tv;
+    n->u.alloc.mem = tv->mem;
+    n->u.alloc.size = l->size;
+    return n;
+}
+
 static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end)
 {
     lower_layout l;
+    kir_node *n;
     if (!lower_layout_of(c, tv, &l))
         return false;
-    if (tv->mem == WF_MEM_TENSOR) {
-        kir_node *n = kir_new(c->a, KIR_ALLOC);
-        if (!n)
-            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
-        n->u.alloc.tv = tv;
-        n->u.alloc.mem = tv->mem;
-        n->u.alloc.size = l.size;
-        return tmem_region(c, tv, &l, &n->u.alloc) && place_alloc(c, tv, n);
-    }
+    if (tv->mem == WF_MEM_TENSOR)
+        return (n = alloc_node(c, tv, &l)) && tmem_region(c, tv, &l, &n->u.alloc) &&
+               place_alloc(c, tv, n);
     if (!val_is_const(l.size)) {
         sbuf b = {0};
         val_print(&b, l.size);
@@ -259,12 +265,8 @@ static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end)
         sbuf_free(&b);
         return false;
     }
-    kir_node *n = kir_new(c->a, KIR_ALLOC);
-    if (!n)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
-    n->u.alloc.tv = tv;
-    n->u.alloc.mem = tv->mem;
-    n->u.alloc.size = l.size;
+    if (!(n = alloc_node(c, tv, &l)))
+        return false;
     if (tv->mem == WF_MEM_SHARED) {
         n->u.alloc.smem_offset = (*smem_end + 15) / 16 * 16;
         *smem_end = n->u.alloc.smem_offset + l.size->c * (int64_t)wf_dtype_size(tv->dtype);

@@ -20,12 +20,13 @@
 
 typedef enum {
     IX_CONST, IX_LOOP, IX_TID, IX_BID, IX_SYM, /* leaves */
-    IX_ADD, IX_SUB, IX_MUL, IX_DIV, IX_MOD, IX_CEILDIV, IX_XOR, IX_LT, IX_EQ, IX_AND,
+    IX_OP,                                     /* a binary operator: `kind` */
 } ix_op;
 
 typedef struct {
     uint8_t op;
-    bool vary; /* differs between threads of a block */
+    uint8_t kind; /* IX_OP: the val_kind, evaluated by val_apply */
+    bool vary;    /* differs between threads of a block */
     int32_t a, b; /* operand registers; leaf: slot (loop/dim/symbol) */
     int64_t c;    /* IX_CONST */
 } ix_ins;

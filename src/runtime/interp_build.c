@@ -68,15 +68,6 @@ static ix_op leaf_op(const wf_val *v)
     }
 }
 
-static ix_op node_op(val_kind k)
-{
-    static const ix_op ops[] = {[V_ADD] = IX_ADD, [V_SUB] = IX_SUB,     [V_MUL] = IX_MUL,
-                                [V_DIV] = IX_DIV, [V_MOD] = IX_MOD,     [V_CEILDIV] = IX_CEILDIV,
-                                [V_XOR] = IX_XOR, [V_LT] = IX_LT,       [V_EQ] = IX_EQ,
-                                [V_AND] = IX_AND};
-    return ops[k];
-}
-
 static int emit(builder *b, expr_scratch *s, const wf_val *v)
 {
     for (int i = 0; i < s->n; i++)
@@ -93,7 +84,8 @@ static int emit(builder *b, expr_scratch *s, const wf_val *v)
                : in.op == IX_SYM ? sym_slot(b, v)
                                  : v->sym_a;
     } else {
-        in.op = (uint8_t)node_op(v->kind);
+        in.op = IX_OP;
+        in.kind = (uint8_t)v->kind;
         in.a = emit(b, s, v->a);
         in.b = emit(b, s, v->b);
         in.vary = s->ins[in.a].vary || s->ins[in.b].vary;

@@ -29,24 +29,6 @@ static int64_t leaf(const ix_exec *x, const ix_ins *in, int t)
     }
 }
 
-static bool apply(ix_op op, int64_t a, int64_t b, int64_t *r)
-{
-    switch (op) {
-    case IX_ADD: *r = a + b; return true;
-    case IX_SUB: *r = a - b; return true;
-    case IX_MUL: *r = a * b; return true;
-    case IX_XOR: *r = a ^ b; return true;
-    case IX_LT: *r = a < b; return true;
-    case IX_EQ: *r = a == b; return true;
-    case IX_AND: *r = a && b; return true;
-    default:
-        if (b == 0)
-            return false;
-        *r = op == IX_DIV ? a / b : op == IX_MOD ? a % b : (a + b - 1) / b;
-        return true;
-    }
-}
-
 /* Evaluates e; returns the register array of the result (length T, or 1 if
    uniform: *vary says which). False on a division by zero. */
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary)
@@ -65,7 +47,7 @@ bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary)
         const int64_t *b = x->regs + (size_t)in->b * (size_t)T;
         bool va = e->ins[in->a].vary, vb = e->ins[in->b].vary;
         for (int t = 0; t < n; t++)
-            if (!apply((ix_op)in->op, a[va ? t : 0], b[vb ? t : 0], &r[t]))
+            if (!val_apply((val_kind)in->kind, a[va ? t : 0], b[vb ? t : 0], &r[t]))
                 return false;
     }
     *res = x->regs + (size_t)(e->n - 1) * (size_t)T;
