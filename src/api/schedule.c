@@ -38,11 +38,12 @@ static void split(wf_tv *tv, int axis, int64_t factor, bool inner)
 {
     TV_GATE(tv, );
     const char *what = inner ? "split" : "split_outer";
+    int user_axis = axis;
     if (!api_axis(tv, &axis, what))
         return;
     if (factor <= 0) {
         wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.%s(axis=%d, factor=%lld): the factor must be positive",
-                tv->id, what, axis, (long long)factor);
+                tv->id, what, user_axis, (long long)factor);
         return;
     }
     sched_split(tv, axis, factor, inner);
@@ -74,13 +75,14 @@ void wf_tv_merge_axes(wf_tv *tv, int outer, int inner)
 void wf_tv_merge(wf_tv *tv, int axis)
 {
     TV_GATE(tv, );
+    int user_axis = axis;
     if (!api_axis(tv, &axis, "merge"))
         return;
     if (axis + 1 >= tv->loop.n) {
         wf_fail(&tv->f->err, WF_ERR_ARG,
                 "T%d.merge(axis=%d): axis %d is the last loop axis; there is no axis %d to merge "
                 "it with",
-                tv->id, axis, axis, axis + 1);
+                tv->id, user_axis, axis, axis + 1);
         return;
     }
     sched_merge(tv, axis, axis + 1);
@@ -88,14 +90,22 @@ void wf_tv_merge(wf_tv *tv, int axis)
 
 static bool check_perm(wf_tv *tv, const int *old2new)
 {
-    bool seen[64] = {false};
+    int first[64];
+    for (int i = 0; i < tv->loop.n; i++)
+        first[i] = -1;
     for (int i = 0; i < tv->loop.n; i++) {
         int p = old2new[i];
-        if (p < 0 || p >= tv->loop.n || seen[p])
+        if (p < 0 || p >= tv->loop.n)
             return wf_failb(&tv->f->err, WF_ERR_ARG,
-                            "T%d.reorder: the new positions are not a permutation of 0..%d",
-                            tv->id, tv->loop.n - 1);
-        seen[p] = true;
+                            "T%d.reorder: the new positions are not a permutation of 0..%d: "
+                            "axis %d goes to position %d",
+                            tv->id, tv->loop.n - 1, i, p);
+        if (first[p] >= 0)
+            return wf_failb(&tv->f->err, WF_ERR_ARG,
+                            "T%d.reorder: the new positions are not a permutation of 0..%d: axes "
+                            "%d and %d both go to position %d",
+                            tv->id, tv->loop.n - 1, first[p], i, p);
+        first[p] = i;
     }
     return true;
 }
@@ -133,9 +143,8 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2])
         if (!api_axis(tv, &o, "reorder") || !api_axis(tv, &p, "reorder"))
             return;
         if (moved[o] || taken[p]) {
-            wf_fail(&tv->f->err, WF_ERR_ARG,
-                    "T%d.reorder: axis %d or position %d appears twice in the pairs", tv->id, o,
-                    p);
+            wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
+                    tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
             return;
         }
         perm[o] = p;

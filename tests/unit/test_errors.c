@@ -136,7 +136,7 @@ TEST(split_by_negative_factor_is_rejected_as_non_positive)
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_split(out, -1, -4);
-    check_error(TS, f, WF_ERR_ARG, "T1.split(axis=1, factor=-4): the factor must be positive");
+    check_error(TS, f, WF_ERR_ARG, "T1.split(axis=-1, factor=-4): the factor must be positive");
     clear_error(TS, f);
     split_32_bidx_tidx(out);
     compiles(TS, f, 64, 32);
@@ -197,7 +197,7 @@ TEST(reorder_all_with_a_repeated_position_is_not_a_permutation)
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_reorder_all(out, bad);
-    check_error(TS, f, WF_ERR_ARG, "T1.reorder: the new positions are not a permutation of 0..1");
+    check_error(TS, f, WF_ERR_ARG, "T1.reorder: the new positions are not a permutation of 0..1: axes 0 and 1 both go to position 0");
     clear_error(TS, f);
     CHECK_EQ_I64(wf_iterdomain_extent(wf_tv_axis(out, 0)), 64); /* not reordered */
     wf_tv_reorder_all(out, swap);
@@ -213,7 +213,7 @@ TEST(reorder_pairs_with_a_repeated_target_position_is_rejected)
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_reorder(out, 2, bad);
-    check_error(TS, f, WF_ERR_ARG, "T1.reorder: axis 1 or position 1 appears twice in the pairs");
+    check_error(TS, f, WF_ERR_ARG, "T1.reorder: position 1 appears twice in the pairs");
     clear_error(TS, f);
     CHECK_EQ_I64(wf_iterdomain_extent(wf_tv_axis(out, 0)), 64); /* not reordered */
     wf_tv_reorder(out, 1, swap);
