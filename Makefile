@@ -105,11 +105,14 @@ gpu-test-asan:
 gpu-check:
 	$(Q)sh tools/gpu-check.sh
 
+FORMAT_SRC := include/weft.h $(LIB_SRC) $(wildcard src/*/*.h) $(TEST_SRC) $(wildcard tests/*.h) \
+  $(wildcard tests/gpu/*.c tests/gpu/*.h bench/*.c bench/*.h examples/*.c tools/weft/*.c)
+
 format:
-	$(Q)clang-format -i include/weft.h $(LIB_SRC) $(wildcard src/*/*.h) $(TEST_SRC)
+	$(Q)clang-format -i $(FORMAT_SRC)
 
 check-format:
-	$(Q)clang-format --dry-run --Werror include/weft.h $(LIB_SRC) $(wildcard src/*/*.h)
+	$(Q)clang-format --dry-run --Werror $(FORMAT_SRC) && echo "format ok"
 
 check-headers:
 	$(Q)for h in include/weft.h $(wildcard src/*/*.h); do \

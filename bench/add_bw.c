@@ -13,13 +13,11 @@ enum { WARMUP = 3, REPS = 20 };
 
 static const int64_t N = (int64_t)1 << 28;
 
-static double gbps(double bytes, double us)
-{
+static double gbps(double bytes, double us) {
     return bytes / (us * 1e3);
 }
 
-int main(void)
-{
+int main(void) {
     size_t bytes = (size_t)N * sizeof(float), nchunk = BENCH_CHUNK / sizeof(float);
     static const int threads[] = {128, 256}, unrolls[] = {1, 2, 4};
     float *ca = bench_random_chunk(2), *cb = bench_random_chunk(3), *cc = malloc(BENCH_CHUNK);

@@ -24,34 +24,29 @@
 
 #define BENCH_CHUNK ((size_t)64 << 20) /* random data is made 64 MiB at a time */
 
-static inline double bench_now_us(void)
-{
+static inline double bench_now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static inline int bench_cmp(const void *a, const void *b)
-{
+static inline int bench_cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static inline double bench_median(double *v, int n)
-{
+static inline double bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, bench_cmp);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static inline void bench_die(const char *what, const char *why)
-{
+static inline void bench_die(const char *what, const char *why) {
     fprintf(stderr, "%s: %s\n", what, why);
     exit(1);
 }
 
 /* A host chunk of random finite floats in [-2, 2). */
-static inline float *bench_random_chunk(uint64_t seed)
-{
+static inline float *bench_random_chunk(uint64_t seed) {
     float *h = malloc(BENCH_CHUNK);
     uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
     if (!h)
@@ -66,8 +61,7 @@ static inline float *bench_random_chunk(uint64_t seed)
 }
 
 /* Device memory of bytes (a multiple of BENCH_CHUNK) holding chunk repeated. */
-static inline void *bench_device_fill(size_t bytes, const void *chunk)
-{
+static inline void *bench_device_fill(size_t bytes, const void *chunk) {
     char *d = wf_device_alloc(bytes);
     if (!d)
         bench_die("wf_device_alloc", "failed (no GPU, or out of device memory)");
@@ -79,8 +73,7 @@ static inline void *bench_device_fill(size_t bytes, const void *chunk)
 
 /* Fill device memory of bytes with 0xFF (a NaN in every float), so that an
    output the kernel does not write fails the check. */
-static inline void bench_device_poison(void *dev, size_t bytes)
-{
+static inline void bench_device_poison(void *dev, size_t bytes) {
     char *h = malloc(BENCH_CHUNK);
     if (!h)
         bench_die("malloc", "out of host memory");
@@ -92,8 +85,7 @@ static inline void bench_device_poison(void *dev, size_t bytes)
 }
 
 /* Check device memory of bytes against the chunk expected in every slot. */
-static inline int bench_device_equals(const void *dev, size_t bytes, const void *chunk)
-{
+static inline int bench_device_equals(const void *dev, size_t bytes, const void *chunk) {
     char *h = malloc(BENCH_CHUNK);
     int ok = h != NULL;
     for (size_t off = 0; ok && off < bytes; off += BENCH_CHUNK)
@@ -103,8 +95,7 @@ static inline int bench_device_equals(const void *dev, size_t bytes, const void 
     return ok;
 }
 
-static inline wf_buffer bench_buffer(void *dev, int64_t n)
-{
+static inline wf_buffer bench_buffer(void *dev, int64_t n) {
     wf_buffer b;
     memset(&b, 0, sizeof b);
     b.data = dev;
@@ -117,8 +108,7 @@ static inline wf_buffer bench_buffer(void *dev, int64_t n)
 
 /* out = in (nin = 1) or out = in0 + in1 (nin = 2) over n floats, scheduled
    as the header comment says. */
-static inline wf_kernel *bench_stream_kernel(int64_t n, int nin, int threads, int unroll)
-{
+static inline wf_kernel *bench_stream_kernel(int64_t n, int nin, int threads, int unroll) {
     int64_t shape[1] = {n};
     wf_fusion *f = wf_fusion_new();
     wf_tv *c[2] = {NULL, NULL};

@@ -15,8 +15,7 @@
 
 enum { ROUNDS = 3, N = 1 << 20 };
 
-static int child(void)
-{
+static int child(void) {
     void *x = wf_device_alloc(N * sizeof(float)), *y = wf_device_alloc(N * sizeof(float));
     if (!x || !y)
         bench_die("wf_device_alloc", "failed");
@@ -37,8 +36,7 @@ static int child(void)
 }
 
 /* Run "self child" and read its two numbers (ms). */
-static void measure(const char *self, double *first, double *second)
-{
+static void measure(const char *self, double *first, double *second) {
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "'%s' child", self);
     FILE *p = popen(cmd, "r");
@@ -47,8 +45,7 @@ static void measure(const char *self, double *first, double *second)
     pclose(p);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     char self[4096], dir[64];
     double cold[ROUNDS], warm[ROUNDS], launch[ROUNDS], unused;
     if (argc > 1 && strcmp(argv[1], "child") == 0)

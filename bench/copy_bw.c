@@ -13,13 +13,11 @@ enum { WARMUP = 3, REPS = 20 };
 
 static const int64_t N = (int64_t)1 << 28;
 
-static double gbps(double bytes, double us)
-{
+static double gbps(double bytes, double us) {
     return bytes / (us * 1e3);
 }
 
-int main(void)
-{
+int main(void) {
     size_t bytes = (size_t)N * sizeof(float);
     static const int threads[] = {128, 256}, unrolls[] = {1, 2, 4};
     float *chunk = bench_random_chunk(1);
@@ -29,7 +27,8 @@ int main(void)
     if (wf_device_memcpy_time(y, x, bytes, WARMUP, REPS, &d2d_us) != WF_OK)
         bench_die("wf_device_memcpy_time", "failed");
     printf("f32 copy of %zu bytes (2^28 floats); bandwidth = 2 x bytes / median time\n", bytes);
-    printf("%-28s %10.1f us %8.1f GB/s\n", "device-to-device copy", d2d_us, gbps(2.0 * bytes, d2d_us));
+    printf("%-28s %10.1f us %8.1f GB/s\n", "device-to-device copy", d2d_us,
+           gbps(2.0 * bytes, d2d_us));
     for (int t = 0; t < 2; t++)
         for (int u = 0; u < 3; u++) {
             wf_kernel *k = bench_stream_kernel(N, 1, threads[t], unrolls[u]);

@@ -15,15 +15,13 @@
 
 enum { N = 4096 };
 
-static double now_s(void)
-{
+static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static wf_fusion *copy(bool vector)
-{
+static wf_fusion *copy(bool vector) {
     int64_t shape[2] = {N, N};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 2, shape);
@@ -48,8 +46,7 @@ static wf_fusion *copy(bool vector)
     return f;
 }
 
-static int measure(const char *name, bool vector, float *src, float *dst)
-{
+static int measure(const char *name, bool vector, float *src, float *dst) {
     wf_fusion *f = copy(vector);
     wf_kernel *k = wf_compile(f, NULL);
     if (!k) {
@@ -70,8 +67,7 @@ static int measure(const char *name, bool vector, float *src, float *dst)
     return bad;
 }
 
-int main(void)
-{
+int main(void) {
     float *src = malloc(sizeof(float) * N * N), *dst = malloc(sizeof(float) * N * N);
     if (!src || !dst)
         return 1;

@@ -11,8 +11,7 @@
 
 enum { WARMUP = 100, RUNS = 1000, N = 256 };
 
-static wf_kernel *tiny_add(void)
-{
+static wf_kernel *tiny_add(void) {
     int64_t shape[1] = {N};
     wf_fusion *f = wf_fusion_new();
     wf_tv *c = wf_add(wf_input(f, WF_F32, 1, shape), wf_input(f, WF_F32, 1, shape));
@@ -25,14 +24,12 @@ static wf_kernel *tiny_add(void)
     return k;
 }
 
-static void run(wf_kernel *k, const wf_buffer *in, wf_buffer *out)
-{
+static void run(wf_kernel *k, const wf_buffer *in, wf_buffer *out) {
     if (wf_run(k, WF_BACKEND_CUDA, in, 2, out, 1) != WF_OK)
         bench_die("wf_run", wf_last_run_error(k));
 }
 
-int main(void)
-{
+int main(void) {
     float ha[N], hb[N], hc[N];
     static double us[RUNS];
     for (int i = 0; i < N; i++) {
@@ -65,8 +62,9 @@ int main(void)
     printf("wf_run on device buffers, tiny add (256 floats), %d runs: median %.2f us, p10 %.2f us, "
            "p90 %.2f us; back to back: %.2f us per run\n",
            RUNS, med, us[RUNS / 10], us[RUNS * 9 / 10], mean);
-    printf("RESULT launch overhead: median %.2f us (p10 %.2f, p90 %.2f), back-to-back mean %.2f us\n",
-           med, us[RUNS / 10], us[RUNS * 9 / 10], mean);
+    printf(
+        "RESULT launch overhead: median %.2f us (p10 %.2f, p90 %.2f), back-to-back mean %.2f us\n",
+        med, us[RUNS / 10], us[RUNS * 9 / 10], mean);
     wf_device_free(a);
     wf_device_free(b);
     wf_device_free(c);

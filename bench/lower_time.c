@@ -14,23 +14,20 @@
 
 enum { RUNS = 200 };
 
-static double now_us(void)
-{
+static double now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static int cmp(const void *a, const void *b)
-{
+static int cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 typedef wf_fusion *(*builder)(int variant);
 
-static wf_fusion *gsgcopy(int variant)
-{
+static wf_fusion *gsgcopy(int variant) {
     int64_t shape[2] = {2, 4};
     wf_fusion *f = wf_fusion_new();
     wf_tv *tv0 = wf_input(f, WF_F32, 2, shape);
@@ -51,8 +48,7 @@ static wf_fusion *gsgcopy(int variant)
     return f;
 }
 
-static wf_fusion *fancy(int variant)
-{
+static wf_fusion *fancy(int variant) {
     static const int r[4] = {3, 0, 2, 1};
     int64_t shape[2] = {4096, 4096};
     (void)variant;
@@ -80,8 +76,7 @@ static wf_fusion *fancy(int variant)
     return f;
 }
 
-static int measure(const char *name, builder build, int variant)
-{
+static int measure(const char *name, builder build, int variant) {
     double t[RUNS];
     wf_fusion *f = build(variant);
     for (int i = 0; i < RUNS; i++) {
@@ -101,10 +96,9 @@ static int measure(const char *name, builder build, int variant)
     return 0;
 }
 
-int main(void)
-{
-    static const char *const names[] = {"gsgcopy naive",       "gsgcopy bidx",
-                                        "gsgcopy inline1",     "gsgcopy inline1 bidx",
+int main(void) {
+    static const char *const names[] = {"gsgcopy naive",        "gsgcopy bidx",
+                                        "gsgcopy inline1",      "gsgcopy inline1 bidx",
                                         "gsgcopy inline1 tidx", "gsgcopy inline1 tidx bidx"};
     int bad = 0;
     printf("wf_compile (lowering + CUDA codegen), %d runs each:\n", RUNS);

@@ -19,9 +19,9 @@
 
 typedef struct {
     const char *title;
-    int inline_pos;   /* 0 = not inlined */
-    int tidx_axis;    /* -1 = none */
-    int bidx_axis;    /* -1 = none */
+    int inline_pos; /* 0 = not inlined */
+    int tidx_axis;  /* -1 = none */
+    int bidx_axis;  /* -1 = none */
     int expect_floats;
 } scenario;
 
@@ -35,8 +35,7 @@ static const scenario scenarios[] = {
 };
 
 /* Run the kernel on the CPU reference executor: the copy must be exact. */
-static bool run_on_executor(wf_kernel *k)
-{
+static bool run_on_executor(wf_kernel *k) {
     float in[8], out[8];
     for (int i = 0; i < 8; i++) {
         in[i] = (float)(i * i) - 3.5f;
@@ -50,8 +49,7 @@ static bool run_on_executor(wf_kernel *k)
     return memcmp(in, out, sizeof in) == 0;
 }
 
-static int run(const scenario *s)
-{
+static int run(const scenario *s) {
     int64_t shape[2] = {2, 4};
     wf_fusion *f = wf_fusion_new();
     wf_tv *tv0 = wf_input(f, WF_F32, 2, shape);
@@ -87,15 +85,14 @@ static int run(const scenario *s)
     printf("NVRTC sm_90a: %s\n", st == WF_OK ? "ok" : wf_status_name(st));
     bool copied = run_on_executor(k);
     printf("CPU reference executor: %s\n\n", copied ? "output equals input" : "WRONG");
-    int bad = smem != 4LL * s->expect_floats || (st != WF_OK && st != WF_ERR_UNSUPPORTED) ||
-              !copied;
+    int bad =
+        smem != 4LL * s->expect_floats || (st != WF_OK && st != WF_ERR_UNSUPPORTED) || !copied;
     wf_kernel_free(k);
     wf_fusion_free(f);
     return bad;
 }
 
-int main(void)
-{
+int main(void) {
     int bad = 0;
     for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
         bad += run(&scenarios[i]);

@@ -20,8 +20,7 @@ typedef struct {
     wf_tv *tv[5];
 } chain;
 
-static chain chain_new(int ndim, const int64_t *shape)
-{
+static chain chain_new(int ndim, const int64_t *shape) {
     chain c;
     c.f = wf_fusion_new();
     c.tv[0] = wf_input(c.f, WF_F32, ndim, shape);
@@ -44,34 +43,82 @@ typedef struct {
 } example;
 
 static const example examples[] = {
-    {"TooManyLanes", "3 * 11 * 13 = 429 lanes are needed, 128 exist", 7,
-     {2, 3, 5, 7, 11, 13, 17}, {WF_BIDX, WF_TIDX, WF_SERIAL, WF_BIDY, WF_TIDY}, 3, -2},
-    {"TooManyCols", "5 * 13 * 17 = 1105 columns are needed, 512 exist", 7,
-     {32, 3, 5, 7, 11, 13, 17}, {WF_TIDX, WF_BIDX, WF_TIDY, WF_SERIAL, WF_BIDY, WF_TIDZ}, 4, 1},
-    {"NotWarpCollective", "16 threads cannot run a warp-collective tcgen05 access", 2, {16, 2},
-     {WF_TIDX}, 0, 1},
-    {"NotContiguous", "a warp touches every other lane", 3, {64, 2, 2}, {WF_TIDX, WF_TIDY}, 0,
-     2},
+    {"TooManyLanes",
+     "3 * 11 * 13 = 429 lanes are needed, 128 exist",
+     7,
+     {2, 3, 5, 7, 11, 13, 17},
+     {WF_BIDX, WF_TIDX, WF_SERIAL, WF_BIDY, WF_TIDY},
+     3,
+     -2},
+    {"TooManyCols",
+     "5 * 13 * 17 = 1105 columns are needed, 512 exist",
+     7,
+     {32, 3, 5, 7, 11, 13, 17},
+     {WF_TIDX, WF_BIDX, WF_TIDY, WF_SERIAL, WF_BIDY, WF_TIDZ},
+     4,
+     1},
+    {"NotWarpCollective",
+     "16 threads cannot run a warp-collective tcgen05 access",
+     2,
+     {16, 2},
+     {WF_TIDX},
+     0,
+     1},
+    {"NotContiguous", "a warp touches every other lane", 3, {64, 2, 2}, {WF_TIDX, WF_TIDY}, 0, 2},
     {"OneLane", "a warp touches a single lane", 2, {32, 32}, {WF_TIDY, WF_TIDX}, 0, 1},
-    {"WrongSubpartition", "warp 0 touches sub-partitions 0 and 1", 4, {2, 2, 32, 2},
-     {WF_TIDY, WF_SERIAL, WF_TIDX}, 0, 3},
-    {"WrongSubpartition2", "both warps touch sub-partition 0", 2, {32, 2}, {WF_TIDX, WF_TIDY},
-     0, 1},
-    {"WarpXYZ", "one warp, a 32 x 1 box per iteration", 4, {2, 4, 4, 2},
-     {WF_TIDZ, WF_TIDY, WF_TIDX}, 0, 3},
-    {"WarpGroupXYZ", "a warp group accesses whole columns", 4, {2, 8, 8, 2},
-     {WF_TIDZ, WF_TIDY, WF_TIDX}, 0, 3},
-    {"WarpGroupXYColZ", "warp group i accesses column i", 3, {8, 16, 8},
-     {WF_TIDY, WF_TIDX, WF_TIDZ}, 0, 2},
-    {"WarpGroupXColYZ", "warp groups access columns 0, 2, 1, 3", 3, {128, 2, 2},
-     {WF_TIDX, WF_TIDY, WF_TIDZ}, 0, 1},
-    {"X1WarpGroupYColZ", "TIDx of extent 1 does not disturb the pattern", 3, {1, 128, 2},
-     {WF_TIDX, WF_TIDY, WF_TIDZ}, 0, 2},
+    {"WrongSubpartition",
+     "warp 0 touches sub-partitions 0 and 1",
+     4,
+     {2, 2, 32, 2},
+     {WF_TIDY, WF_SERIAL, WF_TIDX},
+     0,
+     3},
+    {"WrongSubpartition2",
+     "both warps touch sub-partition 0",
+     2,
+     {32, 2},
+     {WF_TIDX, WF_TIDY},
+     0,
+     1},
+    {"WarpXYZ",
+     "one warp, a 32 x 1 box per iteration",
+     4,
+     {2, 4, 4, 2},
+     {WF_TIDZ, WF_TIDY, WF_TIDX},
+     0,
+     3},
+    {"WarpGroupXYZ",
+     "a warp group accesses whole columns",
+     4,
+     {2, 8, 8, 2},
+     {WF_TIDZ, WF_TIDY, WF_TIDX},
+     0,
+     3},
+    {"WarpGroupXYColZ",
+     "warp group i accesses column i",
+     3,
+     {8, 16, 8},
+     {WF_TIDY, WF_TIDX, WF_TIDZ},
+     0,
+     2},
+    {"WarpGroupXColYZ",
+     "warp groups access columns 0, 2, 1, 3",
+     3,
+     {128, 2, 2},
+     {WF_TIDX, WF_TIDY, WF_TIDZ},
+     0,
+     1},
+    {"X1WarpGroupYColZ",
+     "TIDx of extent 1 does not disturb the pattern",
+     3,
+     {1, 128, 2},
+     {WF_TIDX, WF_TIDY, WF_TIDZ},
+     0,
+     2},
 };
 
 /* Run on the executor with inputs 0, 1, 2, ...: the output must equal them. */
-static int run_copy(wf_kernel *k, int ndim, const int64_t *shape)
-{
+static int run_copy(wf_kernel *k, int ndim, const int64_t *shape) {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++)
         n *= shape[i];
@@ -93,8 +140,7 @@ static int run_copy(wf_kernel *k, int ndim, const int64_t *shape)
     return bad;
 }
 
-static int show(const example *e)
-{
+static int show(const example *e) {
     chain c = chain_new(e->ndim, e->shape);
     for (int i = 0; i < e->ndim; i++)
         if (e->ptypes[i] != WF_SERIAL)
@@ -124,8 +170,7 @@ static int show(const example *e)
     return bad;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int bad = 0;
     for (size_t i = 0; i < sizeof examples / sizeof *examples; i++)
         if (argc < 2 || strcmp(argv[1], examples[i].name) == 0)

@@ -60,7 +60,16 @@ WF_API const char *wf_status_name(wf_status s);
 
 /* ---- fusion definition ---- */
 typedef enum {
-    WF_F32, WF_F16, WF_BF16, WF_F64, WF_I8, WF_I16, WF_I32, WF_I64, WF_U8, WF_BOOL
+    WF_F32,
+    WF_F16,
+    WF_BF16,
+    WF_F64,
+    WF_I8,
+    WF_I16,
+    WF_I32,
+    WF_I64,
+    WF_U8,
+    WF_BOOL
 } wf_dtype;
 WF_API size_t wf_dtype_size(wf_dtype t);
 
@@ -79,8 +88,18 @@ WF_API void wf_output(wf_fusion *f, wf_tv *tv);
 WF_API wf_tv *wf_set(wf_tv *a); /* LoadStoreOp, op type Set */
 WF_API wf_tv *wf_cast(wf_tv *a, wf_dtype t);
 typedef enum {
-    WF_NEG, WF_ABS, WF_EXP, WF_LOG, WF_SQRT, WF_RSQRT, WF_SIN,
-    WF_COS, WF_TANH, WF_SIGMOID, WF_RELU, WF_RECIPROCAL
+    WF_NEG,
+    WF_ABS,
+    WF_EXP,
+    WF_LOG,
+    WF_SQRT,
+    WF_RSQRT,
+    WF_SIN,
+    WF_COS,
+    WF_TANH,
+    WF_SIGMOID,
+    WF_RELU,
+    WF_RECIPROCAL
 } wf_unary_op;
 WF_API wf_tv *wf_unary(wf_unary_op op, wf_tv *a);
 typedef enum { WF_ADD, WF_SUB, WF_MUL, WF_DIV, WF_MAX, WF_MIN, WF_POW } wf_binary_op;
@@ -110,20 +129,36 @@ WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
 
 /* ---- schedule ---- */
 typedef enum {
-    WF_SERIAL, WF_BIDX, WF_BIDY, WF_BIDZ, WF_TIDX, WF_TIDY, WF_TIDZ,
-    WF_DIDX, WF_DIDY, WF_DIDZ, WF_UNROLL, WF_VECTORIZE, WF_BULK, WF_MMA
+    WF_SERIAL,
+    WF_BIDX,
+    WF_BIDY,
+    WF_BIDZ,
+    WF_TIDX,
+    WF_TIDY,
+    WF_TIDZ,
+    WF_DIDX,
+    WF_DIDY,
+    WF_DIDZ,
+    WF_UNROLL,
+    WF_VECTORIZE,
+    WF_BULK,
+    WF_MMA
 } wf_ptype;
 typedef enum { WF_MEM_GLOBAL, WF_MEM_LOCAL, WF_MEM_SHARED, WF_MEM_TENSOR } wf_memtype;
 typedef enum {
-    WF_LDST_SET, WF_LDST_TMEM_LOAD /* LdTMem */, WF_LDST_TMEM_STORE /* StTMem */,
-    WF_LDST_TMA /* CpAsyncBulkTensorTile */, WF_LDST_LDMATRIX,
-    WF_LDST_STMATRIX, WF_LDST_CP_ASYNC
+    WF_LDST_SET,
+    WF_LDST_TMEM_LOAD /* LdTMem */,
+    WF_LDST_TMEM_STORE /* StTMem */,
+    WF_LDST_TMA /* CpAsyncBulkTensorTile */,
+    WF_LDST_LDMATRIX,
+    WF_LDST_STMATRIX,
+    WF_LDST_CP_ASYNC
 } wf_ldst;
 typedef enum { WF_SWIZZLE_XOR } wf_swizzle;
 
 WF_API void wf_tv_split(wf_tv *tv, int axis, int64_t factor);       /* inner split */
 WF_API void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor); /* outer split */
-WF_API void wf_tv_merge(wf_tv *tv, int axis); /* merge axis and axis+1 */
+WF_API void wf_tv_merge(wf_tv *tv, int axis);                       /* merge axis and axis+1 */
 WF_API void wf_tv_merge_axes(wf_tv *tv, int outer, int inner);
 /* reorder by (old, new) pairs, like nvFuser's reorder({{6, 2}, {7, 3}}) */
 WF_API void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]);
@@ -171,7 +206,7 @@ typedef struct {
 } wf_launch_info;
 
 WF_API wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt); /* NULL on error */
-WF_API const char *wf_kernel_source(const wf_kernel *k); /* CUDA C++ */
+WF_API const char *wf_kernel_source(const wf_kernel *k);                   /* CUDA C++ */
 WF_API const wf_launch_info *wf_kernel_launch(const wf_kernel *k);
 WF_API void wf_kernel_free(wf_kernel *k);
 /* Compile the source with NVRTC to PTX and, where possible, to a cubin for the
@@ -191,8 +226,8 @@ typedef struct {
 
 /* Runs the kernel: inputs in fusion-input order, outputs in fusion-output
    order (output buffers are allocated by the caller). */
-WF_API wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin,
-                        wf_buffer *out, int nout);
+WF_API wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
+                        int nout);
 WF_API const char *wf_last_run_error(const wf_kernel *k);
 WF_API bool wf_cuda_available(void);
 

@@ -10,20 +10,18 @@
 #include "ir/ir.h"
 #include "ref.h"
 
-static void free_all(wf_buffer *b, int n)
-{
+static void free_all(wf_buffer *b, int n) {
     for (int i = 0; i < n; i++)
         ref_free(&b[i]);
 }
 
 static bool compare_outputs(test_state *ts, wf_fusion *f, wf_buffer *got, wf_buffer *want,
-                            const char *file, int line)
-{
+                            const char *file, int line) {
     for (int i = 0; i < f->outputs.n; i++) {
         int64_t bad = ref_compare(&got[i], &want[i]);
         if (bad >= 0) {
-            printf("  %s:%d: output %d differs from the reference at element %lld\n", file, line,
-                   i, (long long)bad);
+            printf("  %s:%d: output %d differs from the reference at element %lld\n", file, line, i,
+                   (long long)bad);
             ts->failed = true;
             return false;
         }
@@ -32,16 +30,14 @@ static bool compare_outputs(test_state *ts, wf_fusion *f, wf_buffer *got, wf_buf
 }
 
 wf_kernel *harness_interp(test_state *ts, wf_fusion *f, const int64_t *sym, const char *file,
-                          int line)
-{
+                          int line) {
     return harness_interp_sm(ts, f, sym, 0, file, line);
 }
 
 /* Close enough for the GPU: bit-exact copies, and 1e-6 relative (1e-3 for
    16-bit types) where fast-math-free float code may still differ in the last
    bits (fused multiply-add, libdevice transcendentals). */
-static bool close_enough(const wf_buffer *got, const wf_buffer *want, int64_t *bad)
-{
+static bool close_enough(const wf_buffer *got, const wf_buffer *want, int64_t *bad) {
     bool is_float = got->dtype == WF_F32 || got->dtype == WF_F64 || got->dtype == WF_F16 ||
                     got->dtype == WF_BF16;
     double tol = got->dtype == WF_F16 || got->dtype == WF_BF16 ? 1e-3 : is_float ? 1e-6 : 0;
@@ -61,8 +57,7 @@ static bool close_enough(const wf_buffer *got, const wf_buffer *want, int64_t *b
    the device (host buffers, outputs poisoned) and is compared with the
    reference. Kernels for a newer architecture than the device are skipped. */
 static void run_on_gpu(test_state *ts, wf_fusion *f, wf_kernel *k, const wf_buffer *in,
-                       const wf_buffer *want, const int64_t *sym, const char *file, int line)
-{
+                       const wf_buffer *want, const int64_t *sym, const char *file, int line) {
     const char *env = getenv("WF_TEST_GPU");
     if (!env || strcmp(env, "1") != 0)
         return;
@@ -94,8 +89,7 @@ static void run_on_gpu(test_state *ts, wf_fusion *f, wf_kernel *k, const wf_buff
 }
 
 wf_kernel *harness_interp_sm(test_state *ts, wf_fusion *f, const int64_t *sym, int sm,
-                             const char *file, int line)
-{
+                             const char *file, int line) {
     wf_buffer in[8], got[8], want[8];
     wf_kernel *k = harness_compile_sm(ts, f, sm, file, line);
     if (!k || f->inputs.n > 8 || f->outputs.n > 8)

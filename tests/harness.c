@@ -14,14 +14,12 @@ typedef struct {
 static test_entry tests[1024];
 static int ntests;
 
-void harness_register(const char *name, test_fn fn)
-{
+void harness_register(const char *name, test_fn fn) {
     if (ntests < 1024)
         tests[ntests++] = (test_entry){name, fn};
 }
 
-bool harness_nvrtc(test_state *ts, wf_kernel *k, int sm, const char *file, int line)
-{
+bool harness_nvrtc(test_state *ts, wf_kernel *k, int sm, const char *file, int line) {
     char log[4096];
     if (!k) {
         ts->failed = true;
@@ -42,13 +40,11 @@ bool harness_nvrtc(test_state *ts, wf_kernel *k, int sm, const char *file, int l
     return true;
 }
 
-wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int line)
-{
+wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int line) {
     return harness_compile_sm(ts, f, 0, file, line);
 }
 
-wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *file, int line)
-{
+wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *file, int line) {
     wf_compile_options opt = {sm};
     wf_kernel *k = wf_compile(f, &opt);
     if (!k) {
@@ -59,8 +55,7 @@ wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *
     return k;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int passed = 0, failed = 0, skipped = 0;
     for (int i = 0; i < ntests; i++) {
         if (argc > 1 && !strstr(tests[i].name, argv[1]))

@@ -26,8 +26,7 @@ void harness_register(const char *name, test_fn fn);
 
 #define TEST(name)                                                                                 \
     static void test_##name(test_state *ts_);                                                      \
-    __attribute__((constructor)) static void register_##name(void)                                 \
-    {                                                                                              \
+    __attribute__((constructor)) static void register_##name(void) {                               \
         harness_register(#name, test_##name);                                                      \
     }                                                                                              \
     static void test_##name(test_state *ts_)
@@ -44,7 +43,7 @@ void harness_register(const char *name, test_fn fn);
     do {                                                                                           \
         long long a_ = (long long)(a), b_ = (long long)(b);                                        \
         if (a_ != b_) {                                                                            \
-            printf("  %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_,    \
+            printf("  %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_,     \
                    b_);                                                                            \
             ts_->failed = true;                                                                    \
         }                                                                                          \
@@ -54,7 +53,7 @@ void harness_register(const char *name, test_fn fn);
     do {                                                                                           \
         const char *a_ = (a), *b_ = (b);                                                           \
         if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                   \
-            printf("  %s:%d: %s == %s failed:\n    got:      \"%s\"\n    expected: \"%s\"\n",   \
+            printf("  %s:%d: %s == %s failed:\n    got:      \"%s\"\n    expected: \"%s\"\n",      \
                    __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");            \
             ts_->failed = true;                                                                    \
         }                                                                                          \
@@ -65,7 +64,7 @@ void harness_register(const char *name, test_fn fn);
     do {                                                                                           \
         const char *a_ = (a), *b_ = (b);                                                           \
         if (!a_ || !b_ || !strstr(a_, b_)) {                                                       \
-            printf("  %s:%d: %s does not contain \"%s\"; it is:\n%s\n", __FILE__, __LINE__, #a,   \
+            printf("  %s:%d: %s does not contain \"%s\"; it is:\n%s\n", __FILE__, __LINE__, #a,    \
                    b_ ? b_ : "(null)", a_ ? a_ : "(null)");                                        \
             ts_->failed = true;                                                                    \
         }                                                                                          \

@@ -16,81 +16,133 @@ typedef struct {
     int ndim;
 } rtensor;
 
-static int64_t numel(const int64_t *shape, int n)
-{
+static int64_t numel(const int64_t *shape, int n) {
     int64_t e = 1;
     for (int i = 0; i < n; i++)
         e *= shape[i];
     return e;
 }
 
-int64_t ref_numel(const wf_buffer *b)
-{
+int64_t ref_numel(const wf_buffer *b) {
     return numel(b->shape, b->ndim);
 }
 
 /* Round a value to what storing it in dtype t keeps. */
-static double round_to(wf_dtype t, double x)
-{
+static double round_to(wf_dtype t, double x) {
     switch (t) {
-    case WF_F32: return (float)x;
-    case WF_F16: return half_to_float(float_to_half((float)x));
-    case WF_BF16: return bf16_to_float(float_to_bf16((float)x));
-    case WF_F64: return x;
-    case WF_I8: return (int8_t)(int64_t)x;
-    case WF_I16: return (int16_t)(int64_t)x;
-    case WF_I32: return (int32_t)(int64_t)x;
-    case WF_I64: return (double)(int64_t)x;
-    case WF_U8: return (uint8_t)(int64_t)x;
-    default: return x != 0;
+    case WF_F32:
+        return (float)x;
+    case WF_F16:
+        return half_to_float(float_to_half((float)x));
+    case WF_BF16:
+        return bf16_to_float(float_to_bf16((float)x));
+    case WF_F64:
+        return x;
+    case WF_I8:
+        return (int8_t)(int64_t)x;
+    case WF_I16:
+        return (int16_t)(int64_t)x;
+    case WF_I32:
+        return (int32_t)(int64_t)x;
+    case WF_I64:
+        return (double)(int64_t)x;
+    case WF_U8:
+        return (uint8_t)(int64_t)x;
+    default:
+        return x != 0;
     }
 }
 
-static bool is_float32ish(wf_dtype t)
-{
+static bool is_float32ish(wf_dtype t) {
     return t == WF_F32 || t == WF_F16 || t == WF_BF16;
 }
 
-static double load(const wf_buffer *b, int64_t off)
-{
-    const unsigned char *p = (const unsigned char *)b->data + off * (int64_t)wf_dtype_size(b->dtype);
+static double load(const wf_buffer *b, int64_t off) {
+    const unsigned char *p =
+        (const unsigned char *)b->data + off * (int64_t)wf_dtype_size(b->dtype);
     float f;
     double d;
     uint16_t h;
     switch (b->dtype) {
-    case WF_F32: memcpy(&f, p, 4); return f;
-    case WF_F16: memcpy(&h, p, 2); return half_to_float(h);
-    case WF_BF16: memcpy(&h, p, 2); return bf16_to_float(h);
-    case WF_F64: memcpy(&d, p, 8); return d;
-    case WF_I32: { int32_t i; memcpy(&i, p, 4); return i; }
-    case WF_I64: { int64_t i; memcpy(&i, p, 8); return (double)i; }
-    case WF_I16: { int16_t i; memcpy(&i, p, 2); return i; }
-    case WF_I8: return *(const int8_t *)p;
-    default: return *p;
+    case WF_F32:
+        memcpy(&f, p, 4);
+        return f;
+    case WF_F16:
+        memcpy(&h, p, 2);
+        return half_to_float(h);
+    case WF_BF16:
+        memcpy(&h, p, 2);
+        return bf16_to_float(h);
+    case WF_F64:
+        memcpy(&d, p, 8);
+        return d;
+    case WF_I32: {
+        int32_t i;
+        memcpy(&i, p, 4);
+        return i;
+    }
+    case WF_I64: {
+        int64_t i;
+        memcpy(&i, p, 8);
+        return (double)i;
+    }
+    case WF_I16: {
+        int16_t i;
+        memcpy(&i, p, 2);
+        return i;
+    }
+    case WF_I8:
+        return *(const int8_t *)p;
+    default:
+        return *p;
     }
 }
 
-static void store(wf_buffer *b, int64_t off, double x)
-{
+static void store(wf_buffer *b, int64_t off, double x) {
     unsigned char *p = (unsigned char *)b->data + off * (int64_t)wf_dtype_size(b->dtype);
     float f = (float)x;
     uint16_t h;
     switch (b->dtype) {
-    case WF_F32: memcpy(p, &f, 4); break;
-    case WF_F16: h = float_to_half(f); memcpy(p, &h, 2); break;
-    case WF_BF16: h = float_to_bf16(f); memcpy(p, &h, 2); break;
-    case WF_F64: memcpy(p, &x, 8); break;
-    case WF_I32: { int32_t i = (int32_t)x; memcpy(p, &i, 4); break; }
-    case WF_I64: { int64_t i = (int64_t)x; memcpy(p, &i, 8); break; }
-    case WF_I16: { int16_t i = (int16_t)x; memcpy(p, &i, 2); break; }
-    case WF_I8: *(int8_t *)p = (int8_t)x; break;
-    default: *p = (unsigned char)x; break;
+    case WF_F32:
+        memcpy(p, &f, 4);
+        break;
+    case WF_F16:
+        h = float_to_half(f);
+        memcpy(p, &h, 2);
+        break;
+    case WF_BF16:
+        h = float_to_bf16(f);
+        memcpy(p, &h, 2);
+        break;
+    case WF_F64:
+        memcpy(p, &x, 8);
+        break;
+    case WF_I32: {
+        int32_t i = (int32_t)x;
+        memcpy(p, &i, 4);
+        break;
+    }
+    case WF_I64: {
+        int64_t i = (int64_t)x;
+        memcpy(p, &i, 8);
+        break;
+    }
+    case WF_I16: {
+        int16_t i = (int16_t)x;
+        memcpy(p, &i, 2);
+        break;
+    }
+    case WF_I8:
+        *(int8_t *)p = (int8_t)x;
+        break;
+    default:
+        *p = (unsigned char)x;
+        break;
     }
 }
 
 /* Element offset of logical linear index `lin` in a buffer with strides. */
-static int64_t offset_of(const wf_buffer *b, int64_t lin)
-{
+static int64_t offset_of(const wf_buffer *b, int64_t lin) {
     bool dense = true;
     for (int d = 0; d < b->ndim; d++)
         dense &= b->strides[d] == 0;
@@ -104,50 +156,65 @@ static int64_t offset_of(const wf_buffer *b, int64_t lin)
     return off;
 }
 
-static double unary(int op, double x, bool f32)
-{
+static double unary(int op, double x, bool f32) {
     float xf = (float)x;
     switch (op) {
-    case WF_NEG: return -x;
-    case WF_ABS: return fabs(x);
-    case WF_EXP: return f32 ? expf(xf) : exp(x);
-    case WF_LOG: return f32 ? logf(xf) : log(x);
-    case WF_SQRT: return f32 ? sqrtf(xf) : sqrt(x);
-    case WF_RSQRT: return f32 ? 1.0f / sqrtf(xf) : 1.0 / sqrt(x);
-    case WF_SIN: return f32 ? sinf(xf) : sin(x);
-    case WF_COS: return f32 ? cosf(xf) : cos(x);
-    case WF_TANH: return f32 ? tanhf(xf) : tanh(x);
-    case WF_SIGMOID: return f32 ? 1.0f / (1.0f + expf(-xf)) : 1.0 / (1.0 + exp(-x));
-    case WF_RELU: return x > 0 ? x : 0;
-    default: return f32 ? 1.0f / xf : 1.0 / x;
+    case WF_NEG:
+        return -x;
+    case WF_ABS:
+        return fabs(x);
+    case WF_EXP:
+        return f32 ? expf(xf) : exp(x);
+    case WF_LOG:
+        return f32 ? logf(xf) : log(x);
+    case WF_SQRT:
+        return f32 ? sqrtf(xf) : sqrt(x);
+    case WF_RSQRT:
+        return f32 ? 1.0f / sqrtf(xf) : 1.0 / sqrt(x);
+    case WF_SIN:
+        return f32 ? sinf(xf) : sin(x);
+    case WF_COS:
+        return f32 ? cosf(xf) : cos(x);
+    case WF_TANH:
+        return f32 ? tanhf(xf) : tanh(x);
+    case WF_SIGMOID:
+        return f32 ? 1.0f / (1.0f + expf(-xf)) : 1.0 / (1.0 + exp(-x));
+    case WF_RELU:
+        return x > 0 ? x : 0;
+    default:
+        return f32 ? 1.0f / xf : 1.0 / x;
     }
 }
 
-static double binary(int op, double a, double b, bool f32)
-{
+static double binary(int op, double a, double b, bool f32) {
     float af = (float)a, bf = (float)b;
     switch (op) {
-    case WF_ADD: return f32 ? (double)(af + bf) : a + b;
-    case WF_SUB: return f32 ? (double)(af - bf) : a - b;
-    case WF_MUL: return f32 ? (double)(af * bf) : a * b;
-    case WF_DIV: return f32 ? (double)(af / bf) : a / b;
-    case WF_MAX: return a > b ? a : b;
-    case WF_MIN: return a < b ? a : b;
-    default: return f32 ? powf(af, bf) : pow(a, b);
+    case WF_ADD:
+        return f32 ? (double)(af + bf) : a + b;
+    case WF_SUB:
+        return f32 ? (double)(af - bf) : a - b;
+    case WF_MUL:
+        return f32 ? (double)(af * bf) : a * b;
+    case WF_DIV:
+        return f32 ? (double)(af / bf) : a / b;
+    case WF_MAX:
+        return a > b ? a : b;
+    case WF_MIN:
+        return a < b ? a : b;
+    default:
+        return f32 ? powf(af, bf) : pow(a, b);
     }
 }
 
 /* Logical multi-index of lin in shape. */
-static void unravel(int64_t lin, const int64_t *shape, int n, int64_t *idx)
-{
+static void unravel(int64_t lin, const int64_t *shape, int n, int64_t *idx) {
     for (int d = n - 1; d >= 0; d--) {
         idx[d] = lin % shape[d];
         lin /= shape[d];
     }
 }
 
-static int64_t ravel(const int64_t *idx, const int64_t *shape, int n)
-{
+static int64_t ravel(const int64_t *idx, const int64_t *shape, int n) {
     int64_t lin = 0;
     for (int d = 0; d < n; d++)
         lin = lin * shape[d] + idx[d];
@@ -155,8 +222,7 @@ static int64_t ravel(const int64_t *idx, const int64_t *shape, int n)
 }
 
 /* Read input k of op at the output's multi-index oidx. */
-static double read_input(const ir_op *op, int k, const rtensor *in, const int64_t *oidx)
-{
+static double read_input(const ir_op *op, int k, const rtensor *in, const int64_t *oidx) {
     int64_t iidx[8] = {0};
     for (int d = 0; d < op->out->logical.n; d++) {
         int s = op->in_dim[k][d];
@@ -166,8 +232,7 @@ static double read_input(const ir_op *op, int k, const rtensor *in, const int64_
     return in->v[ravel(iidx, in->shape, in->ndim)];
 }
 
-static bool eval_op(const ir_op *op, rtensor *t)
-{
+static bool eval_op(const ir_op *op, rtensor *t) {
     rtensor *o = &t[op->out->id];
     wf_dtype od = op->out->dtype;
     bool f32 = is_float32ish(od);
@@ -187,8 +252,7 @@ static bool eval_op(const ir_op *op, rtensor *t)
     return true;
 }
 
-static bool visit(wf_tv *tv, rtensor *t, char *done)
-{
+static bool visit(wf_tv *tv, rtensor *t, char *done) {
     if (done[tv->id])
         return true;
     ir_op *op = tv->def;
@@ -211,8 +275,7 @@ static bool visit(wf_tv *tv, rtensor *t, char *done)
     return eval_op(op, t);
 }
 
-bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int nout)
-{
+bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int nout) {
     int n = f->tvs.n;
     rtensor *t = calloc((size_t)n, sizeof *t);
     char *done = calloc((size_t)n, 1);
@@ -250,8 +313,7 @@ typedef struct {
 } shape_binding;
 
 /* T<id>.size[d] of an input is sym[input index * 8 + d]. */
-static bool bind_size(void *ctx, const wf_val *v, int64_t *out)
-{
+static bool bind_size(void *ctx, const wf_val *v, int64_t *out) {
     const shape_binding *b = ctx;
     for (int i = 0; i < b->f->inputs.n; i++)
         if (b->f->inputs.ptr[i]->id == v->sym_a && v->sym == SYM_SIZE && b->sym) {
@@ -261,8 +323,7 @@ static bool bind_size(void *ctx, const wf_val *v, int64_t *out)
     return false;
 }
 
-wf_buffer ref_buffer(wf_fusion *f, wf_tv *tv, const int64_t *sym)
-{
+wf_buffer ref_buffer(wf_fusion *f, wf_tv *tv, const int64_t *sym) {
     wf_buffer b;
     memset(&b, 0, sizeof b);
     shape_binding bind = {f, sym};
@@ -277,8 +338,7 @@ wf_buffer ref_buffer(wf_fusion *f, wf_tv *tv, const int64_t *sym)
     return b;
 }
 
-void ref_fill_random(wf_buffer *b, unsigned seed)
-{
+void ref_fill_random(wf_buffer *b, unsigned seed) {
     uint64_t s = seed * 2654435761u + 12345;
     int64_t n = ref_numel(b);
     for (int64_t i = 0; i < n; i++) {
@@ -288,24 +348,20 @@ void ref_fill_random(wf_buffer *b, unsigned seed)
     }
 }
 
-void ref_poison(wf_buffer *b)
-{
+void ref_poison(wf_buffer *b) {
     memset(b->data, 0xff, (size_t)ref_numel(b) * wf_dtype_size(b->dtype));
 }
 
-void ref_free(wf_buffer *b)
-{
+void ref_free(wf_buffer *b) {
     free(b->data);
     b->data = NULL;
 }
 
-double ref_get(const wf_buffer *b, int64_t i)
-{
+double ref_get(const wf_buffer *b, int64_t i) {
     return load(b, offset_of(b, i));
 }
 
-int64_t ref_compare(const wf_buffer *a, const wf_buffer *b)
-{
+int64_t ref_compare(const wf_buffer *a, const wf_buffer *b) {
     size_t es = wf_dtype_size(a->dtype);
     int64_t n = ref_numel(a);
     for (int64_t i = 0; i < n; i++)

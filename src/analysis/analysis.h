@@ -26,8 +26,7 @@ typedef struct {
 
 bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch);
 int an_find(an_map *m, int id);
-static inline bool an_mapped(an_map *m, const wf_iterdomain *a, const wf_iterdomain *b)
-{
+static inline bool an_mapped(an_map *m, const wf_iterdomain *a, const wf_iterdomain *b) {
     return an_find(m, a->id) == an_find(m, b->id);
 }
 

@@ -10,8 +10,7 @@
  */
 #include "analysis/analysis.h"
 
-int an_find(an_map *m, int id)
-{
+int an_find(an_map *m, int id) {
     while (m->parent[id] != id) {
         m->parent[id] = m->parent[m->parent[id]];
         id = m->parent[id];
@@ -19,8 +18,7 @@ int an_find(an_map *m, int id)
     return id;
 }
 
-static bool unite(an_map *m, int a, int b)
-{
+static bool unite(an_map *m, int a, int b) {
     a = an_find(m, a);
     b = an_find(m, b);
     if (a == b)
@@ -32,8 +30,7 @@ static bool unite(an_map *m, int a, int b)
     return true;
 }
 
-static bool map_init(an_map *m, int n, wf_arena *scratch)
-{
+static bool map_init(an_map *m, int n, wf_arena *scratch) {
     m->n = n;
     m->parent = ARENA_ARRAY(scratch, int, n > 0 ? n : 1);
     if (!m->parent)
@@ -43,8 +40,7 @@ static bool map_init(an_map *m, int n, wf_arena *scratch)
     return true;
 }
 
-static void seed_ops(an_map *m, wf_fusion *f, bool permissive)
-{
+static void seed_ops(an_map *m, wf_fusion *f, bool permissive) {
     for (int i = 0; i < f->ops.n; i++) {
         ir_op *op = f->ops.ptr[i];
         for (int k = 0; k < op->nin; k++) {
@@ -54,8 +50,9 @@ static void seed_ops(an_map *m, wf_fusion *f, bool permissive)
                     continue;
                 wf_iterdomain *in = op->in[k]->logical.ptr[s], *out = op->out->logical.ptr[d];
                 /* A broadcast and an axis of extent 1 both only have index 0. */
-                bool same_kind = (in->itype == IT_BROADCAST) == (out->itype == IT_BROADCAST) ||
-                                 (val_is_const_eq(in->extent, 1) && val_is_const_eq(out->extent, 1));
+                bool same_kind =
+                    (in->itype == IT_BROADCAST) == (out->itype == IT_BROADCAST) ||
+                    (val_is_const_eq(in->extent, 1) && val_is_const_eq(out->extent, 1));
                 if (permissive || same_kind)
                     unite(m, in->id, out->id);
             }
@@ -63,8 +60,7 @@ static void seed_ops(an_map *m, wf_fusion *f, bool permissive)
     }
 }
 
-static bool same_transform(an_map *m, const id_transform *a, const id_transform *b)
-{
+static bool same_transform(an_map *m, const id_transform *a, const id_transform *b) {
     if (a->kind != b->kind || a->nin != b->nin)
         return false;
     if (a->kind == TF_SPLIT && (a->factor != b->factor || a->inner != b->inner))
@@ -75,8 +71,7 @@ static bool same_transform(an_map *m, const id_transform *a, const id_transform 
     return true;
 }
 
-static void close_over_transforms(an_map *m, wf_fusion *f)
-{
+static void close_over_transforms(an_map *m, wf_fusion *f) {
     bool changed = true;
     while (changed) {
         changed = false;
@@ -93,8 +88,7 @@ static void close_over_transforms(an_map *m, wf_fusion *f)
     }
 }
 
-bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch)
-{
+bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch) {
     if (!map_init(&g->exact, f->ids.n, scratch) || !map_init(&g->permissive, f->ids.n, scratch))
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     seed_ops(&g->exact, f, false);

@@ -13,22 +13,20 @@
 
 #include <stdio.h>
 
-static bool stops_inlining(const wf_iterdomain *id)
-{
+static bool stops_inlining(const wf_iterdomain *id) {
     return id->itype == IT_REDUCTION || id->ptype == WF_VECTORIZE || id->ptype == WF_BULK ||
            id->ptype == WF_MMA;
 }
 
-static int own_limit(const wf_tv *tv, char *why, size_t whysize)
-{
+static int own_limit(const wf_tv *tv, char *why, size_t whysize) {
     for (int i = 0; i < tv->loop.n; i++) {
         const wf_iterdomain *id = tv->loop.ptr[i];
         if (stops_inlining(id)) {
             if (why)
                 snprintf(why, whysize, "axis %d of T%d is %s", i, tv->id,
-                         id->itype == IT_REDUCTION ? "a reduction"
-                                                   : id->ptype == WF_VECTORIZE ? "vectorized"
-                                                                               : "bulk or MMA");
+                         id->itype == IT_REDUCTION   ? "a reduction"
+                         : id->ptype == WF_VECTORIZE ? "vectorized"
+                                                     : "bulk or MMA");
             return i;
         }
     }
@@ -36,14 +34,14 @@ static int own_limit(const wf_tv *tv, char *why, size_t whysize)
 }
 
 static int consumer_limit(an_idgraph *g, const wf_tv *tv, const wf_tv *c, int limit, char *why,
-                          size_t whysize)
-{
+                          size_t whysize) {
     for (int i = 0; i < limit; i++) {
         const wf_iterdomain *p = tv->loop.ptr[i];
         if (i >= c->loop.n || !an_mapped(&g->permissive, p, c->loop.ptr[i])) {
             if (why)
-                snprintf(why, whysize, "axis %d of T%d is not mapped to axis %d of its consumer T%d",
-                         i, tv->id, i, c->id);
+                snprintf(why, whysize,
+                         "axis %d of T%d is not mapped to axis %d of its consumer T%d", i, tv->id,
+                         i, c->id);
             return i;
         }
         if (stops_inlining(c->loop.ptr[i])) {
@@ -63,8 +61,7 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const wf_tv *c, int li
     return limit;
 }
 
-int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
-{
+int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize) {
     if (why && whysize)
         why[0] = 0;
     if (tv->is_input) {
@@ -78,24 +75,28 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
     return limit;
 }
 
-bool an_mem_distributed(wf_memtype m, wf_ptype p)
-{
+bool an_mem_distributed(wf_memtype m, wf_ptype p) {
     bool tid = ir_id_is_thread(p), bid = ir_id_is_block(p);
     switch (m) {
-    case WF_MEM_LOCAL: return tid || bid;
+    case WF_MEM_LOCAL:
+        return tid || bid;
     case WF_MEM_SHARED:
-    case WF_MEM_TENSOR: return bid;
-    default: return false;
+    case WF_MEM_TENSOR:
+        return bid;
+    default:
+        return false;
     }
 }
 
-bool an_mem_shared(wf_memtype m, wf_ptype p)
-{
+bool an_mem_shared(wf_memtype m, wf_ptype p) {
     bool tid = ir_id_is_thread(p), bid = ir_id_is_block(p);
     switch (m) {
     case WF_MEM_SHARED:
-    case WF_MEM_TENSOR: return tid;
-    case WF_MEM_GLOBAL: return tid || bid;
-    default: return false;
+    case WF_MEM_TENSOR:
+        return tid;
+    case WF_MEM_GLOBAL:
+        return tid || bid;
+    default:
+        return false;
     }
 }

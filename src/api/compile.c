@@ -13,13 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int target_sm(const wf_compile_options *opt)
-{
+static int target_sm(const wf_compile_options *opt) {
     return opt && opt->sm > 0 ? opt->sm : 90;
 }
 
-wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt)
-{
+wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt) {
     WF_GATE(f, NULL);
     lower_result r;
     wf_kernel *k = NULL;
@@ -40,28 +38,24 @@ wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt)
     return k;
 }
 
-const char *wf_kernel_source(const wf_kernel *k)
-{
+const char *wf_kernel_source(const wf_kernel *k) {
     return k ? k->source : NULL;
 }
 
-const wf_launch_info *wf_kernel_launch(const wf_kernel *k)
-{
+const wf_launch_info *wf_kernel_launch(const wf_kernel *k) {
     return k ? &k->launch : NULL;
 }
 
-void wf_kernel_free(wf_kernel *k)
-{
+void wf_kernel_free(wf_kernel *k) {
     rt_kernel_free(k);
 }
 
-wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize)
-{
+wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize) {
     if (!k)
         return WF_ERR_ARG;
     rt_nvrtc_result res;
-    wf_status s = rt_nvrtc_compile(k->source, "weft_kernel.cu", sm > 0 ? sm : k->sm, &res, log,
-                                   logsize);
+    wf_status s =
+        rt_nvrtc_compile(k->source, "weft_kernel.cu", sm > 0 ? sm : k->sm, &res, log, logsize);
     if (s == WF_OK) {
         free(k->ptx);
         k->ptx = res.ptx;
@@ -73,15 +67,13 @@ wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize)
     return s;
 }
 
-static void print_sbuf(sbuf *b, FILE *out)
-{
+static void print_sbuf(sbuf *b, FILE *out) {
     if (out)
         fputs(sbuf_str(b), out);
     sbuf_free(b);
 }
 
-void wf_print_math(const wf_fusion *f, FILE *out)
-{
+void wf_print_math(const wf_fusion *f, FILE *out) {
     if (!f)
         return;
     sbuf b = {0};
@@ -89,8 +81,7 @@ void wf_print_math(const wf_fusion *f, FILE *out)
     print_sbuf(&b, out);
 }
 
-void wf_print_transforms(const wf_fusion *f, FILE *out)
-{
+void wf_print_transforms(const wf_fusion *f, FILE *out) {
     if (!f)
         return;
     sbuf b = {0};
@@ -98,8 +89,7 @@ void wf_print_transforms(const wf_fusion *f, FILE *out)
     print_sbuf(&b, out);
 }
 
-void wf_print_kernel(wf_fusion *f, FILE *out)
-{
+void wf_print_kernel(wf_fusion *f, FILE *out) {
     wf_kernel *k = wf_compile(f, NULL);
     if (k && out)
         fputs(k->source, out);

@@ -3,61 +3,51 @@
  */
 #include "api/api.h"
 
-const char *wf_version(void)
-{
+const char *wf_version(void) {
     return "0.1.0";
 }
 
-wf_fusion *wf_fusion_new(void)
-{
+wf_fusion *wf_fusion_new(void) {
     return ir_fusion_new();
 }
 
-void wf_fusion_free(wf_fusion *f)
-{
+void wf_fusion_free(wf_fusion *f) {
     ir_fusion_free(f);
 }
 
-wf_status wf_fusion_status(const wf_fusion *f)
-{
+wf_status wf_fusion_status(const wf_fusion *f) {
     return f ? f->err.code : WF_ERR_ARG;
 }
 
-const char *wf_fusion_error(const wf_fusion *f)
-{
+const char *wf_fusion_error(const wf_fusion *f) {
     return f ? f->err.msg : "no fusion (NULL)";
 }
 
-void wf_fusion_clear_error(wf_fusion *f)
-{
+void wf_fusion_clear_error(wf_fusion *f) {
     if (f)
         err_clear(&f->err);
 }
 
-const char *wf_status_name(wf_status s)
-{
-    static const char *const names[] = {"WF_OK",        "WF_ERR_ARG",         "WF_ERR_SCHEDULE",
-                                        "WF_ERR_COMPILE", "WF_ERR_CUDA",      "WF_ERR_UNSUPPORTED",
+const char *wf_status_name(wf_status s) {
+    static const char *const names[] = {"WF_OK",          "WF_ERR_ARG",  "WF_ERR_SCHEDULE",
+                                        "WF_ERR_COMPILE", "WF_ERR_CUDA", "WF_ERR_UNSUPPORTED",
                                         "WF_ERR_MEMORY"};
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "WF_ERR_UNKNOWN";
 }
 
-size_t wf_dtype_size(wf_dtype t)
-{
+size_t wf_dtype_size(wf_dtype t) {
     static const size_t sizes[] = {4, 2, 2, 8, 1, 2, 4, 8, 1, 1};
     return (unsigned)t < sizeof sizes / sizeof *sizes ? sizes[t] : 0;
 }
 
-static bool valid_dtype(wf_fusion *f, wf_dtype t)
-{
+static bool valid_dtype(wf_fusion *f, wf_dtype t) {
     if ((unsigned)t <= WF_BOOL)
         return true;
     return wf_failb(&f->err, WF_ERR_ARG, "unknown dtype %d", (int)t);
 }
 
 wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape,
-                        const int8_t *contiguity)
-{
+                        const int8_t *contiguity) {
     WF_GATE(f, NULL);
     if (!valid_dtype(f, t))
         return NULL;
@@ -72,13 +62,11 @@ wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape
     return ir_input(f, t, ndim, shape, contiguity);
 }
 
-wf_tv *wf_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape)
-{
+wf_tv *wf_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape) {
     return wf_input_strided(f, t, ndim, shape, NULL);
 }
 
-void wf_output(wf_fusion *f, wf_tv *tv)
-{
+void wf_output(wf_fusion *f, wf_tv *tv) {
     WF_GATE(f, );
     if (!tv || tv->f != f) {
         wf_fail(&f->err, WF_ERR_ARG, "wf_output: the tensor is NULL or from another fusion");
@@ -92,28 +80,24 @@ void wf_output(wf_fusion *f, wf_tv *tv)
         wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
 }
 
-wf_tv *wf_set(wf_tv *a)
-{
+wf_tv *wf_set(wf_tv *a) {
     TV_GATE(a, NULL);
     return ir_set(a);
 }
 
-wf_tv *wf_cast(wf_tv *a, wf_dtype t)
-{
+wf_tv *wf_cast(wf_tv *a, wf_dtype t) {
     TV_GATE(a, NULL);
     return valid_dtype(a->f, t) ? ir_cast(a, t) : NULL;
 }
 
-wf_tv *wf_unary(wf_unary_op op, wf_tv *a)
-{
+wf_tv *wf_unary(wf_unary_op op, wf_tv *a) {
     TV_GATE(a, NULL);
     if ((unsigned)op > WF_RECIPROCAL)
         return wf_fail(&a->f->err, WF_ERR_ARG, "wf_unary: unknown op %d", (int)op);
     return ir_unary(op, a);
 }
 
-wf_tv *wf_binary(wf_binary_op op, wf_tv *a, wf_tv *b)
-{
+wf_tv *wf_binary(wf_binary_op op, wf_tv *a, wf_tv *b) {
     TV_GATE(a, NULL);
     if (!b || b->f != a->f)
         return wf_fail(&a->f->err, WF_ERR_ARG, "wf_binary: operands are from different fusions");
@@ -122,28 +106,23 @@ wf_tv *wf_binary(wf_binary_op op, wf_tv *a, wf_tv *b)
     return ir_binary(op, a, b);
 }
 
-wf_tv *wf_add(wf_tv *a, wf_tv *b)
-{
+wf_tv *wf_add(wf_tv *a, wf_tv *b) {
     return wf_binary(WF_ADD, a, b);
 }
 
-wf_tv *wf_sub(wf_tv *a, wf_tv *b)
-{
+wf_tv *wf_sub(wf_tv *a, wf_tv *b) {
     return wf_binary(WF_SUB, a, b);
 }
 
-wf_tv *wf_mul(wf_tv *a, wf_tv *b)
-{
+wf_tv *wf_mul(wf_tv *a, wf_tv *b) {
     return wf_binary(WF_MUL, a, b);
 }
 
-wf_tv *wf_div(wf_tv *a, wf_tv *b)
-{
+wf_tv *wf_div(wf_tv *a, wf_tv *b) {
     return wf_binary(WF_DIV, a, b);
 }
 
-wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim)
-{
+wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim) {
     TV_GATE(a, NULL);
     if (ndim_out < 0 || ndim_out > 8 || !is_broadcast_dim)
         return wf_fail(&a->f->err, WF_ERR_ARG, "broadcast(T%d): output rank %d is not in 0..8",
@@ -151,16 +130,14 @@ wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim)
     return ir_broadcast(a, ndim_out, is_broadcast_dim);
 }
 
-wf_tv *wf_permute(wf_tv *a, const int *new2old)
-{
+wf_tv *wf_permute(wf_tv *a, const int *new2old) {
     TV_GATE(a, NULL);
     if (!new2old)
         return wf_fail(&a->f->err, WF_ERR_ARG, "permute(T%d): new2old is NULL", a->id);
     return ir_permute(a, new2old);
 }
 
-wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1)
-{
+wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1) {
     TV_GATE(a, NULL);
     int n = a->logical.n, perm[8];
     if (dim0 < 0)
@@ -178,77 +155,65 @@ wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1)
     return ir_permute(a, perm);
 }
 
-static wf_tv *reduction(const char *what, wf_tv *a)
-{
+static wf_tv *reduction(const char *what, wf_tv *a) {
     TV_GATE(a, NULL);
     return wf_fail(&a->f->err, WF_ERR_UNSUPPORTED,
                    "%s(T%d): reductions are not supported by this build yet", what, a->id);
 }
 
-wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes)
-{
+wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes) {
     (void)naxes;
     (void)axes;
     return reduction("sum", a);
 }
 
-wf_tv *wf_max(wf_tv *a, int naxes, const int *axes)
-{
+wf_tv *wf_max(wf_tv *a, int naxes, const int *axes) {
     (void)naxes;
     (void)axes;
     return reduction("max", a);
 }
 
-int wf_tv_ndim(const wf_tv *tv)
-{
+int wf_tv_ndim(const wf_tv *tv) {
     return tv ? tv->loop.n : -1;
 }
 
-wf_iterdomain *wf_tv_axis(wf_tv *tv, int axis)
-{
+wf_iterdomain *wf_tv_axis(wf_tv *tv, int axis) {
     TV_GATE(tv, NULL);
     if (!api_axis(tv, &axis, "axis"))
         return NULL;
     return tv->loop.ptr[axis];
 }
 
-wf_iterdomain *const *wf_tv_loop_domain(const wf_tv *tv, int *n)
-{
+wf_iterdomain *const *wf_tv_loop_domain(const wf_tv *tv, int *n) {
     if (n)
         *n = tv ? tv->loop.n : 0;
     return tv ? tv->loop.ptr : NULL;
 }
 
-wf_iterdomain *const *wf_tv_logical_domain(const wf_tv *tv, int *n)
-{
+wf_iterdomain *const *wf_tv_logical_domain(const wf_tv *tv, int *n) {
     if (n)
         *n = tv ? tv->logical.n : 0;
     return tv ? tv->logical.ptr : NULL;
 }
 
-wf_tv *wf_tv_definition_input(const wf_tv *tv, int i)
-{
+wf_tv *wf_tv_definition_input(const wf_tv *tv, int i) {
     if (!tv || !tv->def || i < 0 || i >= tv->def->nin)
         return NULL;
     return tv->def->in[i];
 }
 
-int64_t wf_iterdomain_extent(const wf_iterdomain *id)
-{
+int64_t wf_iterdomain_extent(const wf_iterdomain *id) {
     return id ? ir_id_const_extent(id) : -1;
 }
 
-wf_fusion *wf_tv_fusion(const wf_tv *tv)
-{
+wf_fusion *wf_tv_fusion(const wf_tv *tv) {
     return tv ? tv->f : NULL;
 }
 
-int wf_tv_name(const wf_tv *tv)
-{
+int wf_tv_name(const wf_tv *tv) {
     return tv ? tv->id : -1;
 }
 
-int wf_tv_compute_at(const wf_tv *tv)
-{
+int wf_tv_compute_at(const wf_tv *tv) {
     return tv ? tv->ca_pos : -1;
 }

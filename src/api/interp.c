@@ -7,8 +7,7 @@
 
 #include <string.h>
 
-wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out)
-{
+wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out) {
     if (!k || !out)
         return WF_ERR_ARG;
     memset(out, 0, sizeof *out);
@@ -28,8 +27,7 @@ wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out)
     return WF_OK;
 }
 
-static void report_node(const in_node *n, const it_program *p, FILE *out)
-{
+static void report_node(const in_node *n, const it_program *p, FILE *out) {
     if (n->kind == IN_STMT) {
         const it_stats *s = &p->stats[n->id];
         fprintf(out, "%s\n", n->text);
@@ -39,15 +37,13 @@ static void report_node(const in_node *n, const it_program *p, FILE *out)
                     (double)s->gmem_sectors / (double)s->gmem_accesses);
         if (s->smem_accesses)
             fprintf(out, "  shared: %lld warp accesses, %lld wavefronts, worst %d-way conflict\n",
-                    (long long)s->smem_accesses, (long long)s->smem_wavefronts,
-                    s->smem_max_degree);
+                    (long long)s->smem_accesses, (long long)s->smem_wavefronts, s->smem_max_degree);
     }
     for (int i = 0; i < n->nkids; i++)
         report_node(n->kids[i], p, out);
 }
 
-void wf_interp_report(const wf_kernel *k, FILE *out)
-{
+void wf_interp_report(const wf_kernel *k, FILE *out) {
     if (!k || !out)
         return;
     if (!k->interp) {

@@ -13,8 +13,7 @@
 #include <string.h>
 
 wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
-                 int nout)
-{
+                 int nout) {
     if (!k)
         return WF_ERR_ARG;
     err_clear(&k->err);
@@ -32,19 +31,16 @@ wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_bu
     return wf_fails(&k->err, WF_ERR_ARG, "wf_run: unknown backend %d", (int)b);
 }
 
-const char *wf_last_run_error(const wf_kernel *k)
-{
+const char *wf_last_run_error(const wf_kernel *k) {
     return k ? k->err.msg : "no kernel (NULL)";
 }
 
-bool wf_cuda_available(void)
-{
+bool wf_cuda_available(void) {
     return rt_cuda_available();
 }
 
-wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
-                  int warmup, int reps, double *median_us)
-{
+wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout, int warmup,
+                  int reps, double *median_us) {
     if (!k)
         return WF_ERR_ARG;
     err_clear(&k->err);
@@ -55,18 +51,15 @@ wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
     return rt_cuda_time(k, in, nin, out, nout, warmup, reps, median_us);
 }
 
-void *wf_device_alloc(size_t bytes)
-{
+void *wf_device_alloc(size_t bytes) {
     return rt_cuda_mem_alloc(bytes);
 }
 
-void wf_device_free(void *p)
-{
+void wf_device_free(void *p) {
     rt_cuda_mem_free(p);
 }
 
-wf_status wf_device_copy(void *dst, const void *src, size_t bytes)
-{
+wf_status wf_device_copy(void *dst, const void *src, size_t bytes) {
     if (bytes == 0)
         return WF_OK;
     if (!dst || !src)
@@ -75,8 +68,7 @@ wf_status wf_device_copy(void *dst, const void *src, size_t bytes)
 }
 
 wf_status wf_device_memcpy_time(void *dst, const void *src, size_t bytes, int warmup, int reps,
-                                double *median_us)
-{
+                                double *median_us) {
     if (!dst || !src || bytes == 0 || warmup < 0 || reps <= 0 || !median_us)
         return WF_ERR_ARG;
     return rt_cuda_mem_copy_time(dst, src, bytes, warmup, reps, median_us);

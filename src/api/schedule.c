@@ -7,8 +7,7 @@
  */
 #include "api/api.h"
 
-bool api_axis(wf_tv *tv, int *axis, const char *what)
-{
+bool api_axis(wf_tv *tv, int *axis, const char *what) {
     int n = tv->loop.n, a = *axis;
     if (a < 0)
         a += n;
@@ -20,8 +19,7 @@ bool api_axis(wf_tv *tv, int *axis, const char *what)
     return true;
 }
 
-bool api_pos(wf_tv *tv, int *pos, const char *what)
-{
+bool api_pos(wf_tv *tv, int *pos, const char *what) {
     int n = tv->loop.n, p = *pos;
     if (p < 0)
         p += n + 1;
@@ -34,33 +32,30 @@ bool api_pos(wf_tv *tv, int *pos, const char *what)
     return true;
 }
 
-static void split(wf_tv *tv, int axis, int64_t factor, bool inner)
-{
+static void split(wf_tv *tv, int axis, int64_t factor, bool inner) {
     TV_GATE(tv, );
     const char *what = inner ? "split" : "split_outer";
     int user_axis = axis;
     if (!api_axis(tv, &axis, what))
         return;
     if (factor <= 0) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.%s(axis=%d, factor=%lld): the factor must be positive",
-                tv->id, what, user_axis, (long long)factor);
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.%s(axis=%d, factor=%lld): the factor must be positive", tv->id, what,
+                user_axis, (long long)factor);
         return;
     }
     sched_split(tv, axis, factor, inner);
 }
 
-void wf_tv_split(wf_tv *tv, int axis, int64_t factor)
-{
+void wf_tv_split(wf_tv *tv, int axis, int64_t factor) {
     split(tv, axis, factor, true);
 }
 
-void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor)
-{
+void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor) {
     split(tv, axis, factor, false);
 }
 
-void wf_tv_merge_axes(wf_tv *tv, int outer, int inner)
-{
+void wf_tv_merge_axes(wf_tv *tv, int outer, int inner) {
     TV_GATE(tv, );
     if (!api_axis(tv, &outer, "merge") || !api_axis(tv, &inner, "merge"))
         return;
@@ -72,8 +67,7 @@ void wf_tv_merge_axes(wf_tv *tv, int outer, int inner)
     sched_merge(tv, outer, inner);
 }
 
-void wf_tv_merge(wf_tv *tv, int axis)
-{
+void wf_tv_merge(wf_tv *tv, int axis) {
     TV_GATE(tv, );
     int user_axis = axis;
     if (!api_axis(tv, &axis, "merge"))
@@ -88,8 +82,7 @@ void wf_tv_merge(wf_tv *tv, int axis)
     sched_merge(tv, axis, axis + 1);
 }
 
-static bool check_perm(wf_tv *tv, const int *old2new)
-{
+static bool check_perm(wf_tv *tv, const int *old2new) {
     int first[64];
     for (int i = 0; i < tv->loop.n; i++)
         first[i] = -1;
@@ -110,8 +103,7 @@ static bool check_perm(wf_tv *tv, const int *old2new)
     return true;
 }
 
-void wf_tv_reorder_all(wf_tv *tv, const int *old2new)
-{
+void wf_tv_reorder_all(wf_tv *tv, const int *old2new) {
     TV_GATE(tv, );
     int perm[64];
     if (!old2new || tv->loop.n > 64) {
@@ -127,8 +119,7 @@ void wf_tv_reorder_all(wf_tv *tv, const int *old2new)
 
 /* nvFuser's pair form: listed axes go where asked; the others fill the free
    positions in their original order. */
-void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2])
-{
+void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
     TV_GATE(tv, );
     int n = tv->loop.n, perm[64];
     bool taken[64] = {false}, moved[64] = {false};
@@ -162,20 +153,17 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2])
     sched_reorder(tv, perm);
 }
 
-void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y)
-{
+void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y) {
     TV_GATE(tv, );
     if (kind != WF_SWIZZLE_XOR) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: unknown swizzle kind %d", tv->id,
-                (int)kind);
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: unknown swizzle kind %d", tv->id, (int)kind);
         return;
     }
     if (api_axis(tv, &x, "swizzle") && api_axis(tv, &y, "swizzle"))
         sched_swizzle(tv, x, y);
 }
 
-void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p)
-{
+void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p) {
     TV_GATE(tv, );
     if ((unsigned)p > WF_MMA) {
         wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.parallelize: unknown parallel type %d", tv->id,
@@ -186,12 +174,10 @@ void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p)
         sched_parallelize(tv, axis, p);
 }
 
-void wf_tv_set_memory(wf_tv *tv, wf_memtype m)
-{
+void wf_tv_set_memory(wf_tv *tv, wf_memtype m) {
     TV_GATE(tv, );
     if ((unsigned)m > WF_MEM_TENSOR) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_memory: unknown memory type %d", tv->id,
-                (int)m);
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_memory: unknown memory type %d", tv->id, (int)m);
         return;
     }
     if ((tv->is_input || tv->is_output) && m != WF_MEM_GLOBAL) {
@@ -203,8 +189,7 @@ void wf_tv_set_memory(wf_tv *tv, wf_memtype m)
     tv->mem = m;
 }
 
-void wf_tv_set_ldst(wf_tv *tv, wf_ldst op)
-{
+void wf_tv_set_ldst(wf_tv *tv, wf_ldst op) {
     TV_GATE(tv, );
     if (!tv->def || !ir_op_is_copy(tv->def)) {
         wf_fail(&tv->f->err, WF_ERR_ARG,
@@ -218,8 +203,7 @@ void wf_tv_set_ldst(wf_tv *tv, wf_ldst op)
     tv->def->ldst = op;
 }
 
-void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos)
-{
+void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos) {
     TV_GATE(tv, );
     if (tv->mem != WF_MEM_TENSOR) {
         wf_fail(&tv->f->err, WF_ERR_ARG,
@@ -231,21 +215,19 @@ void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos)
     if (pos < 0)
         pos += n + 1;
     if (pos < 0 || pos > n) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.set_tmem_dimsep: position %d is not in 0..%d", tv->id, pos, n);
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_tmem_dimsep: position %d is not in 0..%d", tv->id,
+                pos, n);
         return;
     }
     tv->dimsep = pos;
 }
 
 /* Every ID must come from tv's own history (its logical domain or a transform of it). */
-static bool in_history(const wf_tv *tv, const wf_iterdomain *id)
-{
+static bool in_history(const wf_tv *tv, const wf_iterdomain *id) {
     return id && id->tv == tv;
 }
 
-void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous)
-{
+void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous) {
     TV_GATE(tv, );
     if (n <= 0 || n > 16 || !ids) {
         wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_allocation_domain: %d axes", tv->id, n);
@@ -267,8 +249,7 @@ void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bo
     ir_copy_ids(tv->f, &tv->alloc, ids, n);
 }
 
-void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids)
-{
+void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids) {
     TV_GATE(tv, );
     if (n <= 0 || n > 64 || !ids) {
         wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_loop_domain: %d axes", tv->id, n);
@@ -277,8 +258,7 @@ void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids)
     for (int i = 0; i < n; i++)
         if (!in_history(tv, ids[i])) {
             wf_fail(&tv->f->err, WF_ERR_ARG,
-                    "T%d.set_loop_domain: axis %d is not an IterDomain of T%d", tv->id, i,
-                    tv->id);
+                    "T%d.set_loop_domain: axis %d is not an IterDomain of T%d", tv->id, i, tv->id);
             return;
         }
     if (tv->ca_pos > 0 || tv->max_producer_pos > 0) {
@@ -289,46 +269,39 @@ void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids)
     ir_copy_ids(tv->f, &tv->loop, ids, n);
 }
 
-void wf_tv_inline_at(wf_tv *tv, int pos)
-{
+void wf_tv_inline_at(wf_tv *tv, int pos) {
     TV_GATE(tv, );
     if (api_pos(tv, &pos, "inline_at"))
         sched_inline_at(tv, pos);
 }
 
-void wf_inline_most(wf_fusion *f)
-{
+void wf_inline_most(wf_fusion *f) {
     WF_GATE(f, );
     sched_inline_most(f);
 }
 
-void wf_inline_all_at(wf_tv *ref, int pos)
-{
+void wf_inline_all_at(wf_tv *ref, int pos) {
     TV_GATE(ref, );
     if (api_pos(ref, &pos, "inline_all_at"))
         sched_inline_all_at(ref, pos);
 }
 
-wf_tv *wf_cache_after(wf_tv *tv)
-{
+wf_tv *wf_cache_after(wf_tv *tv) {
     TV_GATE(tv, NULL);
     return sched_cache_after(tv);
 }
 
-wf_tv *wf_cache_before(wf_tv *tv)
-{
+wf_tv *wf_cache_before(wf_tv *tv) {
     TV_GATE(tv, NULL);
     return sched_cache_before(tv);
 }
 
-void wf_propagate_transforms(wf_tv *ref)
-{
+void wf_propagate_transforms(wf_tv *ref) {
     TV_GATE(ref, );
     sched_propagate(ref);
 }
 
-void wf_parallelize_all_like(wf_tv *ref, unsigned ptype_mask)
-{
+void wf_parallelize_all_like(wf_tv *ref, unsigned ptype_mask) {
     TV_GATE(ref, );
     sched_parallelize_all_like(ref, ptype_mask);
 }

@@ -19,15 +19,13 @@ struct arena_chunk {
 
 enum { FIRST_CHUNK = 64 * 1024 };
 
-void arena_init(wf_arena *a)
-{
+void arena_init(wf_arena *a) {
     a->head = NULL;
     a->next_size = FIRST_CHUNK;
     a->fail_after = -1;
 }
 
-void arena_free(wf_arena *a)
-{
+void arena_free(wf_arena *a) {
     arena_chunk *c = a->head;
     while (c) {
         arena_chunk *next = c->next;
@@ -37,13 +35,11 @@ void arena_free(wf_arena *a)
     a->head = NULL;
 }
 
-void arena_fail_after(wf_arena *a, long n)
-{
+void arena_fail_after(wf_arena *a, long n) {
     a->fail_after = n;
 }
 
-static arena_chunk *new_chunk(wf_arena *a, size_t need)
-{
+static arena_chunk *new_chunk(wf_arena *a, size_t need) {
     size_t size = a->next_size;
 #ifdef WF_ARENA_DEBUG
     size = need;
@@ -62,8 +58,7 @@ static arena_chunk *new_chunk(wf_arena *a, size_t need)
     return c;
 }
 
-void *arena_alloc(wf_arena *a, size_t size)
-{
+void *arena_alloc(wf_arena *a, size_t size) {
     if (a->fail_after == 0)
         return NULL;
     if (a->fail_after > 0)
@@ -87,8 +82,7 @@ void *arena_alloc(wf_arena *a, size_t size)
     return p;
 }
 
-char *arena_strdup(wf_arena *a, const char *s)
-{
+char *arena_strdup(wf_arena *a, const char *s) {
     size_t n = strlen(s) + 1;
     char *p = arena_alloc(a, n);
     if (p)

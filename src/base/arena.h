@@ -27,7 +27,7 @@ void *arena_alloc(wf_arena *a, size_t size); /* zeroed; NULL when out of memory 
 char *arena_strdup(wf_arena *a, const char *s);
 void arena_fail_after(wf_arena *a, long n);
 
-#define ARENA_NEW(a, T)       ((T *)arena_alloc((a), sizeof(T)))
-#define ARENA_ARRAY(a, T, n)  ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
+#define ARENA_NEW(a, T)      ((T *)arena_alloc((a), sizeof(T)))
+#define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))
 
 #endif

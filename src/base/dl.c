@@ -34,8 +34,7 @@
 #define DL_FLAGS (RTLD_NOW | RTLD_LOCAL)
 #endif
 
-static void *try_open(const char *path, char *lasterr, size_t lasterrsize)
-{
+static void *try_open(const char *path, char *lasterr, size_t lasterrsize) {
     void *h = dlopen(path, DL_FLAGS);
     if (!h) {
         const char *e = dlerror();
@@ -44,8 +43,7 @@ static void *try_open(const char *path, char *lasterr, size_t lasterrsize)
     return h;
 }
 
-static void *try_in_dir(const char *dir, const char *soname, char *lasterr, size_t lasterrsize)
-{
+static void *try_in_dir(const char *dir, const char *soname, char *lasterr, size_t lasterrsize) {
     char path[DL_PATH_MAX];
     int n;
 
@@ -58,16 +56,14 @@ static void *try_in_dir(const char *dir, const char *soname, char *lasterr, size
 }
 
 /* The library's family name for the message: "libnvrtc.so.12" -> "libnvrtc". */
-static size_t base_name_len(const char *soname)
-{
+static size_t base_name_len(const char *soname) {
     const char *dot = strstr(soname, ".so");
     return dot ? (size_t)(dot - soname) : strlen(soname);
 }
 
 /* Append to err without ever overflowing; a full buffer silently truncates,
    which is acceptable for a diagnostic. */
-static void append(char *err, size_t errsize, const char *s, size_t slen)
-{
+static void append(char *err, size_t errsize, const char *s, size_t slen) {
     size_t used = strlen(err);
     size_t room;
 
@@ -80,13 +76,11 @@ static void append(char *err, size_t errsize, const char *s, size_t slen)
     err[used + slen] = '\0';
 }
 
-static void append_str(char *err, size_t errsize, const char *s)
-{
+static void append_str(char *err, size_t errsize, const char *s) {
     append(err, errsize, s, strlen(s));
 }
 
-void *dl_open_cuda_lib(const char *const *sonames, int nnames, char *err, size_t errsize)
-{
+void *dl_open_cuda_lib(const char *const *sonames, int nnames, char *err, size_t errsize) {
     char lasterr[512] = "";
     const char *cuda_home = getenv("CUDA_HOME");
     const char *std_home = "/usr/local/cuda";
@@ -148,15 +142,13 @@ void *dl_open_cuda_lib(const char *const *sonames, int nnames, char *err, size_t
     return NULL;
 }
 
-void *dl_sym(void *handle, const char *name)
-{
+void *dl_sym(void *handle, const char *name) {
     if (!handle || !name)
         return NULL;
     return dlsym(handle, name);
 }
 
-void dl_close(void *handle)
-{
+void dl_close(void *handle) {
     if (handle)
         dlclose(handle);
 }

@@ -7,16 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void record(wf_err *e, wf_status code, const char *fmt, va_list ap)
-{
+static void record(wf_err *e, wf_status code, const char *fmt, va_list ap) {
     if (e->code != WF_OK)
         return;
     e->code = code;
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 }
 
-void *wf_fail(wf_err *e, wf_status code, const char *fmt, ...)
-{
+void *wf_fail(wf_err *e, wf_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     record(e, code, fmt, ap);
@@ -24,8 +22,7 @@ void *wf_fail(wf_err *e, wf_status code, const char *fmt, ...)
     return NULL;
 }
 
-bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...)
-{
+bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     record(e, code, fmt, ap);
@@ -33,8 +30,7 @@ bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...)
     return false;
 }
 
-wf_status wf_fails(wf_err *e, wf_status code, const char *fmt, ...)
-{
+wf_status wf_fails(wf_err *e, wf_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     record(e, code, fmt, ap);
@@ -42,14 +38,12 @@ wf_status wf_fails(wf_err *e, wf_status code, const char *fmt, ...)
     return e->code;
 }
 
-void err_clear(wf_err *e)
-{
+void err_clear(wf_err *e) {
     e->code = WF_OK;
     e->msg[0] = 0;
 }
 
-void err_internal(wf_err *e, const char *file, int line, const char *cond)
-{
+void err_internal(wf_err *e, const char *file, int line, const char *cond) {
     wf_fail(e, WF_ERR_UNSUPPORTED, "internal error at %s:%d (%s)", file, line, cond);
 #ifdef WF_TEST_BUILD
     abort(); // ok: a bug, in test builds only (the message is in the error for gdb)

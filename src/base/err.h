@@ -4,8 +4,8 @@
  * The first error wins; later ones are ignored until wf_fusion_clear_error.
  * The buffer is fixed so that recording an error never allocates. wf_fail
  * returns NULL so that call sites read `return wf_fail(...)`; wf_failb and
- * wf_fails are the same for functions returning bool and wf_status. wf_assert catches bugs (not user
- * mistakes): it aborts in test builds and records an internal error otherwise.
+ * wf_fails are the same for functions returning bool and wf_status. wf_assert catches bugs (not
+ * user mistakes): it aborts in test builds and records an internal error otherwise.
  */
 #ifndef WF_BASE_ERR_H
 #define WF_BASE_ERR_H
@@ -24,13 +24,11 @@ void *wf_fail(wf_err *e, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);
 bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);
 wf_status wf_fails(wf_err *e, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);
 void err_clear(wf_err *e);
-static inline bool err_set(const wf_err *e)
-{
+static inline bool err_set(const wf_err *e) {
     return e->code != WF_OK;
 }
 void err_internal(wf_err *e, const char *file, int line, const char *cond);
 
-#define wf_assert(e, cond)                                                                         \
-    ((cond) ? (void)0 : err_internal((e), __FILE__, __LINE__, #cond))
+#define wf_assert(e, cond) ((cond) ? (void)0 : err_internal((e), __FILE__, __LINE__, #cond))
 
 #endif

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool reserve(sbuf *b, size_t extra)
-{
+static bool reserve(sbuf *b, size_t extra) {
     if (b->oom)
         return false;
     if (b->len + extra + 1 <= b->cap)
@@ -27,8 +26,7 @@ static bool reserve(sbuf *b, size_t extra)
     return true;
 }
 
-void sbuf_printf(sbuf *b, const char *fmt, ...)
-{
+void sbuf_printf(sbuf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -41,8 +39,7 @@ void sbuf_printf(sbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void sbuf_puts(sbuf *b, const char *s)
-{
+void sbuf_puts(sbuf *b, const char *s) {
     size_t n = strlen(s);
     if (!reserve(b, n))
         return;
@@ -50,19 +47,16 @@ void sbuf_puts(sbuf *b, const char *s)
     b->len += n;
 }
 
-void sbuf_indent(sbuf *b, int depth)
-{
+void sbuf_indent(sbuf *b, int depth) {
     for (int i = 0; i < depth; i++)
         sbuf_puts(b, "  ");
 }
 
-const char *sbuf_str(const sbuf *b)
-{
+const char *sbuf_str(const sbuf *b) {
     return b->s ? b->s : "";
 }
 
-char *sbuf_take(sbuf *b)
-{
+char *sbuf_take(sbuf *b) {
     char *s = b->s;
     if (!s) {
         s = malloc(1);
@@ -74,8 +68,7 @@ char *sbuf_take(sbuf *b)
     return s;
 }
 
-void sbuf_free(sbuf *b)
-{
+void sbuf_free(sbuf *b) {
     free(b->s);
     b->s = NULL;
     b->len = b->cap = 0;

@@ -27,8 +27,8 @@ typedef struct {
 void sbuf_printf(sbuf *b, const char *fmt, ...) WF_PRINTF(2, 3);
 void sbuf_puts(sbuf *b, const char *s);
 void sbuf_indent(sbuf *b, int depth); /* two spaces per level */
-const char *sbuf_str(const sbuf *b);   /* "" when empty */
-char *sbuf_take(sbuf *b);              /* caller frees; buffer becomes empty */
+const char *sbuf_str(const sbuf *b);  /* "" when empty */
+char *sbuf_take(sbuf *b);             /* caller frees; buffer becomes empty */
 void sbuf_free(sbuf *b);
 
 #endif

@@ -5,8 +5,7 @@
 
 #include <stdlib.h>
 
-bool vec_grow_arena(wf_arena *a, void **ptr, int *cap, int n, size_t elem)
-{
+bool vec_grow_arena(wf_arena *a, void **ptr, int *cap, int n, size_t elem) {
     int ncap = *cap ? *cap * 2 : 8;
     void *p = arena_alloc(a, elem * (size_t)ncap);
     if (!p)
@@ -18,8 +17,7 @@ bool vec_grow_arena(wf_arena *a, void **ptr, int *cap, int n, size_t elem)
     return true;
 }
 
-bool vec_grow_heap(void **ptr, int *cap, int n, size_t elem)
-{
+bool vec_grow_heap(void **ptr, int *cap, int n, size_t elem) {
     (void)n;
     int ncap = *cap ? *cap * 2 : 8;
     void *p = realloc(*ptr, elem * (size_t)ncap);

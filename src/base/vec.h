@@ -24,8 +24,8 @@ bool vec_grow_arena(wf_arena *a, void **ptr, int *cap, int n, size_t elem);
 bool vec_grow_heap(void **ptr, int *cap, int n, size_t elem);
 
 #define vec_push_arena(a, v, x)                                                                    \
-    (((v)->n < (v)->cap || vec_grow_arena((a), (void **)&(v)->ptr, &(v)->cap, (v)->n,             \
-                                          sizeof(*(v)->ptr)))                                      \
+    (((v)->n < (v)->cap ||                                                                         \
+      vec_grow_arena((a), (void **)&(v)->ptr, &(v)->cap, (v)->n, sizeof(*(v)->ptr)))               \
          ? ((v)->ptr[(v)->n++] = (x), true)                                                        \
          : false)
 #define vec_push_heap(v, x)                                                                        \

@@ -18,40 +18,40 @@ typedef struct {
     char *aligned; /* per tensor id: used by a vector access */
 } emitter;
 
-static const char *compute_type(wf_dtype t)
-{
+static const char *compute_type(wf_dtype t) {
     return (t == WF_F16 || t == WF_BF16) ? "float" : ir_dtype_name(t);
 }
 
-static void emit_access(emitter *e, const wf_tv *tv, const wf_val *index)
-{
+static void emit_access(emitter *e, const wf_tv *tv, const wf_val *index) {
     sbuf_printf(&e->b, "T%d[", tv->id);
     val_print_cuda(&e->b, index);
     sbuf_puts(&e->b, "]");
 }
 
 /* An operand converted to the type the op computes in. */
-static void emit_operand(emitter *e, const kir_stmt *s, int k, const char *ctype)
-{
+static void emit_operand(emitter *e, const kir_stmt *s, int k, const char *ctype) {
     const wf_tv *in = s->op->in[k];
     if (strcmp(ir_dtype_name(in->dtype), ctype) != 0)
         sbuf_printf(&e->b, "(%s)", ctype);
     emit_access(e, in, s->in_index[k]);
 }
 
-static const char *binary_infix(int op)
-{
+static const char *binary_infix(int op) {
     switch (op) {
-    case WF_ADD: return " + ";
-    case WF_SUB: return " - ";
-    case WF_MUL: return " * ";
-    case WF_DIV: return " / ";
-    default: return NULL;
+    case WF_ADD:
+        return " + ";
+    case WF_SUB:
+        return " - ";
+    case WF_MUL:
+        return " * ";
+    case WF_DIV:
+        return " / ";
+    default:
+        return NULL;
     }
 }
 
-static void emit_value(emitter *e, const kir_stmt *s)
-{
+static void emit_value(emitter *e, const kir_stmt *s) {
     const ir_op *op = s->op;
     const char *ct = compute_type(op->out->dtype);
     switch (op->kind) {
@@ -89,8 +89,7 @@ static void emit_value(emitter *e, const kir_stmt *s)
     }
 }
 
-static void emit_stmt(emitter *e, const kir_stmt *s, int depth)
-{
+static void emit_stmt(emitter *e, const kir_stmt *s, int depth) {
     if (s->tmem_lane) {
         cg_tmem_stmt(&e->b, s, depth);
         return;
@@ -112,8 +111,7 @@ static void emit_stmt(emitter *e, const kir_stmt *s, int depth)
 
 static void emit_list(emitter *e, const kir_list *l, int depth);
 
-static void emit_for(emitter *e, const kir_for *l, int depth)
-{
+static void emit_for(emitter *e, const kir_for *l, int depth) {
     bool no_loop = ir_ptype_cuda(l->ptype) || l->vector || val_is_const(l->var);
     if (no_loop) {
         emit_list(e, &l->body, depth);
@@ -132,8 +130,7 @@ static void emit_for(emitter *e, const kir_for *l, int depth)
     sbuf_puts(&e->b, "}\n");
 }
 
-static void emit_alloc(emitter *e, const kir_alloc *a, int depth)
-{
+static void emit_alloc(emitter *e, const kir_alloc *a, int depth) {
     const char *t = ir_dtype_name(a->tv->dtype);
     if (a->mem == WF_MEM_TENSOR) {
         cg_tmem_alloc(&e->b, e->r, a, depth);
@@ -141,18 +138,16 @@ static void emit_alloc(emitter *e, const kir_alloc *a, int depth)
     }
     sbuf_indent(&e->b, depth);
     if (a->mem == WF_MEM_SHARED) {
-        sbuf_printf(&e->b, "%s *T%d = reinterpret_cast<%s *>(wf_smem + %lld);\n", t, a->tv->id,
-                    t, (long long)a->smem_offset);
+        sbuf_printf(&e->b, "%s *T%d = reinterpret_cast<%s *>(wf_smem + %lld);\n", t, a->tv->id, t,
+                    (long long)a->smem_offset);
         return;
     }
-    sbuf_printf(&e->b, "%s%s T%d[", e->aligned[a->tv->id] ? "__align__(16) " : "", t,
-                a->tv->id);
+    sbuf_printf(&e->b, "%s%s T%d[", e->aligned[a->tv->id] ? "__align__(16) " : "", t, a->tv->id);
     val_print_cuda(&e->b, a->size);
     sbuf_puts(&e->b, "];\n");
 }
 
-static void emit_node(emitter *e, const kir_node *n, int depth)
-{
+static void emit_node(emitter *e, const kir_node *n, int depth) {
     switch (n->kind) {
     case KIR_FOR:
         emit_for(e, &n->u.loop, depth);
@@ -180,14 +175,12 @@ static void emit_node(emitter *e, const kir_node *n, int depth)
     }
 }
 
-static void emit_list(emitter *e, const kir_list *l, int depth)
-{
+static void emit_list(emitter *e, const kir_list *l, int depth) {
     for (int i = 0; i < l->n; i++)
         emit_node(e, l->ptr[i], depth);
 }
 
-static void mark_aligned(emitter *e, const kir_list *l)
-{
+static void mark_aligned(emitter *e, const kir_list *l) {
     for (int i = 0; i < l->n; i++) {
         const kir_node *n = l->ptr[i];
         if (n->kind == KIR_FOR)
@@ -201,8 +194,7 @@ static void mark_aligned(emitter *e, const kir_list *l)
     }
 }
 
-static void emit_signature(emitter *e)
-{
+static void emit_signature(emitter *e) {
     sbuf_puts(&e->b, "\nextern \"C\" __global__ void " CG_KERNEL_NAME "(");
     for (int i = 0; i < e->r->params.n; i++) {
         const wf_tv *tv = e->r->params.ptr[i].tv;
@@ -214,8 +206,7 @@ static void emit_signature(emitter *e)
         sbuf_puts(&e->b, "  extern __shared__ __align__(16) unsigned char wf_smem[];\n");
 }
 
-char *cg_emit_cuda(const lower_result *r)
-{
+char *cg_emit_cuda(const lower_result *r) {
     emitter e = {{0}, r, calloc((size_t)r->params.ptr[0].tv->f->tvs.n + 1, 1)};
     if (!e.aligned)
         return NULL;

@@ -31,7 +31,8 @@ static const char prelude[] =
     "struct __align__(2) wf_bfloat {\n"
     "  unsigned short bits;\n"
     "  wf_bfloat() = default;\n"
-    "  __device__ wf_bfloat(float f) { asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }\n"
+    "  __device__ wf_bfloat(float f) { asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); "
+    "}\n"
     "  __device__ operator float() const { return __uint_as_float(((unsigned)bits) << 16); }\n"
     "};\n"
     "template <typename T, int N> struct __align__(sizeof(T) * N) wf_vec { T v[N]; };\n"
@@ -59,10 +60,10 @@ static const char prelude[] =
     "__device__ inline double wf_tanh(double x) { return tanh(x); }\n"
     "__device__ inline float wf_pow(float x, float y) { return powf(x, y); }\n"
     "__device__ inline double wf_pow(double x, double y) { return pow(x, y); }\n"
-    "template <typename T> __device__ inline T wf_sigmoid(T x) { return T(1) / (T(1) + wf_exp(-x)); }\n"
+    "template <typename T> __device__ inline T wf_sigmoid(T x) { return T(1) / (T(1) + "
+    "wf_exp(-x)); }\n"
     "template <typename T> __device__ inline T wf_reciprocal(T x) { return T(1) / x; }\n";
 
-void cg_emit_prelude(sbuf *b)
-{
+void cg_emit_prelude(sbuf *b) {
     sbuf_puts(b, prelude);
 }

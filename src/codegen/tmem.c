@@ -14,14 +14,12 @@
 
 #include <string.h>
 
-static int cells_of(const kir_stmt *s)
-{
+static int cells_of(const kir_stmt *s) {
     const wf_tv *t = s->op->ldst == WF_LDST_TMEM_STORE ? s->op->out : s->op->in[0];
     return (int)((int64_t)s->vec * (int64_t)wf_dtype_size(t->dtype) / 4);
 }
 
-static void collect(const kir_list *l, bool st[8], bool ld[8])
-{
+static void collect(const kir_list *l, bool st[8], bool ld[8]) {
     for (int i = 0; i < l->n; i++) {
         const kir_node *n = l->ptr[i];
         kir_list *body = kir_body((kir_node *)n);
@@ -39,10 +37,10 @@ static void collect(const kir_list *l, bool st[8], bool ld[8])
     }
 }
 
-static void emit_st(sbuf *b, int n)
-{
-    sbuf_printf(b, "__device__ inline void wf_tmem_st_x%d(unsigned taddr, const unsigned *r) {\n"
-                   "  asm volatile(\"tcgen05.st.sync.aligned.32x32b.x%d.b32 [%%0], {",
+static void emit_st(sbuf *b, int n) {
+    sbuf_printf(b,
+                "__device__ inline void wf_tmem_st_x%d(unsigned taddr, const unsigned *r) {\n"
+                "  asm volatile(\"tcgen05.st.sync.aligned.32x32b.x%d.b32 [%%0], {",
                 n, n);
     for (int i = 0; i < n; i++)
         sbuf_printf(b, "%s%%%d", i ? ", " : "", i + 1);
@@ -52,10 +50,10 @@ static void emit_st(sbuf *b, int n)
     sbuf_puts(b, " : \"memory\");\n}\n");
 }
 
-static void emit_ld(sbuf *b, int n)
-{
-    sbuf_printf(b, "__device__ inline void wf_tmem_ld_x%d(unsigned taddr, unsigned *r) {\n"
-                   "  asm volatile(\"tcgen05.ld.sync.aligned.32x32b.x%d.b32 {",
+static void emit_ld(sbuf *b, int n) {
+    sbuf_printf(b,
+                "__device__ inline void wf_tmem_ld_x%d(unsigned taddr, unsigned *r) {\n"
+                "  asm volatile(\"tcgen05.ld.sync.aligned.32x32b.x%d.b32 {",
                 n, n);
     for (int i = 0; i < n; i++)
         sbuf_printf(b, "%s%%%d", i ? ", " : "", i);
@@ -65,8 +63,7 @@ static void emit_ld(sbuf *b, int n)
     sbuf_puts(b, " : \"r\"(taddr) : \"memory\");\n}\n");
 }
 
-void cg_tmem_helpers(sbuf *b, const lower_result *r)
-{
+void cg_tmem_helpers(sbuf *b, const lower_result *r) {
     bool st[8] = {false}, ld[8] = {false};
     if (!r->launch.ntmem_regions)
         return;
@@ -94,8 +91,7 @@ void cg_tmem_helpers(sbuf *b, const lower_result *r)
 static const char warp0[] =
     "threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y < 32";
 
-void cg_tmem_prologue(sbuf *b, const lower_result *r)
-{
+void cg_tmem_prologue(sbuf *b, const lower_result *r) {
     const wf_launch_info *li = &r->launch;
     if (!li->ntmem_regions)
         return;
@@ -112,8 +108,7 @@ void cg_tmem_prologue(sbuf *b, const lower_result *r)
                  "::: \"memory\");\n  }\n  wf_tmem_sync();\n");
 }
 
-void cg_tmem_epilogue(sbuf *b, const lower_result *r)
-{
+void cg_tmem_epilogue(sbuf *b, const lower_result *r) {
     const wf_launch_info *li = &r->launch;
     if (!li->ntmem_regions)
         return;
@@ -126,16 +121,14 @@ void cg_tmem_epilogue(sbuf *b, const lower_result *r)
     sbuf_puts(b, "  }\n");
 }
 
-void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth)
-{
+void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth) {
     sbuf_indent(b, depth);
     sbuf_printf(b, "const unsigned T%d_tmem = wf_tmem_slots[%d]; // %lld lanes x %lld columns\n",
                 a->tv->id, a->region, (long long)r->launch.tmem_lanes[a->region],
                 (long long)r->launch.tmem_columns[a->region]);
 }
 
-void cg_tmem_stmt(sbuf *b, const kir_stmt *s, int depth)
-{
+void cg_tmem_stmt(sbuf *b, const kir_stmt *s, int depth) {
     bool st = s->op->ldst == WF_LDST_TMEM_STORE;
     const wf_tv *tmem = st ? s->op->out : s->op->in[0], *regs = st ? s->op->in[0] : s->op->out;
     const wf_val *ridx = st ? s->in_index[0] : s->out_index;

@@ -29,7 +29,7 @@ typedef enum {
     V_ADD,
     V_SUB,
     V_MUL,
-    V_DIV,     /* truncating; operands are non-negative in practice */
+    V_DIV, /* truncating; operands are non-negative in practice */
     V_MOD,
     V_CEILDIV,
     V_XOR,
@@ -49,11 +49,11 @@ typedef enum {
 typedef struct wf_val wf_val;
 struct wf_val {
     val_kind kind;
-    int64_t c;          /* V_CONST: the value */
-    sym_kind sym;       /* V_SYM */
-    int sym_a, sym_b;   /* V_SYM: loop id / dim index / tensor id, dim */
-    const char *name;   /* V_SYM: printed name */
-    int64_t lo, hi;     /* V_SYM: known range, inclusive (hi = INT64_MAX if unknown) */
+    int64_t c;           /* V_CONST: the value */
+    sym_kind sym;        /* V_SYM */
+    int sym_a, sym_b;    /* V_SYM: loop id / dim index / tensor id, dim */
+    const char *name;    /* V_SYM: printed name */
+    int64_t lo, hi;      /* V_SYM: known range, inclusive (hi = INT64_MAX if unknown) */
     const wf_val *a, *b; /* operands; for V_SYM, b is the optional symbolic bound */
 };
 
@@ -72,12 +72,10 @@ const wf_val *val_lt(wf_arena *a, const wf_val *x, const wf_val *y);
 const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y);
 const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y);
 
-static inline bool val_is_const(const wf_val *v)
-{
+static inline bool val_is_const(const wf_val *v) {
     return v && v->kind == V_CONST;
 }
-static inline bool val_is_const_eq(const wf_val *v, int64_t c)
-{
+static inline bool val_is_const_eq(const wf_val *v, int64_t c) {
     return v && v->kind == V_CONST && v->c == c;
 }
 bool val_equal(const wf_val *x, const wf_val *y);
@@ -92,16 +90,29 @@ typedef bool (*val_binding)(void *ctx, const wf_val *sym, int64_t *out);
 bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out);
 /* One binary operator on values (C semantics); false on division by zero.
    Inline: the CPU reference executor applies it per thread. */
-static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out)
-{
+static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
     switch (k) {
-    case V_ADD: *out = x + y; return true;
-    case V_SUB: *out = x - y; return true;
-    case V_MUL: *out = x * y; return true;
-    case V_XOR: *out = x ^ y; return true;
-    case V_LT: *out = x < y; return true;
-    case V_EQ: *out = x == y; return true;
-    case V_AND: *out = x && y; return true;
+    case V_ADD:
+        *out = x + y;
+        return true;
+    case V_SUB:
+        *out = x - y;
+        return true;
+    case V_MUL:
+        *out = x * y;
+        return true;
+    case V_XOR:
+        *out = x ^ y;
+        return true;
+    case V_LT:
+        *out = x < y;
+        return true;
+    case V_EQ:
+        *out = x == y;
+        return true;
+    case V_AND:
+        *out = x && y;
+        return true;
     case V_DIV:
     case V_MOD:
     case V_CEILDIV:
@@ -219,21 +230,20 @@ struct wf_fusion {
     VEC(wf_tv *) tvs;
     VEC(wf_tv *) inputs;
     VEC(wf_tv *) outputs;
-    VEC(ir_op *) ops; /* in creation order; not necessarily topological after caching */
-    VEC(wf_iterdomain *) ids;      /* every IterDomain, indexed by its id */
+    VEC(ir_op *) ops;         /* in creation order; not necessarily topological after caching */
+    VEC(wf_iterdomain *) ids; /* every IterDomain, indexed by its id */
     VEC(id_transform *) transforms; /* every transform, indexed by its id */
 };
 
 const char *ir_op_name(op_kind k);
 /* Set and permute only move data (nvFuser's LoadStoreOp): they can carry a
    hardware op type and be done as vector copies. */
-static inline bool ir_op_is_copy(const ir_op *op)
-{
+static inline bool ir_op_is_copy(const ir_op *op) {
     return op->kind == OP_SET || op->kind == OP_PERMUTE;
 }
 const char *ir_unary_name(int op);
 const char *ir_binary_name(int op);
-const char *ir_dtype_name(wf_dtype t); /* "float", "__half", ... (CUDA spelling) */
+const char *ir_dtype_name(wf_dtype t);  /* "float", "__half", ... (CUDA spelling) */
 const char *ir_dtype_short(wf_dtype t); /* "float", "half", "bfloat", ... */
 const char *ir_memtype_name(wf_memtype m);
 const char *ir_ldst_name(wf_ldst l);

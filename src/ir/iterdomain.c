@@ -11,13 +11,11 @@
 
 #include <stdio.h>
 
-static bool oom(wf_fusion *f)
-{
+static bool oom(wf_fusion *f) {
     return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
 }
 
-wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype it)
-{
+wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype it) {
     wf_iterdomain *id = ARENA_NEW(&f->arena, wf_iterdomain);
     if (!id || !extent) {
         oom(f);
@@ -36,8 +34,7 @@ wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype
 }
 
 static id_transform *new_transform(wf_fusion *f, tf_kind k, int nin, wf_iterdomain *in0,
-                                   wf_iterdomain *in1)
-{
+                                   wf_iterdomain *in1) {
     id_transform *t = ARENA_NEW(&f->arena, id_transform);
     if (!t) {
         oom(f);
@@ -62,16 +59,14 @@ static id_transform *new_transform(wf_fusion *f, tf_kind k, int nin, wf_iterdoma
 }
 
 /* The iteration type of an output: broadcast only if every input is. */
-static id_itype out_itype(const id_transform *t)
-{
+static id_itype out_itype(const id_transform *t) {
     id_itype it = t->in[0]->itype;
     if (t->nin == 2 && t->in[1]->itype != it)
         it = (it == IT_REDUCTION || t->in[1]->itype == IT_REDUCTION) ? IT_REDUCTION : IT_ITER;
     return it;
 }
 
-id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inner)
-{
+id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inner) {
     id_transform *t = new_transform(f, TF_SPLIT, 1, in, NULL);
     if (!t)
         return NULL;
@@ -90,22 +85,20 @@ id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inn
     return t;
 }
 
-id_transform *ir_merge(wf_fusion *f, wf_iterdomain *outer, wf_iterdomain *inner)
-{
+id_transform *ir_merge(wf_fusion *f, wf_iterdomain *outer, wf_iterdomain *inner) {
     id_transform *t = new_transform(f, TF_MERGE, 2, outer, inner);
     if (!t)
         return NULL;
     t->nout = 1;
-    t->out[0] = ir_id_new(f, outer->tv, val_mul(&f->arena, outer->extent, inner->extent),
-                          out_itype(t));
+    t->out[0] =
+        ir_id_new(f, outer->tv, val_mul(&f->arena, outer->extent, inner->extent), out_itype(t));
     if (!t->out[0])
         return NULL;
     t->out[0]->def = t;
     return t;
 }
 
-id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y)
-{
+id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y) {
     id_transform *t = new_transform(f, TF_SWIZZLE, 2, x, y);
     if (!t)
         return NULL;
@@ -118,20 +111,17 @@ id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y)
     return t;
 }
 
-static bool is_pow2(int64_t x)
-{
+static bool is_pow2(int64_t x) {
     return x > 0 && (x & (x - 1)) == 0;
 }
 
-bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y)
-{
+bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y) {
     int64_t ex = ir_id_const_extent(x), ey = ir_id_const_extent(y);
     return is_pow2(ex) && is_pow2(ey) && ex <= ey;
 }
 
 id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,
-                          bool inner)
-{
+                          bool inner) {
     for (int i = 0; i < in0->uses.n; i++) {
         id_transform *t = in0->uses.ptr[i];
         if (t->kind != k || t->in[0] != in0 || (t->nin == 2 && t->in[1] != in1))
@@ -143,39 +133,40 @@ id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int
     return NULL;
 }
 
-int64_t ir_id_const_extent(const wf_iterdomain *id)
-{
+int64_t ir_id_const_extent(const wf_iterdomain *id) {
     return val_is_const(id->extent) ? id->extent->c : -1;
 }
 
-bool ir_id_is_thread(wf_ptype p)
-{
+bool ir_id_is_thread(wf_ptype p) {
     return p == WF_TIDX || p == WF_TIDY || p == WF_TIDZ;
 }
 
-bool ir_id_is_block(wf_ptype p)
-{
+bool ir_id_is_block(wf_ptype p) {
     return p == WF_BIDX || p == WF_BIDY || p == WF_BIDZ || p == WF_DIDX || p == WF_DIDY ||
            p == WF_DIDZ;
 }
 
-const char *ir_ptype_name(wf_ptype p)
-{
-    static const char *const names[] = {"Serial", "BIDx", "BIDy", "BIDz",   "TIDx",
-                                        "TIDy",   "TIDz", "DIDx", "DIDy",   "DIDz",
-                                        "UR",     "V",    "Bulk", "MMA"};
+const char *ir_ptype_name(wf_ptype p) {
+    static const char *const names[] = {"Serial", "BIDx", "BIDy", "BIDz", "TIDx", "TIDy", "TIDz",
+                                        "DIDx",   "DIDy", "DIDz", "UR",   "V",    "Bulk", "MMA"};
     return (unsigned)p < sizeof names / sizeof *names ? names[p] : "?";
 }
 
-const char *ir_ptype_cuda(wf_ptype p)
-{
+const char *ir_ptype_cuda(wf_ptype p) {
     switch (p) {
-    case WF_BIDX: return "blockIdx.x";
-    case WF_BIDY: return "blockIdx.y";
-    case WF_BIDZ: return "blockIdx.z";
-    case WF_TIDX: return "threadIdx.x";
-    case WF_TIDY: return "threadIdx.y";
-    case WF_TIDZ: return "threadIdx.z";
-    default: return NULL;
+    case WF_BIDX:
+        return "blockIdx.x";
+    case WF_BIDY:
+        return "blockIdx.y";
+    case WF_BIDZ:
+        return "blockIdx.z";
+    case WF_TIDX:
+        return "threadIdx.x";
+    case WF_TIDY:
+        return "threadIdx.y";
+    case WF_TIDZ:
+        return "threadIdx.z";
+    default:
+        return NULL;
     }
 }

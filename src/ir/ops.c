@@ -13,28 +13,23 @@ static const char *const op_names[] = {
 #undef OP
 };
 
-const char *ir_op_name(op_kind k)
-{
+const char *ir_op_name(op_kind k) {
     return (unsigned)k < OP_COUNT ? op_names[k] : "?";
 }
 
-const char *ir_unary_name(int op)
-{
-    static const char *const names[] = {"neg", "abs",  "exp",     "log",  "sqrt", "rsqrt",
-                                        "sin", "cos",  "tanh",    "sigmoid", "relu",
-                                        "reciprocal"};
+const char *ir_unary_name(int op) {
+    static const char *const names[] = {"neg", "abs", "exp",  "log",     "sqrt", "rsqrt",
+                                        "sin", "cos", "tanh", "sigmoid", "relu", "reciprocal"};
     return (unsigned)op < sizeof names / sizeof *names ? names[op] : "?";
 }
 
-const char *ir_binary_name(int op)
-{
+const char *ir_binary_name(int op) {
     static const char *const names[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
     return (unsigned)op < sizeof names / sizeof *names ? names[op] : "?";
 }
 
 /* A new tensor shaped like `like` (dims in the order of map, -1 = broadcast). */
-static wf_tv *new_like(wf_tv *like, wf_dtype t, int ndim, const int *map)
-{
+static wf_tv *new_like(wf_tv *like, wf_dtype t, int ndim, const int *map) {
     const wf_val *ext[16];
     id_itype it[16];
     wf_fusion *f = like->f;
@@ -50,8 +45,7 @@ static wf_tv *new_like(wf_tv *like, wf_dtype t, int ndim, const int *map)
     return ir_tv_new(f, t, ndim, ext, it);
 }
 
-static wf_tv *unary_like(wf_tv *a, op_kind k, wf_dtype t, int sub)
-{
+static wf_tv *unary_like(wf_tv *a, op_kind k, wf_dtype t, int sub) {
     int map[16];
     for (int d = 0; d < a->logical.n; d++)
         map[d] = d;
@@ -67,23 +61,19 @@ static wf_tv *unary_like(wf_tv *a, op_kind k, wf_dtype t, int sub)
     return out;
 }
 
-wf_tv *ir_set(wf_tv *a)
-{
+wf_tv *ir_set(wf_tv *a) {
     return unary_like(a, OP_SET, a->dtype, 0);
 }
 
-wf_tv *ir_cast(wf_tv *a, wf_dtype t)
-{
+wf_tv *ir_cast(wf_tv *a, wf_dtype t) {
     return unary_like(a, OP_CAST, t, 0);
 }
 
-wf_tv *ir_unary(int op, wf_tv *a)
-{
+wf_tv *ir_unary(int op, wf_tv *a) {
     return unary_like(a, OP_UNARY, a->dtype, op);
 }
 
-wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b)
-{
+wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
     wf_fusion *f = a->f;
     int n = a->logical.n;
     if (b->logical.n != n)
@@ -116,8 +106,7 @@ wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b)
     return out;
 }
 
-wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast)
-{
+wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast) {
     wf_fusion *f = a->f;
     int map[16], k = 0;
     for (int d = 0; d < ndim_out; d++)
@@ -135,8 +124,7 @@ wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast)
     return out;
 }
 
-wf_tv *ir_permute(wf_tv *a, const int *new2old)
-{
+wf_tv *ir_permute(wf_tv *a, const int *new2old) {
     wf_fusion *f = a->f;
     int n = a->logical.n;
     bool seen[16] = {false};

@@ -11,13 +11,11 @@
 
 #include <stdlib.h>
 
-static char itype_letter(id_itype it)
-{
+static char itype_letter(id_itype it) {
     return it == IT_REDUCTION ? 'r' : it == IT_BROADCAST ? 'b' : 'i';
 }
 
-void ir_print_id(sbuf *b, const wf_iterdomain *id)
-{
+void ir_print_id(sbuf *b, const wf_iterdomain *id) {
     const char *p = ir_ptype_cuda(id->ptype);
     if (!p)
         p = id->ptype == WF_SERIAL ? "S" : ir_ptype_name(id->ptype);
@@ -26,8 +24,7 @@ void ir_print_id(sbuf *b, const wf_iterdomain *id)
     sbuf_puts(b, "}");
 }
 
-static void print_ids(sbuf *b, wf_iterdomain *const *ids, int n)
-{
+static void print_ids(sbuf *b, wf_iterdomain *const *ids, int n) {
     for (int i = 0; i < n; i++) {
         if (i)
             sbuf_puts(b, ", ");
@@ -35,8 +32,7 @@ static void print_ids(sbuf *b, wf_iterdomain *const *ids, int n)
     }
 }
 
-void ir_print_tv(sbuf *b, const wf_tv *tv)
-{
+void ir_print_tv(sbuf *b, const wf_tv *tv) {
     static const char mem[] = {'g', 'l', 's', 't'};
     sbuf_printf(b, "T%d_%c_%s[", tv->id, mem[tv->mem], ir_dtype_short(tv->dtype));
     print_ids(b, tv->loop.ptr, tv->loop.n);
@@ -45,8 +41,7 @@ void ir_print_tv(sbuf *b, const wf_tv *tv)
         sbuf_printf(b, " ca_pos( %d )", tv->ca_pos);
 }
 
-static void print_op(sbuf *b, const ir_op *op)
-{
+static void print_op(sbuf *b, const ir_op *op) {
     ir_print_tv(b, op->out);
     sbuf_puts(b, "\n   = ");
     switch (op->kind) {
@@ -76,8 +71,7 @@ static void print_op(sbuf *b, const ir_op *op)
 }
 
 /* Producers first: caching inserts ops out of creation order. */
-static void print_in_order(sbuf *b, const ir_op *op, char *done)
-{
+static void print_in_order(sbuf *b, const ir_op *op, char *done) {
     if (done[op->id])
         return;
     done[op->id] = 1;
@@ -87,8 +81,7 @@ static void print_in_order(sbuf *b, const ir_op *op, char *done)
     print_op(b, op);
 }
 
-void ir_print_math(sbuf *b, const wf_fusion *f)
-{
+void ir_print_math(sbuf *b, const wf_fusion *f) {
     sbuf_puts(b, "Inputs:\n");
     for (int i = 0; i < f->inputs.n; i++) {
         sbuf_puts(b, "  ");
@@ -109,8 +102,7 @@ void ir_print_math(sbuf *b, const wf_fusion *f)
     sbuf_puts(b, "}\n");
 }
 
-static void print_summary_axis(sbuf *b, const wf_iterdomain *id)
-{
+static void print_summary_axis(sbuf *b, const wf_iterdomain *id) {
     if (id->ptype != WF_SERIAL)
         sbuf_printf(b, "%s{", ir_ptype_name(id->ptype));
     else if (id->itype != IT_ITER)
@@ -120,8 +112,7 @@ static void print_summary_axis(sbuf *b, const wf_iterdomain *id)
         sbuf_puts(b, "}");
 }
 
-void ir_print_loop_summary(sbuf *b, const wf_tv *tv)
-{
+void ir_print_loop_summary(sbuf *b, const wf_tv *tv) {
     sbuf_printf(b, "T%d[", tv->id);
     bool dimsep_here = tv->dimsep >= 0 && !tv->alloc.n;
     for (int i = 0; i <= tv->loop.n; i++) {
@@ -143,15 +134,13 @@ void ir_print_loop_summary(sbuf *b, const wf_tv *tv)
     sbuf_puts(b, "]");
 }
 
-static int cmp_transform(const void *x, const void *y)
-{
+static int cmp_transform(const void *x, const void *y) {
     const id_transform *a = *(id_transform *const *)x, *c = *(id_transform *const *)y;
     return (a->id > c->id) - (a->id < c->id);
 }
 
 /* The transforms between tv's logical domain and its loop/allocation domains. */
-static int history(const wf_tv *tv, id_transform **out, int max)
-{
+static int history(const wf_tv *tv, id_transform **out, int max) {
     int n = 0;
     wf_iterdomain *stack[512];
     int sp = 0;
@@ -176,14 +165,12 @@ static int history(const wf_tv *tv, id_transform **out, int max)
     return n;
 }
 
-static void print_transform(sbuf *b, const id_transform *t)
-{
+static void print_transform(sbuf *b, const id_transform *t) {
     switch (t->kind) {
     case TF_SPLIT:
         sbuf_puts(b, "  Split: ");
         ir_print_id(b, t->in[0]);
-        sbuf_printf(b, " by factor %lld%s -> ", (long long)t->factor,
-                    t->inner ? "" : " (outer)");
+        sbuf_printf(b, " by factor %lld%s -> ", (long long)t->factor, t->inner ? "" : " (outer)");
         break;
     case TF_MERGE:
         sbuf_puts(b, "  Merge: ");
@@ -204,8 +191,7 @@ static void print_transform(sbuf *b, const id_transform *t)
     sbuf_puts(b, "\n");
 }
 
-static void print_tv_transforms(sbuf *b, const wf_tv *tv)
-{
+static void print_tv_transforms(sbuf *b, const wf_tv *tv) {
     id_transform *hist[256];
     ir_print_tv(b, tv);
     sbuf_puts(b, "\n logical domain : (");
@@ -226,8 +212,7 @@ static void print_tv_transforms(sbuf *b, const wf_tv *tv)
     sbuf_puts(b, "\n");
 }
 
-void ir_print_transforms(sbuf *b, const wf_fusion *f)
-{
+void ir_print_transforms(sbuf *b, const wf_fusion *f) {
     for (int i = 0; i < f->tvs.n; i++) {
         if (i)
             sbuf_puts(b, "\n");

@@ -10,8 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-wf_fusion *ir_fusion_new(void)
-{
+wf_fusion *ir_fusion_new(void) {
     wf_fusion *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
@@ -19,23 +18,20 @@ wf_fusion *ir_fusion_new(void)
     return f;
 }
 
-void ir_fusion_free(wf_fusion *f)
-{
+void ir_fusion_free(wf_fusion *f) {
     if (!f)
         return;
     arena_free(&f->arena);
     free(f);
 }
 
-bool ir_push_id(wf_fusion *f, id_list *l, wf_iterdomain *id)
-{
+bool ir_push_id(wf_fusion *f, id_list *l, wf_iterdomain *id) {
     if (vec_push_arena(&f->arena, l, id))
         return true;
     return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
 }
 
-bool ir_copy_ids(wf_fusion *f, id_list *dst, wf_iterdomain *const *src, int n)
-{
+bool ir_copy_ids(wf_fusion *f, id_list *dst, wf_iterdomain *const *src, int n) {
     dst->n = 0;
     for (int i = 0; i < n; i++)
         if (!ir_push_id(f, dst, src[i]))
@@ -44,8 +40,7 @@ bool ir_copy_ids(wf_fusion *f, id_list *dst, wf_iterdomain *const *src, int n)
 }
 
 wf_tv *ir_tv_new(wf_fusion *f, wf_dtype t, int ndim, const wf_val *const *extents,
-                 const id_itype *itypes)
-{
+                 const id_itype *itypes) {
     wf_tv *tv = ARENA_NEW(&f->arena, wf_tv);
     if (!tv || !vec_push_arena(&f->arena, &f->tvs, tv))
         return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
@@ -62,8 +57,7 @@ wf_tv *ir_tv_new(wf_fusion *f, wf_dtype t, int ndim, const wf_val *const *extent
     return tv;
 }
 
-wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const int8_t *contig)
-{
+wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const int8_t *contig) {
     const wf_val *ext[16];
     int tvid = f->tvs.n;
     for (int i = 0; i < ndim; i++) {
@@ -85,8 +79,7 @@ wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const 
     return tv;
 }
 
-ir_op *ir_op_new(wf_fusion *f, op_kind k, wf_tv *out, int nin, wf_tv *const *in)
-{
+ir_op *ir_op_new(wf_fusion *f, op_kind k, wf_tv *out, int nin, wf_tv *const *in) {
     ir_op *op = ARENA_NEW(&f->arena, ir_op);
     if (!op || !vec_push_arena(&f->arena, &f->ops, op))
         return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
@@ -104,13 +97,11 @@ ir_op *ir_op_new(wf_fusion *f, op_kind k, wf_tv *out, int nin, wf_tv *const *in)
     return op;
 }
 
-bool ir_add_use(wf_tv *tv, ir_op *op)
-{
+bool ir_add_use(wf_tv *tv, ir_op *op) {
     return vec_push_arena(&tv->f->arena, &tv->uses, op);
 }
 
-void ir_remove_use(wf_tv *tv, ir_op *op)
-{
+void ir_remove_use(wf_tv *tv, ir_op *op) {
     int j = 0;
     for (int i = 0; i < tv->uses.n; i++)
         if (tv->uses.ptr[i] != op)
@@ -118,44 +109,37 @@ void ir_remove_use(wf_tv *tv, ir_op *op)
     tv->uses.n = j;
 }
 
-const id_list *ir_alloc_domain(const wf_tv *tv)
-{
+const id_list *ir_alloc_domain(const wf_tv *tv) {
     if (tv->alloc.n)
         return &tv->alloc;
     return tv->mem == WF_MEM_GLOBAL ? &tv->logical : &tv->loop;
 }
 
-bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p)
-{
+bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p) {
     for (int i = 0; i < tv->loop.n; i++)
         if (tv->loop.ptr[i]->ptype == p)
             return true;
     return false;
 }
 
-const char *ir_dtype_name(wf_dtype t)
-{
-    static const char *const names[] = {"float",  "wf_half", "wf_bfloat", "double",
-                                        "char",   "short",   "int",       "long long",
-                                        "unsigned char", "bool"};
+const char *ir_dtype_name(wf_dtype t) {
+    static const char *const names[] = {"float", "wf_half", "wf_bfloat", "double",        "char",
+                                        "short", "int",     "long long", "unsigned char", "bool"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
 }
 
-const char *ir_dtype_short(wf_dtype t)
-{
+const char *ir_dtype_short(wf_dtype t) {
     static const char *const names[] = {"float", "half",  "bfloat", "double", "int8",
                                         "int16", "int32", "int64",  "uint8",  "bool"};
     return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
 }
 
-const char *ir_memtype_name(wf_memtype m)
-{
+const char *ir_memtype_name(wf_memtype m) {
     static const char *const names[] = {"global", "local", "shared", "tensor"};
     return (unsigned)m < 4 ? names[m] : "?";
 }
 
-const char *ir_ldst_name(wf_ldst l)
-{
+const char *ir_ldst_name(wf_ldst l) {
     static const char *const names[] = {"Set",      "LdTMem",   "StTMem", "CpAsyncBulkTensorTile",
                                         "LdMatrix", "StMatrix", "CpAsync"};
     return (unsigned)l < sizeof names / sizeof *names ? names[l] : "?";

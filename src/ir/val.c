@@ -17,8 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static wf_val *mk(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y)
-{
+static wf_val *mk(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y) {
     wf_val *v = ARENA_NEW(a, wf_val);
     if (!v)
         return NULL;
@@ -28,8 +27,7 @@ static wf_val *mk(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y)
     return v;
 }
 
-const wf_val *val_const(wf_arena *a, int64_t c)
-{
+const wf_val *val_const(wf_arena *a, int64_t c) {
     wf_val *v = mk(a, V_CONST, NULL, NULL);
     if (v)
         v->c = c;
@@ -37,8 +35,7 @@ const wf_val *val_const(wf_arena *a, int64_t c)
 }
 
 const wf_val *val_sym(wf_arena *a, sym_kind k, int sa, int sb, const char *name, int64_t lo,
-                      int64_t hi, const wf_val *bound)
-{
+                      int64_t hi, const wf_val *bound) {
     wf_val *v = mk(a, V_SYM, NULL, bound);
     if (!v)
         return NULL;
@@ -51,8 +48,7 @@ const wf_val *val_sym(wf_arena *a, sym_kind k, int sa, int sb, const char *name,
     return v->name ? v : NULL;
 }
 
-bool val_equal(const wf_val *x, const wf_val *y)
-{
+bool val_equal(const wf_val *x, const wf_val *y) {
     if (x == y)
         return true;
     if (!x || !y || x->kind != y->kind)
@@ -67,8 +63,7 @@ bool val_equal(const wf_val *x, const wf_val *y)
     }
 }
 
-bool val_uses_sym(const wf_val *v, sym_kind k, int a)
-{
+bool val_uses_sym(const wf_val *v, sym_kind k, int a) {
     if (!v || v->kind == V_CONST)
         return false;
     if (v->kind == V_SYM)
@@ -78,8 +73,7 @@ bool val_uses_sym(const wf_val *v, sym_kind k, int a)
 
 /* ---- ranges ---- */
 
-static int64_t sat_add(int64_t x, int64_t y)
-{
+static int64_t sat_add(int64_t x, int64_t y) {
     int64_t r;
     if (x == INT64_MIN || y == INT64_MIN)
         return INT64_MIN;
@@ -90,8 +84,7 @@ static int64_t sat_add(int64_t x, int64_t y)
     return r;
 }
 
-static int64_t sat_mul(int64_t x, int64_t y)
-{
+static int64_t sat_mul(int64_t x, int64_t y) {
     int64_t r;
     if (x == 0 || y == 0)
         return 0;
@@ -101,13 +94,11 @@ static int64_t sat_mul(int64_t x, int64_t y)
     return r;
 }
 
-static int64_t neg(int64_t x)
-{
+static int64_t neg(int64_t x) {
     return x == INT64_MIN ? INT64_MAX : x == INT64_MAX ? INT64_MIN : -x;
 }
 
-static void range_mul(int64_t al, int64_t ah, int64_t bl, int64_t bh, int64_t *lo, int64_t *hi)
-{
+static void range_mul(int64_t al, int64_t ah, int64_t bl, int64_t bh, int64_t *lo, int64_t *hi) {
     int64_t c[4] = {sat_mul(al, bl), sat_mul(al, bh), sat_mul(ah, bl), sat_mul(ah, bh)};
     *lo = *hi = c[0];
     for (int i = 1; i < 4; i++) {
@@ -118,16 +109,14 @@ static void range_mul(int64_t al, int64_t ah, int64_t bl, int64_t bh, int64_t *l
     }
 }
 
-static int64_t pow2_mask(int64_t x)
-{
+static int64_t pow2_mask(int64_t x) {
     int64_t m = 0;
     while (m < x)
         m = m * 2 + 1;
     return m;
 }
 
-void val_range(const wf_val *v, int64_t *lo, int64_t *hi)
-{
+void val_range(const wf_val *v, int64_t *lo, int64_t *hi) {
     int64_t al, ah, bl, bh;
     *lo = INT64_MIN;
     *hi = INT64_MAX;
@@ -184,21 +173,18 @@ void val_range(const wf_val *v, int64_t *lo, int64_t *hi)
     }
 }
 
-static bool nonneg(const wf_val *v)
-{
+static bool nonneg(const wf_val *v) {
     int64_t lo, hi;
     val_range(v, &lo, &hi);
     return lo >= 0;
 }
 
 /* x < y from a symbol's symbolic bound: loop index i over extent E has bound E. */
-static bool bounded_by(const wf_val *x, const wf_val *y)
-{
+static bool bounded_by(const wf_val *x, const wf_val *y) {
     return x->kind == V_SYM && x->b && val_equal(x->b, y);
 }
 
-bool val_prove_lt(const wf_val *x, const wf_val *y)
-{
+bool val_prove_lt(const wf_val *x, const wf_val *y) {
     int64_t xl, xh, yl, yh;
     if (x->kind == V_MOD && val_equal(x->b, y) && nonneg(x->a) && nonneg(y))
         return true;
@@ -220,8 +206,7 @@ typedef struct {
     bool overflow; /* too many terms or an overflowing constant: do not normalize */
 } terms;
 
-static void add_term(terms *t, const wf_val *base, int64_t coef)
-{
+static void add_term(terms *t, const wf_val *base, int64_t coef) {
     for (int i = 0; i < t->n; i++) {
         if (val_equal(t->base[i], base)) {
             if (__builtin_add_overflow(t->coef[i], coef, &t->coef[i]))
@@ -237,8 +222,7 @@ static void add_term(terms *t, const wf_val *base, int64_t coef)
     t->coef[t->n++] = coef;
 }
 
-static void collect(terms *t, const wf_val *v, int64_t scale)
-{
+static void collect(terms *t, const wf_val *v, int64_t scale) {
     int64_t s;
     switch (v->kind) {
     case V_CONST:
@@ -268,15 +252,13 @@ static void collect(terms *t, const wf_val *v, int64_t scale)
     add_term(t, v, scale);
 }
 
-static const wf_val *term_val(wf_arena *a, const wf_val *base, int64_t coef)
-{
+static const wf_val *term_val(wf_arena *a, const wf_val *base, int64_t coef) {
     if (coef == 1)
         return base;
     return mk(a, V_MUL, base, val_const(a, coef));
 }
 
-static const wf_val *rebuild(wf_arena *a, const terms *t)
-{
+static const wf_val *rebuild(wf_arena *a, const terms *t) {
     const wf_val *r = NULL;
     for (int i = 0; i < t->n; i++) {
         if (t->coef[i] <= 0)
@@ -301,12 +283,11 @@ static const wf_val *rebuild(wf_arena *a, const terms *t)
 
 /* Is base (x / y) * y with coefficient cq, and base2 x % y with coefficient
    cr, such that together they are cr * x? (Euclid: x / y * y + x % y == x.) */
-static const wf_val *div_mod_pair(const wf_val *q, int64_t cq, const wf_val *r, int64_t cr)
-{
+static const wf_val *div_mod_pair(const wf_val *q, int64_t cq, const wf_val *r, int64_t cr) {
     if (r->kind != V_MOD || cr == 0)
         return NULL;
-    if (q->kind == V_DIV && r->b->kind == V_CONST && val_equal(q, &(wf_val){.kind = V_DIV,
-                                                                          .a = r->a, .b = r->b}))
+    if (q->kind == V_DIV && r->b->kind == V_CONST &&
+        val_equal(q, &(wf_val){.kind = V_DIV, .a = r->a, .b = r->b}))
         return cq == cr * r->b->c ? r->a : NULL;
     if (q->kind == V_MUL && q->a->kind == V_DIV && val_equal(q->b, r->b) &&
         val_equal(q->a->a, r->a) && val_equal(q->a->b, r->b))
@@ -315,12 +296,11 @@ static const wf_val *div_mod_pair(const wf_val *q, int64_t cq, const wf_val *r, 
 }
 
 /* Fold x / y * y + x % y back into x, wherever such a pair appears. */
-static void fold_div_mod(terms *t)
-{
+static void fold_div_mod(terms *t) {
     for (int i = 0; i < t->n; i++) {
         for (int j = 0; j < t->n; j++) {
-            const wf_val *x = i != j ? div_mod_pair(t->base[i], t->coef[i], t->base[j], t->coef[j])
-                                     : NULL;
+            const wf_val *x =
+                i != j ? div_mod_pair(t->base[i], t->coef[i], t->base[j], t->coef[j]) : NULL;
             if (!x)
                 continue;
             int64_t c = t->coef[j];
@@ -332,8 +312,7 @@ static void fold_div_mod(terms *t)
     }
 }
 
-static const wf_val *linear(wf_arena *a, const wf_val *x, const wf_val *y, int64_t ys, val_kind k)
-{
+static const wf_val *linear(wf_arena *a, const wf_val *x, const wf_val *y, int64_t ys, val_kind k) {
     terms t = {.n = 0};
     collect(&t, x, 1);
     collect(&t, y, ys);
@@ -343,22 +322,19 @@ static const wf_val *linear(wf_arena *a, const wf_val *x, const wf_val *y, int64
     return rebuild(a, &t);
 }
 
-const wf_val *val_add(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_add(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     return linear(a, x, y, 1, V_ADD);
 }
 
-const wf_val *val_sub(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_sub(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     return linear(a, x, y, -1, V_SUB);
 }
 
-const wf_val *val_mul(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_mul(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (x->kind == V_CONST) {
@@ -380,8 +356,7 @@ const wf_val *val_mul(wf_arena *a, const wf_val *x, const wf_val *y)
 /* Split the terms of x into a part divisible by the constant c (returned as
    its quotient) and a remainder. */
 static void split_by_const(wf_arena *a, const wf_val *x, int64_t c, const wf_val **quot,
-                           const wf_val **rem)
-{
+                           const wf_val **rem) {
     terms t = {.n = 0}, q = {.n = 0}, r = {.n = 0};
     collect(&t, x, 1);
     if (t.overflow) {
@@ -404,8 +379,7 @@ static void split_by_const(wf_arena *a, const wf_val *x, int64_t c, const wf_val
 /* x == q * y + r with q, r returned, for a symbolic y: terms of the form
    base*y (or y itself) go to q. */
 static bool split_by_sym(wf_arena *a, const wf_val *x, const wf_val *y, const wf_val **quot,
-                         const wf_val **rem)
-{
+                         const wf_val **rem) {
     terms t = {.n = 0}, q = {.n = 0}, r = {.n = 0};
     collect(&t, x, 1);
     if (t.overflow)
@@ -429,13 +403,11 @@ static bool split_by_sym(wf_arena *a, const wf_val *x, const wf_val *y, const wf
     return true;
 }
 
-static bool rem_below(const wf_val *r, const wf_val *y)
-{
+static bool rem_below(const wf_val *r, const wf_val *y) {
     return nonneg(r) && (val_prove_lt(r, y) || (r->kind == V_MOD && val_equal(r->b, y)));
 }
 
-const wf_val *val_div(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_div(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (val_is_const_eq(y, 1))
@@ -460,8 +432,7 @@ const wf_val *val_div(wf_arena *a, const wf_val *x, const wf_val *y)
     return mk(a, V_DIV, x, y);
 }
 
-const wf_val *val_mod(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_mod(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (val_is_const_eq(y, 1))
@@ -485,8 +456,7 @@ const wf_val *val_mod(wf_arena *a, const wf_val *x, const wf_val *y)
     return mk(a, V_MOD, x, y);
 }
 
-const wf_val *val_ceildiv(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_ceildiv(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (val_is_const_eq(y, 1))
@@ -496,8 +466,7 @@ const wf_val *val_ceildiv(wf_arena *a, const wf_val *x, const wf_val *y)
     return mk(a, V_CEILDIV, x, y);
 }
 
-const wf_val *val_xor(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_xor(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (x->kind == V_CONST && y->kind == V_CONST)
@@ -509,8 +478,7 @@ const wf_val *val_xor(wf_arena *a, const wf_val *x, const wf_val *y)
     return mk(a, V_XOR, x, y);
 }
 
-const wf_val *val_lt(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_lt(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (val_prove_lt(x, y))
@@ -523,8 +491,7 @@ const wf_val *val_lt(wf_arena *a, const wf_val *x, const wf_val *y)
     return mk(a, V_LT, x, y);
 }
 
-const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (x->kind == V_CONST && y->kind == V_CONST)
@@ -532,8 +499,7 @@ const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y)
     return mk(a, V_EQ, x, y);
 }
 
-const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y)
-{
+const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return NULL;
     if (val_is_const_eq(x, 1) || val_is_const_eq(y, 0))
@@ -545,16 +511,14 @@ const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y)
 
 /* ---- copying ---- */
 
-static size_t slot(const val_memo *m, const wf_val *v)
-{
+static size_t slot(const val_memo *m, const wf_val *v) {
     size_t h = ((uintptr_t)v >> 4) * 0x9E3779B97F4A7C15ull;
     for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1))
         if (!m->from[i] || m->from[i] == v)
             return i;
 }
 
-static bool memo_grow(val_memo *m)
-{
+static bool memo_grow(val_memo *m) {
     val_memo big = {calloc(m->cap ? m->cap * 2 : 256, sizeof(wf_val *)), NULL, 0, 0};
     big.cap = m->cap ? m->cap * 2 : 256;
     big.to = calloc(big.cap, sizeof(wf_val *));
@@ -575,16 +539,14 @@ static bool memo_grow(val_memo *m)
     return true;
 }
 
-void val_memo_free(val_memo *m)
-{
+void val_memo_free(val_memo *m) {
     free((void *)m->from);
     free((void *)m->to);
     m->from = m->to = NULL;
     m->cap = m->n = 0;
 }
 
-const wf_val *val_clone(wf_arena *dst, const wf_val *v, val_memo *m)
-{
+const wf_val *val_clone(wf_arena *dst, const wf_val *v, val_memo *m) {
     if (!v)
         return NULL;
     if ((m->n + 1) * 2 > m->cap && !memo_grow(m))
@@ -611,8 +573,7 @@ const wf_val *val_clone(wf_arena *dst, const wf_val *v, val_memo *m)
 
 /* ---- evaluation ---- */
 
-bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out)
-{
+bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out) {
     int64_t x, y;
     if (v->kind == V_CONST) {
         *out = v->c;
@@ -626,40 +587,53 @@ bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out)
 
 /* ---- printing ---- */
 
-static int prec(const wf_val *v)
-{
+static int prec(const wf_val *v) {
     switch (v->kind) {
-    case V_AND: return 1;
-    case V_XOR: return 2;
+    case V_AND:
+        return 1;
+    case V_XOR:
+        return 2;
     case V_LT:
-    case V_EQ: return 3;
+    case V_EQ:
+        return 3;
     case V_ADD:
-    case V_SUB: return 4;
+    case V_SUB:
+        return 4;
     case V_MUL:
     case V_DIV:
-    case V_MOD: return 5;
-    default: return 6;
+    case V_MOD:
+        return 5;
+    default:
+        return 6;
     }
 }
 
-static const char *op_text(val_kind k)
-{
+static const char *op_text(val_kind k) {
     switch (k) {
-    case V_ADD: return " + ";
-    case V_SUB: return " - ";
-    case V_MUL: return " * ";
-    case V_DIV: return " / ";
-    case V_MOD: return " % ";
-    case V_XOR: return " ^ ";
-    case V_LT: return " < ";
-    case V_EQ: return " == ";
-    case V_AND: return " && ";
-    default: return " ? ";
+    case V_ADD:
+        return " + ";
+    case V_SUB:
+        return " - ";
+    case V_MUL:
+        return " * ";
+    case V_DIV:
+        return " / ";
+    case V_MOD:
+        return " % ";
+    case V_XOR:
+        return " ^ ";
+    case V_LT:
+        return " < ";
+    case V_EQ:
+        return " == ";
+    case V_AND:
+        return " && ";
+    default:
+        return " ? ";
     }
 }
 
-static void print_prec(sbuf *b, const wf_val *v, int min_prec, bool cuda)
-{
+static void print_prec(sbuf *b, const wf_val *v, int min_prec, bool cuda) {
     if (v->kind == V_CONST) {
         if (v->c < 0 && min_prec > 4)
             sbuf_printf(b, "(%lld)", (long long)v->c);
@@ -694,12 +668,10 @@ static void print_prec(sbuf *b, const wf_val *v, int min_prec, bool cuda)
         sbuf_puts(b, ")");
 }
 
-void val_print(sbuf *b, const wf_val *v)
-{
+void val_print(sbuf *b, const wf_val *v) {
     print_prec(b, v, 0, false);
 }
 
-void val_print_cuda(sbuf *b, const wf_val *v)
-{
+void val_print_cuda(sbuf *b, const wf_val *v) {
     print_prec(b, v, 0, true);
 }

@@ -21,8 +21,7 @@
 
 #include <stdio.h>
 
-static const wf_val *max_extent(lower_ctx *c, const wf_val *x, const wf_val *y, bool *exact)
-{
+static const wf_val *max_extent(lower_ctx *c, const wf_val *x, const wf_val *y, bool *exact) {
     if (!x)
         return y;
     if (val_equal(x, y))
@@ -35,8 +34,7 @@ static const wf_val *max_extent(lower_ctx *c, const wf_val *x, const wf_val *y, 
     return val_is_const(x) ? y : x;
 }
 
-bool lower_pdims(lower_ctx *c)
-{
+bool lower_pdims(lower_ctx *c) {
     for (int d = 0; d < NPDIMS; d++)
         c->pdim_exact[d] = true;
     for (int g = 0; g < c->ngroups; g++) {
@@ -61,8 +59,7 @@ bool lower_pdims(lower_ctx *c)
 
 /* Position and parallel type of an allocation ID: its own loop position, or
    that of the loop ID it is exactly mapped to; right of everything if none. */
-static int alloc_position(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id, wf_ptype *p)
-{
+static int alloc_position(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id, wf_ptype *p) {
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < tv->loop.n; i++) {
             const wf_iterdomain *l = tv->loop.ptr[i];
@@ -75,8 +72,7 @@ static int alloc_position(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id
     return tv->loop.n;
 }
 
-static bool is_allocated(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id)
-{
+static bool is_allocated(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id) {
     if (tv->mem == WF_MEM_GLOBAL)
         return true;
     wf_ptype p;
@@ -91,8 +87,7 @@ static bool is_allocated(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id)
 /* Strides of a global tensor's logical dims: literal when the extents are
    known and contiguous, the tensor's size symbols when symbolic, a stride
    parameter where the user declared a dim non-contiguous. */
-static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val *inner)
-{
+static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val *inner) {
     if (tv->is_input && tv->contig && !tv->contig[d]) {
         char name[48];
         snprintf(name, sizeof name, "T%d.stride[%d]", tv->id, d);
@@ -105,8 +100,7 @@ static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val 
    the loop's promoted ID, which may be a broadcast resolved to a real extent:
    if it is allocated (shared memory among threads), allocate the promoted ID,
    so that each thread of the loop gets its own cell (nvFuser's loop promotion). */
-static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id)
-{
+static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id) {
     int g = c->group_of[id->id];
     if (tv->alloc.n || g < 0 || !c->promoted[g])
         return id;
@@ -119,8 +113,7 @@ static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id)
 /* Strides over the allocated IDs in [from, to), innermost first, starting at
    `unit`; returns the product of their extents. */
 static const wf_val *contiguous(lower_ctx *c, wf_tv *tv, lower_layout *l, int from, int to,
-                                const wf_val *unit)
-{
+                                const wf_val *unit) {
     const wf_val *stride = unit, *extent = val_const(c->a, 1);
     for (int i = to - 1; i >= from; i--) {
         if (!l->allocated[i])
@@ -134,8 +127,7 @@ static const wf_val *contiguous(lower_ctx *c, wf_tv *tv, lower_layout *l, int fr
     return extent;
 }
 
-static int64_t pow2_at_least(int64_t x, int64_t min)
-{
+static int64_t pow2_at_least(int64_t x, int64_t min) {
     int64_t p = min;
     while (p < x)
         p *= 2;
@@ -144,8 +136,7 @@ static int64_t pow2_at_least(int64_t x, int64_t min)
 
 /* Tensor memory is 2-D: columns are laid out contiguously within a lane and
    rounded up to a power of two of at least 32 cells; lanes follow. */
-static bool tmem_layout(lower_ctx *c, wf_tv *tv, lower_layout *l)
-{
+static bool tmem_layout(lower_ctx *c, wf_tv *tv, lower_layout *l) {
     int sep = tv->dimsep < 0 ? 0 : tv->dimsep > l->n ? l->n : tv->dimsep;
     int64_t es = (int64_t)wf_dtype_size(tv->dtype);
     const wf_val *cols = contiguous(c, tv, l, sep, l->n, val_const(c->a, 1));
@@ -163,8 +154,7 @@ static bool tmem_layout(lower_ctx *c, wf_tv *tv, lower_layout *l)
     return true;
 }
 
-bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
-{
+bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l) {
     const id_list *dom = ir_alloc_domain(tv);
     if (dom->n > 16)
         return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than 16 allocation axes",
@@ -183,16 +173,14 @@ bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l)
     return true;
 }
 
-static int first_non_alloc(const kir_list *l)
-{
+static int first_non_alloc(const kir_list *l) {
     int i = 0;
     while (i < l->n && l->ptr[i]->kind == KIR_ALLOC)
         i++;
     return i;
 }
 
-static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n)
-{
+static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n) {
     kir_node *parent = NULL;
     if (tv->mem == WF_MEM_LOCAL && tv->ca_pos > 0) {
         int g = c->group_of[tv->loop.ptr[tv->ca_pos - 1]->id];
@@ -206,8 +194,7 @@ static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n)
 }
 
 /* One tensor-memory region per tensor, with the seed's limits. */
-static bool tmem_region(lower_ctx *c, wf_tv *tv, const lower_layout *l, kir_alloc *a)
-{
+static bool tmem_region(lower_ctx *c, wf_tv *tv, const lower_layout *l, kir_alloc *a) {
     wf_launch_info *li = &c->out->launch;
     if (l->lanes > 128)
         return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
@@ -235,8 +222,7 @@ static bool tmem_region(lower_ctx *c, wf_tv *tv, const lower_layout *l, kir_allo
     return true;
 }
 
-static kir_node *alloc_node(lower_ctx *c, wf_tv *tv, const lower_layout *l)
-{
+static kir_node *alloc_node(lower_ctx *c, wf_tv *tv, const lower_layout *l) {
     kir_node *n = kir_new(c->a, KIR_ALLOC);
     if (!n)
         return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
@@ -246,8 +232,7 @@ static kir_node *alloc_node(lower_ctx *c, wf_tv *tv, const lower_layout *l)
     return n;
 }
 
-static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end)
-{
+static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end) {
     lower_layout l;
     kir_node *n;
     if (!lower_layout_of(c, tv, &l))
@@ -274,8 +259,7 @@ static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end)
     return place_alloc(c, tv, n);
 }
 
-bool lower_alloc(lower_ctx *c)
-{
+bool lower_alloc(lower_ctx *c) {
     int64_t smem_end = 0;
     for (int k = 0; k < c->order.n; k++) {
         wf_tv *tv = c->order.ptr[k]->out;

@@ -12,15 +12,13 @@
 
 #include <stdio.h>
 
-static bool check_memory(lower_ctx *c, const wf_tv *tv)
-{
+static bool check_memory(lower_ctx *c, const wf_tv *tv) {
     wf_err *e = &c->f->err;
     if ((tv->is_input || tv->is_output) && tv->mem != WF_MEM_GLOBAL)
         return wf_failb(e, WF_ERR_SCHEDULE, "T%d is a fusion %s and must be in global memory",
                         tv->id, tv->is_input ? "input" : "output");
     if (tv->is_input && tv->is_output)
-        return wf_failb(e, WF_ERR_UNSUPPORTED, "T%d is both a fusion input and an output",
-                        tv->id);
+        return wf_failb(e, WF_ERR_UNSUPPORTED, "T%d is both a fusion input and an output", tv->id);
     if (!tv->is_input && !tv->is_output && tv->mem == WF_MEM_GLOBAL)
         return wf_failb(e, WF_ERR_UNSUPPORTED,
                         "T%d is an intermediate tensor in global memory; this build supports "
@@ -31,8 +29,7 @@ static bool check_memory(lower_ctx *c, const wf_tv *tv)
 
 /* Registers are the only way in and out of tensor memory: StTMem writes a
    tensor-memory tensor from registers, LdTMem reads one into registers. */
-static bool check_tmem_op(lower_ctx *c, const ir_op *op)
-{
+static bool check_tmem_op(lower_ctx *c, const ir_op *op) {
     wf_err *e = &c->f->err;
     const wf_tv *in = op->in[0], *out = op->out;
     bool st = op->ldst == WF_LDST_TMEM_STORE, ld = op->ldst == WF_LDST_TMEM_LOAD;
@@ -66,24 +63,21 @@ static bool check_tmem_op(lower_ctx *c, const ir_op *op)
     return true;
 }
 
-static bool check_op(lower_ctx *c, const ir_op *op)
-{
+static bool check_op(lower_ctx *c, const ir_op *op) {
     bool tmem = op->ldst == WF_LDST_TMEM_STORE || op->ldst == WF_LDST_TMEM_LOAD;
     if (ir_op_is_copy(op) && op->ldst != WF_LDST_SET && !tmem)
         return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                         "T%d is defined by %s, which this build cannot lower yet", op->out->id,
                         ir_ldst_name(op->ldst));
-    bool touches_tmem = op->out->mem == WF_MEM_TENSOR ||
-                        (op->nin && op->in[0]->mem == WF_MEM_TENSOR);
+    bool touches_tmem =
+        op->out->mem == WF_MEM_TENSOR || (op->nin && op->in[0]->mem == WF_MEM_TENSOR);
     if (touches_tmem && !ir_op_is_copy(op))
         return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: only StTMem and LdTMem copies can access tensor memory",
-                        op->out->id);
+                        "T%d: only StTMem and LdTMem copies can access tensor memory", op->out->id);
     return (!tmem && !touches_tmem) || check_tmem_op(c, op);
 }
 
-static bool check_axes(lower_ctx *c, const wf_tv *tv)
-{
+static bool check_axes(lower_ctx *c, const wf_tv *tv) {
     int nvec = 0;
     for (int i = 0; i < tv->loop.n; i++) {
         wf_ptype p = tv->loop.ptr[i]->ptype;
@@ -107,8 +101,7 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv)
     return true;
 }
 
-static bool check_inline(lower_ctx *c, const wf_tv *tv)
-{
+static bool check_inline(lower_ctx *c, const wf_tv *tv) {
     char why[256];
     int max = an_max_inline_pos(&c->g, tv, why, sizeof why);
     if (tv->ca_pos > max)
@@ -120,17 +113,15 @@ static bool check_inline(lower_ctx *c, const wf_tv *tv)
 
 /* Operands of a binary op must agree on every non-broadcast extent; when the
    extents are different symbols, that is checked at launch. */
-static bool check_operand_extents(lower_ctx *c, const ir_op *op)
-{
+static bool check_operand_extents(lower_ctx *c, const ir_op *op) {
     wf_arena *a = c->a;
     for (int d = 0; op->kind == OP_BINARY && d < op->out->logical.n; d++) {
         const wf_iterdomain *x = op->in[0]->logical.ptr[d], *y = op->in[1]->logical.ptr[d];
-        if (x->itype == IT_BROADCAST || y->itype == IT_BROADCAST ||
-            val_equal(x->extent, y->extent))
+        if (x->itype == IT_BROADCAST || y->itype == IT_BROADCAST || val_equal(x->extent, y->extent))
             continue;
         char msg[160];
-        snprintf(msg, sizeof msg, "T%d and T%d must have the same extent in dim %d",
-                 op->in[0]->id, op->in[1]->id, d);
+        snprintf(msg, sizeof msg, "T%d and T%d must have the same extent in dim %d", op->in[0]->id,
+                 op->in[1]->id, d);
         lower_check chk = {val_eq(a, x->extent, y->extent), arena_strdup(a, msg)};
         if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
             return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
@@ -138,15 +129,13 @@ static bool check_operand_extents(lower_ctx *c, const ir_op *op)
     return true;
 }
 
-bool lower_check_fusion(lower_ctx *c)
-{
+bool lower_check_fusion(lower_ctx *c) {
     wf_fusion *f = c->f;
     if (f->outputs.n == 0)
         return wf_failb(&f->err, WF_ERR_ARG, "the fusion has no outputs");
     for (int i = 0; i < f->tvs.n; i++) {
         wf_tv *tv = f->tvs.ptr[i];
-        if (!check_memory(c, tv) || (!tv->is_input && !check_axes(c, tv)) ||
-            !check_inline(c, tv))
+        if (!check_memory(c, tv) || (!tv->is_input && !check_axes(c, tv)) || !check_inline(c, tv))
             return false;
     }
     for (int i = 0; i < f->ops.n; i++)

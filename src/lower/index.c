@@ -31,8 +31,7 @@ typedef struct {
 } index_env;
 
 /* The index of id if the walk found one; a broadcast axis is always at 0. */
-static const wf_val *known(index_env *e, const wf_iterdomain *id)
-{
+static const wf_val *known(index_env *e, const wf_iterdomain *id) {
     const wf_val *v = e->idx[an_find(&e->c->g.exact, id->id)];
     if (!v && id->itype == IT_BROADCAST)
         return val_const(e->c->a, 0);
@@ -42,16 +41,14 @@ static const wf_val *known(index_env *e, const wf_iterdomain *id)
 /* The index to use for id: as known, or 0 for an axis of extent 1. The
    fallback is not a fact for the walk: a split may still compute a larger
    value for that axis, which then needs its bounds predicate. */
-static const wf_val *get(index_env *e, const wf_iterdomain *id)
-{
+static const wf_val *get(index_env *e, const wf_iterdomain *id) {
     const wf_val *v = known(e, id);
     if (!v && val_is_const_eq(id->extent, 1))
         return val_const(e->c->a, 0);
     return v;
 }
 
-static bool put(index_env *e, const wf_iterdomain *id, const wf_val *v)
-{
+static bool put(index_env *e, const wf_iterdomain *id, const wf_val *v) {
     int r = an_find(&e->c->g.exact, id->id);
     if (e->idx[r] || !v)
         return false;
@@ -60,16 +57,14 @@ static bool put(index_env *e, const wf_iterdomain *id, const wf_val *v)
 }
 
 /* Conjunctions are left-leaning chains of V_AND; skip a condition already in one. */
-static bool has_cond(const wf_val *p, const wf_val *cond)
-{
+static bool has_cond(const wf_val *p, const wf_val *cond) {
     for (; p; p = p->kind == V_AND ? p->a : NULL)
         if (val_equal(p->kind == V_AND ? p->b : p, cond))
             return true;
     return false;
 }
 
-static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id)
-{
+static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id) {
     wf_arena *a = e->c->a;
     if (val_prove_lt(v, id->extent))
         return;
@@ -78,8 +73,7 @@ static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id)
         e->pred = e->pred ? val_and(a, e->pred, cond) : cond;
 }
 
-static bool backward(index_env *e, const id_transform *t)
-{
+static bool backward(index_env *e, const id_transform *t) {
     wf_arena *a = e->c->a;
     const wf_val *o0 = get(e, t->out[0]), *o1 = t->nout > 1 ? get(e, t->out[1]) : NULL;
     if (!o0 || (t->nout > 1 && !o1))
@@ -106,8 +100,7 @@ static bool backward(index_env *e, const id_transform *t)
     }
 }
 
-static bool forward(index_env *e, const id_transform *t)
-{
+static bool forward(index_env *e, const id_transform *t) {
     wf_arena *a = e->c->a;
     const wf_val *i0 = get(e, t->in[0]), *i1 = t->nin > 1 ? get(e, t->in[1]) : NULL;
     if (!i0 || (t->nin > 1 && !i1))
@@ -129,8 +122,7 @@ static bool forward(index_env *e, const id_transform *t)
     }
 }
 
-static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *))
-{
+static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *)) {
     bool changed = false;
     wf_fusion *f = e->c->f;
     for (int i = f->transforms.n - 1; i >= 0; i--)
@@ -138,8 +130,7 @@ static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *))
     return changed;
 }
 
-static bool all_known(index_env *e, const wf_tv *tv, const lower_layout *l)
-{
+static bool all_known(index_env *e, const wf_tv *tv, const lower_layout *l) {
     for (int i = 0; i < l->n; i++)
         if (l->allocated[i] && !get(e, l->ids[i]))
             return false;
@@ -149,8 +140,7 @@ static bool all_known(index_env *e, const wf_tv *tv, const lower_layout *l)
     return true;
 }
 
-static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l)
-{
+static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l) {
     while (!all_known(e, tv, l)) {
         if (sweep(e, backward))
             continue;
@@ -161,8 +151,7 @@ static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l)
 
 /* Seed the enclosing loops' indices; `vec_var`, if given, replaces the
    vectorized loop's index. */
-static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var)
-{
+static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     for (int i = 0; i < e->c->f->ids.n; i++)
         e->idx[i] = NULL;
     e->pred = NULL;
@@ -174,8 +163,7 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var)
     }
 }
 
-static const wf_val *linearize(index_env *e, wf_tv *tv, const lower_layout *l)
-{
+static const wf_val *linearize(index_env *e, wf_tv *tv, const lower_layout *l) {
     wf_arena *a = e->c->a;
     const wf_val *sum = val_const(a, 0);
     for (int i = 0; i < l->n; i++) {
@@ -200,8 +188,7 @@ static const wf_val *linearize(index_env *e, wf_tv *tv, const lower_layout *l)
 /* The linear index of tv in statement s. Bounds come only from backward
    splits: merges and swizzles map in-range indices to in-range indices, so
    an index can leave its extent only where a split does not divide. */
-static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf_val *vec_var)
-{
+static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf_val *vec_var) {
     lower_layout l;
     if (!lower_layout_of(e->c, tv, &l))
         return NULL;
@@ -214,14 +201,12 @@ static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf
 /* The vectorized loop of a statement: for a copy, one vector access (no
    loop); for other ops, an unrolled loop whose accesses must still be
    vectorizable. Lowering checks that it is the innermost loop. */
-static kir_node *vector_loop(kir_node *s)
-{
+static kir_node *vector_loop(kir_node *s) {
     kir_node *p = s->parent;
     return p && p->kind == KIR_FOR && p->u.loop.ptype == WF_VECTORIZE ? p : NULL;
 }
 
-static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t width)
-{
+static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t width) {
     lower_ctx *c = e->c;
     wf_arena *a = c->a;
     const wf_val *v = val_sym(a, SYM_LOOP, -1, 0, "v", 0, width - 1, NULL);
@@ -241,8 +226,7 @@ static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t wi
         wf_failb(&c->f->err, WF_ERR_SCHEDULE,
                  "T%d: a vector access of %lld elements of T%d starts at %s, which is not "
                  "provably a multiple of %lld",
-                 s->u.stmt.op->out->id, (long long)width, tv->id, sbuf_str(&b),
-                 (long long)width);
+                 s->u.stmt.op->out->id, (long long)width, tv->id, sbuf_str(&b), (long long)width);
         sbuf_free(&b);
         return false;
     }
@@ -251,17 +235,16 @@ static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t wi
 
 /* A vectorized split of a symbolic extent cannot be predicated per element:
    its divisibility is checked at launch instead. */
-static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const id_transform *t)
-{
+static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const id_transform *t) {
     wf_arena *a = c->a;
     sbuf b = {0};
     val_print(&b, t->in[0]->extent);
     sbuf m = {0};
     sbuf_printf(&m, "T%d: the vectorized split needs %s to be a multiple of %lld", out->id,
                 sbuf_str(&b), (long long)t->factor);
-    lower_check chk = {val_eq(a, val_mod(a, t->in[0]->extent, val_const(a, t->factor)),
-                              val_const(a, 0)),
-                       arena_strdup(a, sbuf_str(&m))};
+    lower_check chk = {
+        val_eq(a, val_mod(a, t->in[0]->extent, val_const(a, t->factor)), val_const(a, 0)),
+        arena_strdup(a, sbuf_str(&m))};
     sbuf_free(&b);
     sbuf_free(&m);
     if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
@@ -269,8 +252,7 @@ static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const id_tran
     return true;
 }
 
-static bool check_vector(index_env *e, kir_node *s, kir_node *vl)
-{
+static bool check_vector(index_env *e, kir_node *s, kir_node *vl) {
     lower_ctx *c = e->c;
     ir_op *op = s->u.stmt.op;
     wf_tv *out = op->out;
@@ -302,8 +284,7 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl)
     return (!copy && out->mem == WF_MEM_LOCAL) || check_vector_access(e, s, out, width);
 }
 
-static bool index_stmt(index_env *e, kir_node *s)
-{
+static bool index_stmt(index_env *e, kir_node *s) {
     ir_op *op = s->u.stmt.op;
     kir_node *vl = vector_loop(s);
     if (vl && !check_vector(e, s, vl))
@@ -318,8 +299,7 @@ static bool index_stmt(index_env *e, kir_node *s)
     return s->u.stmt.out_index != NULL;
 }
 
-bool lower_index(lower_ctx *c)
-{
+bool lower_index(lower_ctx *c) {
     index_env e = {c, ARENA_ARRAY(c->a, const wf_val *, c->f->ids.n + 1), NULL};
     if (!e.idx)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");

@@ -6,16 +6,14 @@
  */
 #include "lower/kir.h"
 
-kir_node *kir_new(wf_arena *a, kir_kind k)
-{
+kir_node *kir_new(wf_arena *a, kir_kind k) {
     kir_node *n = ARENA_NEW(a, kir_node);
     if (n)
         n->kind = k;
     return n;
 }
 
-kir_list *kir_body(kir_node *n)
-{
+kir_list *kir_body(kir_node *n) {
     if (n->kind == KIR_FOR)
         return &n->u.loop.body;
     if (n->kind == KIR_IF)
@@ -23,16 +21,14 @@ kir_list *kir_body(kir_node *n)
     return NULL;
 }
 
-bool kir_append(wf_arena *a, kir_list *l, kir_node *n, kir_node *parent)
-{
+bool kir_append(wf_arena *a, kir_list *l, kir_node *n, kir_node *parent) {
     if (!n || !vec_push_arena(a, l, n))
         return false;
     n->parent = parent;
     return true;
 }
 
-bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent)
-{
+bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent) {
     if (!kir_append(a, l, n, parent))
         return false;
     for (int i = l->n - 1; i > at; i--)
@@ -43,8 +39,7 @@ bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent)
 
 static void print_list(sbuf *b, const kir_list *l, int depth);
 
-void kir_print_stmt(sbuf *b, const kir_stmt *s)
-{
+void kir_print_stmt(sbuf *b, const kir_stmt *s) {
     sbuf_printf(b, "T%d[", s->op->out->id);
     if (s->out_index)
         val_print(b, s->out_index);
@@ -60,8 +55,7 @@ void kir_print_stmt(sbuf *b, const kir_stmt *s)
         sbuf_printf(b, " vec=%d", s->vec);
 }
 
-static void print_node(sbuf *b, const kir_node *n, int depth)
-{
+static void print_node(sbuf *b, const kir_node *n, int depth) {
     sbuf_indent(b, depth);
     switch (n->kind) {
     case KIR_FOR:
@@ -95,13 +89,11 @@ static void print_node(sbuf *b, const kir_node *n, int depth)
     }
 }
 
-static void print_list(sbuf *b, const kir_list *l, int depth)
-{
+static void print_list(sbuf *b, const kir_list *l, int depth) {
     for (int i = 0; i < l->n; i++)
         print_node(b, l->ptr[i], depth);
 }
 
-void kir_print(sbuf *b, const kir_list *top)
-{
+void kir_print(sbuf *b, const kir_list *top) {
     print_list(b, top, 0);
 }

@@ -20,12 +20,12 @@ typedef struct kir_node kir_node;
 typedef VEC(kir_node *) kir_list;
 
 typedef struct {
-    int group;             /* loop group (lower/loops.c) */
-    wf_iterdomain *id;     /* the promoted IterDomain this loop iterates */
-    const wf_val *var;     /* index: loop variable, threadIdx.x, ..., or 0 */
+    int group;         /* loop group (lower/loops.c) */
+    wf_iterdomain *id; /* the promoted IterDomain this loop iterates */
+    const wf_val *var; /* index: loop variable, threadIdx.x, ..., or 0 */
     const wf_val *extent;
     wf_ptype ptype;
-    bool vector;           /* a vectorized axis done by one vector access: no loop */
+    bool vector; /* a vectorized axis done by one vector access: no loop */
     kir_list body;
 } kir_for;
 
@@ -37,18 +37,18 @@ typedef struct {
 typedef struct {
     wf_tv *tv;
     wf_memtype mem;
-    const wf_val *size;   /* elements */
-    int64_t smem_offset;  /* bytes into the dynamic shared-memory array */
-    int region;           /* tensor memory: region number (launch info index) */
-    int64_t row;          /* tensor memory: elements per lane; index = lane * row + column */
+    const wf_val *size;  /* elements */
+    int64_t smem_offset; /* bytes into the dynamic shared-memory array */
+    int region;          /* tensor memory: region number (launch info index) */
+    int64_t row;         /* tensor memory: elements per lane; index = lane * row + column */
 } kir_alloc;
 
 typedef struct {
     ir_op *op;
     const wf_val *out_index;
     const wf_val *in_index[2];
-    int vec;               /* elements per access; 1 = scalar */
-    const wf_val *pred;    /* bounds predicate from indexing, NULL = none */
+    int vec;                            /* elements per access; 1 = scalar */
+    const wf_val *pred;                 /* bounds predicate from indexing, NULL = none */
     const wf_val *tmem_lane, *tmem_col; /* StTMem/LdTMem: lane and 32-bit column */
 } kir_stmt;
 

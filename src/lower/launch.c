@@ -7,8 +7,7 @@
  */
 #include "lower/lower_int.h"
 
-static bool too_many_threads(lower_ctx *c)
-{
+static bool too_many_threads(lower_ctx *c) {
     const wf_launch_info *li = &c->out->launch;
     sbuf b = {0};
     sbuf_printf(&b, "the block has %lld x %lld x %lld threads; at most 1024 are allowed (",
@@ -29,8 +28,7 @@ static bool too_many_threads(lower_ctx *c)
     return false;
 }
 
-bool lower_launch(lower_ctx *c)
-{
+bool lower_launch(lower_ctx *c) {
     lower_result *r = c->out;
     for (int d = 0; d < 3; d++) {
         r->launch.block[d] = val_is_const(r->block[d]) ? r->block[d]->c : -1;

@@ -17,13 +17,11 @@
 
 #include <stdio.h>
 
-static bool visit(lower_ctx *c, wf_tv *tv, char *state)
-{
+static bool visit(lower_ctx *c, wf_tv *tv, char *state) {
     if (tv->is_input || state[tv->id] == 2)
         return true;
     if (state[tv->id] == 1)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE, "the fusion has a cycle through T%d",
-                        tv->id);
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE, "the fusion has a cycle through T%d", tv->id);
     state[tv->id] = 1;
     ir_op *op = tv->def;
     int order[2] = {0, 1};
@@ -41,8 +39,7 @@ static bool visit(lower_ctx *c, wf_tv *tv, char *state)
     return true;
 }
 
-bool lower_sort(lower_ctx *c)
-{
+bool lower_sort(lower_ctx *c) {
     wf_fusion *f = c->f;
     char *state = ARENA_ARRAY(c->a, char, f->tvs.n + 1);
     if (!state)
@@ -59,15 +56,13 @@ bool lower_sort(lower_ctx *c)
     return true;
 }
 
-static int uf_find(int *uf, int x)
-{
+static int uf_find(int *uf, int x) {
     while (uf[x] != x)
         x = uf[x] = uf[uf[x]];
     return x;
 }
 
-static void build_groups(lower_ctx *c)
-{
+static void build_groups(lower_ctx *c) {
     wf_fusion *f = c->f;
     for (int i = 0; i < f->ids.n; i++) {
         c->loop_uf[i] = i;
@@ -99,8 +94,7 @@ static void build_groups(lower_ctx *c)
     }
 }
 
-wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id)
-{
+wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id) {
     int g = c->group_of[id->id];
     if (g < 0 || !c->group_loop[g])
         return id->ptype;
@@ -108,8 +102,7 @@ wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id)
 }
 
 /* The parallel type of a group: the first non-serial type among its members. */
-static wf_ptype group_ptype(lower_ctx *c, int g)
-{
+static wf_ptype group_ptype(lower_ctx *c, int g) {
     wf_ptype p = c->promoted[g]->ptype;
     for (int k = 0; k < c->order.n && p == WF_SERIAL; k++) {
         wf_tv *t = c->order.ptr[k]->out;
@@ -120,13 +113,11 @@ static wf_ptype group_ptype(lower_ctx *c, int g)
     return p;
 }
 
-static bool is_vector_set(const ir_op *op, const wf_iterdomain *id)
-{
+static bool is_vector_set(const ir_op *op, const wf_iterdomain *id) {
     return id->ptype == WF_VECTORIZE && ir_op_is_copy(op);
 }
 
-static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op)
-{
+static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op) {
     kir_node *n = kir_new(c->a, KIR_FOR);
     if (!n)
         return NULL;
@@ -160,12 +151,10 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op)
 }
 
 /* Place op's statement, reusing the open loops that its nest shares. */
-static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth)
-{
+static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth) {
     wf_tv *t = op->out;
     int k = 0;
-    while (k < *depth && k < t->loop.n &&
-           stack[k]->u.loop.group == c->group_of[t->loop.ptr[k]->id])
+    while (k < *depth && k < t->loop.n && stack[k]->u.loop.group == c->group_of[t->loop.ptr[k]->id])
         k++;
     *depth = k;
     for (int i = k; i < t->loop.n; i++) {
@@ -193,8 +182,7 @@ static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth)
     return true;
 }
 
-bool lower_loops(lower_ctx *c)
-{
+bool lower_loops(lower_ctx *c) {
     kir_node *stack[64];
     int depth = 0;
     build_groups(c);

@@ -30,7 +30,7 @@ typedef struct {
     kir_node **stmt_of;       /* per op position: its statement */
     kir_node **alloc_of;      /* per tensor id */
     const wf_val *pdim[NPDIMS];
-    bool pdim_exact[NPDIMS]; /* every loop on this dim has the same extent */
+    bool pdim_exact[NPDIMS];              /* every loop on this dim has the same extent */
     const wf_iterdomain *pdim_id[NPDIMS]; /* an IterDomain with the launch extent */
     int nvars;
 } lower_ctx;

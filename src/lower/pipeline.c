@@ -22,8 +22,7 @@ typedef struct {
 } lower_pass;
 
 /* Is `name` in the comma-separated list of environment variable `var`? */
-static bool env_lists(const char *var, const char *name)
-{
+static bool env_lists(const char *var, const char *name) {
     const char *env = getenv(var);
     if (!env)
         return false;
@@ -38,8 +37,7 @@ static bool env_lists(const char *var, const char *name)
     return false;
 }
 
-static void dump(const lower_ctx *c, const char *pass)
-{
+static void dump(const lower_ctx *c, const char *pass) {
     sbuf b = {0};
     sbuf_printf(&b, "== kernel IR after %s\n", pass);
     kir_print(&b, &c->out->top);
@@ -47,8 +45,7 @@ static void dump(const lower_ctx *c, const char *pass)
     sbuf_free(&b);
 }
 
-static bool init_ctx(lower_ctx *c, wf_fusion *f, lower_result *out)
-{
+static bool init_ctx(lower_ctx *c, wf_fusion *f, lower_result *out) {
     memset(c, 0, sizeof *c);
     c->f = f;
     c->out = out;
@@ -67,15 +64,13 @@ static bool init_ctx(lower_ctx *c, wf_fusion *f, lower_result *out)
     return an_idgraph_build(&c->g, f, c->a);
 }
 
-bool lower_fusion(wf_fusion *f, int sm, lower_result *out)
-{
+bool lower_fusion(wf_fusion *f, int sm, lower_result *out) {
     static const lower_pass passes[] = {
         {"check", lower_check_fusion, false}, {"sort", lower_sort, false},
         {"loops", lower_loops, false},        {"pdims", lower_pdims, false},
         {"alloc", lower_alloc, false},        {"index", lower_index, false},
-        {"tmem", lower_tmem, false},
-        {"predicate", lower_predicate, true}, {"sync", lower_sync, true},
-        {"launch", lower_launch, false},
+        {"tmem", lower_tmem, false},          {"predicate", lower_predicate, true},
+        {"sync", lower_sync, true},           {"launch", lower_launch, false},
     };
     lower_ctx c;
     memset(out, 0, sizeof *out);
@@ -98,20 +93,25 @@ bool lower_fusion(wf_fusion *f, int sm, lower_result *out)
     return true;
 }
 
-void lower_result_free(lower_result *r)
-{
+void lower_result_free(lower_result *r) {
     arena_free(&r->arena);
 }
 
-int lower_pdim_index(wf_ptype p)
-{
+int lower_pdim_index(wf_ptype p) {
     switch (p) {
-    case WF_TIDX: return 0;
-    case WF_TIDY: return 1;
-    case WF_TIDZ: return 2;
-    case WF_BIDX: return 3;
-    case WF_BIDY: return 4;
-    case WF_BIDZ: return 5;
-    default: return -1;
+    case WF_TIDX:
+        return 0;
+    case WF_TIDY:
+        return 1;
+    case WF_TIDZ:
+        return 2;
+    case WF_BIDX:
+        return 3;
+    case WF_BIDY:
+        return 4;
+    case WF_BIDZ:
+        return 5;
+    default:
+        return -1;
     }
 }

@@ -15,25 +15,21 @@
  */
 #include "lower/lower_int.h"
 
-static bool loop_covers_dim(const lower_ctx *c, const kir_node *n)
-{
+static bool loop_covers_dim(const lower_ctx *c, const kir_node *n) {
     int d = lower_pdim_index(n->u.loop.ptype);
     if (c->pdim_exact[d])
         return true;
     const wf_val *dim = c->pdim[d];
-    return val_is_const(dim) && val_is_const(n->u.loop.extent) &&
-           dim->c == n->u.loop.extent->c;
+    return val_is_const(dim) && val_is_const(n->u.loop.extent) && dim->c == n->u.loop.extent->c;
 }
 
-static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q)
-{
+static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
     return p && q ? val_and(a, p, q) : p ? p : q;
 }
 
 /* threadIdx.x ... blockIdx.z with no known range: inside a loop the index
    symbol's range is the loop's extent, which is what this predicate ensures. */
-static const wf_val *launched_index(lower_ctx *c, int d)
-{
+static const wf_val *launched_index(lower_ctx *c, int d) {
     static const char *const names[NPDIMS] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
                                               "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
     return val_sym(c->a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0, INT64_MAX, NULL);
@@ -42,8 +38,7 @@ static const wf_val *launched_index(lower_ctx *c, int d)
 /* A write to memory that threads (shared) or threads and blocks (global)
    share, at an index that does not depend on a launched dimension, would be
    done by every thread along it: only index 0 of that dimension writes. */
-static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s)
-{
+static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s) {
     wf_memtype m = s->op->out->mem;
     const wf_val *p = NULL;
     if (m != WF_MEM_SHARED && m != WF_MEM_GLOBAL)
@@ -57,8 +52,7 @@ static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s)
     return p;
 }
 
-static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s)
-{
+static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s) {
     wf_arena *a = c->a;
     const wf_val *p = NULL;
     for (kir_node *n = s->parent; n; n = n->parent) {
@@ -69,8 +63,7 @@ static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s)
     return and_into(a, p, single_writer(c, &s->u.stmt));
 }
 
-static bool guard(lower_ctx *c, kir_node *s)
-{
+static bool guard(lower_ctx *c, kir_node *s) {
     const wf_val *p = parallel_predicate(c, s);
     if (s->u.stmt.pred)
         p = and_into(c->a, p, s->u.stmt.pred);
@@ -91,8 +84,7 @@ static bool guard(lower_ctx *c, kir_node *s)
            wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
-bool lower_predicate(lower_ctx *c)
-{
+bool lower_predicate(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++)
         if (!guard(c, c->stmt_of[k]))
             return false;

@@ -15,8 +15,7 @@
  */
 #include "lower/lower_int.h"
 
-static int depth_of(const kir_node *n)
-{
+static int depth_of(const kir_node *n) {
     int d = 0;
     for (; n; n = n->parent)
         d++;
@@ -25,8 +24,7 @@ static int depth_of(const kir_node *n)
 
 /* The lowest common ancestor (NULL = top level), and the children of it on
    the way to a and b. */
-static kir_node *lca(kir_node *a, kir_node *b, kir_node **ca, kir_node **cb)
-{
+static kir_node *lca(kir_node *a, kir_node *b, kir_node **ca, kir_node **cb) {
     int da = depth_of(a), db = depth_of(b);
     while (da > db) {
         *ca = a;
@@ -47,38 +45,33 @@ static kir_node *lca(kir_node *a, kir_node *b, kir_node **ca, kir_node **cb)
     return a;
 }
 
-static int index_in(const kir_list *l, const kir_node *n)
-{
+static int index_in(const kir_list *l, const kir_node *n) {
     for (int i = 0; i < l->n; i++)
         if (l->ptr[i] == n)
             return i;
     return -1;
 }
 
-static bool has_sync_between(const kir_list *l, int from, int to)
-{
+static bool has_sync_between(const kir_list *l, int from, int to) {
     for (int i = from + 1; i < to; i++)
         if (l->ptr[i]->kind == KIR_SYNC)
             return true;
     return false;
 }
 
-static bool insert_sync(lower_ctx *c, kir_node *parent, int at)
-{
+static bool insert_sync(lower_ctx *c, kir_node *parent, int at) {
     kir_list *body = parent ? kir_body(parent) : &c->out->top;
     kir_node *n = kir_new(c->a, KIR_SYNC);
     return (n && kir_insert(c->a, body, at, n, parent)) ||
            wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
-static bool is_serial_loop(const kir_node *n)
-{
+static bool is_serial_loop(const kir_node *n) {
     return n->kind == KIR_FOR && lower_pdim_index(n->u.loop.ptype) < 0 && !n->u.loop.vector &&
            !val_is_const(n->u.loop.var);
 }
 
-static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r)
-{
+static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
     kir_node *cw = w, *cr = r;
     kir_node *l = lca(w, r, &cw, &cr);
     kir_list *body = l ? kir_body(l) : &c->out->top;
@@ -100,8 +93,7 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r)
 }
 
 /* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. */
-static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d)
-{
+static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d) {
     for (int i = 0; i < tv->loop.n; i++)
         if (lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
             return tv->loop.ptr[i];
@@ -110,8 +102,7 @@ static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d)
 
 /* Do two loop IDs run on the same threads: one shared loop, or exactly
    mapped IterDomains (the same index everywhere)? */
-static bool same_axis(lower_ctx *c, const wf_iterdomain *a, const wf_iterdomain *b)
-{
+static bool same_axis(lower_ctx *c, const wf_iterdomain *a, const wf_iterdomain *b) {
     return c->group_of[a->id] == c->group_of[b->id] || an_mapped(&c->g.exact, a, b);
 }
 
@@ -119,14 +110,12 @@ static bool same_axis(lower_ctx *c, const wf_iterdomain *a, const wf_iterdomain 
    launched thread dimension, writer and reader loop over exactly mapped
    IterDomains and the written index depends on it (otherwise one thread
    writes for all, see predicate.c). */
-static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader)
-{
+static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader) {
     for (int d = 0; d < 3; d++) {
         if (val_is_const_eq(c->pdim[d], 1))
             continue;
         const wf_iterdomain *wa = thread_axis(c, w->op->out, d), *ra = thread_axis(c, reader, d);
-        if (!wa || !ra || !same_axis(c, wa, ra) ||
-            !val_uses_sym(w->out_index, SYM_TID, d))
+        if (!wa || !ra || !same_axis(c, wa, ra) || !val_uses_sym(w->out_index, SYM_TID, d))
             return false;
     }
     return true;
@@ -135,8 +124,7 @@ static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader)
 /* The launched dimension (0..5) on which a reader of `written` would read
    cells another thread or block wrote, or -1: the writer loops over an axis
    on that dimension that the reader's axis on it is not exactly mapped to. */
-static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, int ndims)
-{
+static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, int ndims) {
     for (int d = 0; d < ndims; d++) {
         const wf_iterdomain *wa = thread_axis(c, written, d), *ra = thread_axis(c, reader, d);
         if (wa && !val_is_const_eq(c->pdim[d], 1) && (!ra || !same_axis(c, wa, ra)))
@@ -147,8 +135,7 @@ static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, 
 
 /* Registers are per thread and shared memory is per block: a producer read
    across those boundaries is a schedule error, not something a barrier fixes. */
-static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader)
-{
+static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
     static const char *const dims[NPDIMS] = {"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"};
     bool local = p->mem == WF_MEM_LOCAL;
     int d = crossed_dim(c, p, reader, NPDIMS);
@@ -161,8 +148,7 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader)
                     dims[d], d < 3 ? "threads" : "blocks", d < 3 ? "shared" : "global");
 }
 
-bool lower_sync(lower_ctx *c)
-{
+bool lower_sync(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++) {
         ir_op *op = c->order.ptr[k];
         for (int i = 0; i < op->nin; i++) {

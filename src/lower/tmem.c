@@ -28,8 +28,7 @@ typedef struct {
     int nloops;
 } tmem_point;
 
-static bool bind(void *ctx, const wf_val *v, int64_t *out)
-{
+static bool bind(void *ctx, const wf_val *v, int64_t *out) {
     const tmem_point *p = ctx;
     if (v->sym == SYM_TID) {
         *out = p->tid[v->sym_a];
@@ -55,14 +54,11 @@ typedef struct {
     int64_t block[3];
 } tmem_check;
 
-static bool fail(tmem_check *t, const char *what)
-{
-    return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "T%d: " PREFIX " %s", t->s->op->out->id,
-                    what);
+static bool fail(tmem_check *t, const char *what) {
+    return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "T%d: " PREFIX " %s", t->s->op->out->id, what);
 }
 
-static bool fail_shapes(tmem_check *t, const char *why)
-{
+static bool fail_shapes(tmem_check *t, const char *why) {
     return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
                     "T%d: " PREFIX "\nNot 32x32b because %s.\n"
                     "Not 16x64b because it is not implemented in weft yet.\n"
@@ -73,8 +69,7 @@ static bool fail_shapes(tmem_check *t, const char *why)
 }
 
 /* Lanes and columns of the 32 threads of warp w at one loop iteration. */
-static bool eval_warp(tmem_check *t, tmem_point *p, int w, int64_t lane[32], int64_t col[32])
-{
+static bool eval_warp(tmem_check *t, tmem_point *p, int w, int64_t lane[32], int64_t col[32]) {
     for (int i = 0; i < 32; i++) {
         int64_t lin = (int64_t)w * 32 + i;
         p->tid[0] = lin % t->block[0];
@@ -89,8 +84,7 @@ static bool eval_warp(tmem_check *t, tmem_point *p, int w, int64_t lane[32], int
     return true;
 }
 
-static bool check_warp(tmem_check *t, tmem_point *p, int w)
-{
+static bool check_warp(tmem_check *t, tmem_point *p, int w) {
     int64_t lane[32], col[32];
     if (!eval_warp(t, p, w, lane, col))
         return false;
@@ -113,8 +107,7 @@ static bool check_warp(tmem_check *t, tmem_point *p, int w)
 /* Visit every combination of the statement's serial loop values (at most a
    few thousand: the first and last values of long loops suffice, since lane
    indices are affine in them or built by XOR of bounded values). */
-static bool each_point(tmem_check *t, tmem_point *p, int depth, int nwarps)
-{
+static bool each_point(tmem_check *t, tmem_point *p, int depth, int nwarps) {
     if (depth == p->nloops) {
         for (int w = 0; w < nwarps; w++)
             if (!check_warp(t, p, w))
@@ -133,8 +126,7 @@ static bool each_point(tmem_check *t, tmem_point *p, int depth, int nwarps)
     return true;
 }
 
-static bool check_cells(tmem_check *t)
-{
+static bool check_cells(tmem_check *t) {
     const kir_stmt *s = t->s;
     int64_t es = (int64_t)wf_dtype_size(t->tmem->dtype), bytes = es * s->vec;
     if (bytes % 4 != 0) {
@@ -153,8 +145,7 @@ static bool check_cells(tmem_check *t)
     return true;
 }
 
-static bool check_stmt(lower_ctx *c, kir_node *n)
-{
+static bool check_stmt(lower_ctx *c, kir_node *n) {
     const kir_stmt *s = &n->u.stmt;
     bool st = s->op->ldst == WF_LDST_TMEM_STORE;
     tmem_check t = {c, s, st ? s->op->out : s->op->in[0], NULL, NULL, {0}};
@@ -164,8 +155,8 @@ static bool check_stmt(lower_ctx *c, kir_node *n)
     t.lane = val_div(c->a, idx, val_const(c->a, a->row));
     t.col = val_mod(c->a, idx, val_const(c->a, a->row));
     n->u.stmt.tmem_lane = t.lane;
-    n->u.stmt.tmem_col = val_div(c->a, val_mul(c->a, t.col, val_const(c->a, es)),
-                                 val_const(c->a, 4));
+    n->u.stmt.tmem_col =
+        val_div(c->a, val_mul(c->a, t.col, val_const(c->a, es)), val_const(c->a, 4));
     for (int d = 0; d < 3; d++) {
         if (!val_is_const(c->pdim[d]))
             return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
@@ -186,8 +177,7 @@ static bool check_stmt(lower_ctx *c, kir_node *n)
     return each_point(&t, &p, 0, (int)(threads / 32));
 }
 
-bool lower_tmem(lower_ctx *c)
-{
+bool lower_tmem(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++) {
         const ir_op *op = c->order.ptr[k];
         if (op->ldst != WF_LDST_TMEM_STORE && op->ldst != WF_LDST_TMEM_LOAD)

@@ -17,22 +17,19 @@ typedef struct {
 
 static void verify_list(verifier *v, const kir_list *l, const kir_node *parent, bool under_if);
 
-static void verify_stmt(verifier *v, const kir_stmt *s)
-{
+static void verify_stmt(verifier *v, const kir_stmt *s) {
     ir_op *op = s->op;
     wf_tv *out = op->out;
     if (out->mem != WF_MEM_GLOBAL && v->c->alloc_of[out->id] && !v->allocated[out->id])
         v->ok = false;
     for (int i = 0; i < op->nin; i++)
-        if (!op->in[i]->is_input && v->c->alloc_of[op->in[i]->id] &&
-            !v->allocated[op->in[i]->id])
+        if (!op->in[i]->is_input && v->c->alloc_of[op->in[i]->id] && !v->allocated[op->in[i]->id])
             v->ok = false;
     if (s->out_index && op->nin > 0 && !s->in_index[0])
         v->ok = false;
 }
 
-static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, bool under_if)
-{
+static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, bool under_if) {
     if (n->parent != parent)
         v->ok = false;
     switch (n->kind) {
@@ -59,14 +56,12 @@ static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, 
     }
 }
 
-static void verify_list(verifier *v, const kir_list *l, const kir_node *parent, bool under_if)
-{
+static void verify_list(verifier *v, const kir_list *l, const kir_node *parent, bool under_if) {
     for (int i = 0; i < l->n; i++)
         verify_node(v, l->ptr[i], parent, under_if);
 }
 
-bool lower_verify(lower_ctx *c)
-{
+bool lower_verify(lower_ctx *c) {
     verifier v = {c, ARENA_ARRAY(c->a, char, c->f->tvs.n + 1), true};
     if (!v.allocated)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");

@@ -26,17 +26,16 @@
 
 #include "base/dl.h"
 
-#define CACHE_MAGIC    "WEFTIMG"      /* 8 bytes with the NUL */
-#define CACHE_FORMAT   1u             /* bump when the header or payload changes */
-#define CACHE_HEADER   40             /* bytes */
-#define CACHE_MAX_SIZE (1ull << 30)   /* a larger size field is corruption */
+#define CACHE_MAGIC    "WEFTIMG"    /* 8 bytes with the NUL */
+#define CACHE_FORMAT   1u           /* bump when the header or payload changes */
+#define CACHE_HEADER   40           /* bytes */
+#define CACHE_MAX_SIZE (1ull << 30) /* a larger size field is corruption */
 /* rt_nvrtc_compile's fixed options (nvrtc.c): part of what shapes an image. */
 #define NVRTC_OPTIONS "-std=c++17 -default-device"
 
 enum { PATH_MAX_LEN = 4096 };
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = data;
     for (size_t i = 0; i < n; i++) {
         h ^= p[i];
@@ -48,13 +47,11 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
 #define FNV_BASIS 0xcbf29ce484222325ull
 
 /* Each part is hashed with its NUL, so ("ab","c") and ("a","bc") differ. */
-static uint64_t fnv1a_str(uint64_t h, const char *s)
-{
+static uint64_t fnv1a_str(uint64_t h, const char *s) {
     return fnv1a(h, s, strlen(s) + 1);
 }
 
-uint64_t rt_cache_key(const char *source, int sm, const char *nvrtc_id)
-{
+uint64_t rt_cache_key(const char *source, int sm, const char *nvrtc_id) {
     char target[64];
     snprintf(target, sizeof target, "sm_%da %s format %u", sm, NVRTC_OPTIONS, CACHE_FORMAT);
     uint64_t h = fnv1a_str(FNV_BASIS, "weft kernel image");
@@ -69,23 +66,20 @@ uint64_t rt_cache_key(const char *source, int sm, const char *nvrtc_id)
    than the whole warm path, so we identify it by the file that dl.c would
    open first ($CUDA_HOME/lib64, then /usr/local/cuda/lib64, libnvrtc.so):
    its path, size and modification time change whenever the version does. */
-static bool nvrtc_file_id(const char *home, char *id, size_t idsize)
-{
+static bool nvrtc_file_id(const char *home, char *id, size_t idsize) {
     char path[PATH_MAX_LEN];
     struct stat st;
     int n = snprintf(path, sizeof path, "%s/lib64/libnvrtc.so", home);
     if (n < 0 || (size_t)n >= sizeof path || stat(path, &st) != 0)
         return false;
-    snprintf(id, idsize, "file %s %lld %lld", path, (long long)st.st_size,
-             (long long)st.st_mtime);
+    snprintf(id, idsize, "file %s %lld %lld", path, (long long)st.st_size, (long long)st.st_mtime);
     return true;
 }
 
 typedef int (*nvrtc_version_fn)(int *major, int *minor);
 
 /* Where NVRTC comes only from the loader's path, ask it (nvrtc.c's names). */
-static bool nvrtc_version_id(char *id, size_t idsize)
-{
+static bool nvrtc_version_id(char *id, size_t idsize) {
     static const char *const names[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
                                         "libnvrtc.so.11.2"};
     void *lib = dl_open_cuda_lib(names, 4, NULL, 0);
@@ -103,8 +97,7 @@ static bool nvrtc_version_id(char *id, size_t idsize)
     return ok;
 }
 
-bool rt_cache_nvrtc_id(char *id, size_t idsize)
-{
+bool rt_cache_nvrtc_id(char *id, size_t idsize) {
     const char *home = getenv("CUDA_HOME");
     if (home && home[0] && nvrtc_file_id(home, id, idsize))
         return true;
@@ -115,8 +108,7 @@ bool rt_cache_nvrtc_id(char *id, size_t idsize)
 
 /* The cache directory, created if missing; false when the cache is off
    (WF_CACHE_DIR set but empty, or no HOME) or cannot be made. */
-static bool cache_dir(char *dir, size_t size, bool create)
-{
+static bool cache_dir(char *dir, size_t size, bool create) {
     const char *env = getenv("WF_CACHE_DIR");
     const char *home = getenv("HOME");
     int n;
@@ -143,8 +135,7 @@ static bool cache_dir(char *dir, size_t size, bool create)
     return mkdir(dir, 0755) == 0 || errno == EEXIST;
 }
 
-static bool entry_path(char *path, size_t size, uint64_t key, bool create)
-{
+static bool entry_path(char *path, size_t size, uint64_t key, bool create) {
     char dir[PATH_MAX_LEN - 64];
     if (!cache_dir(dir, sizeof dir, create))
         return false;
@@ -159,22 +150,19 @@ typedef struct {
     uint64_t key, size, sum;
 } header;
 
-static void put_le(unsigned char *p, uint64_t v, int nbytes)
-{
+static void put_le(unsigned char *p, uint64_t v, int nbytes) {
     for (int i = 0; i < nbytes; i++)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint64_t get_le(const unsigned char *p, int nbytes)
-{
+static uint64_t get_le(const unsigned char *p, int nbytes) {
     uint64_t v = 0;
     for (int i = nbytes - 1; i >= 0; i--)
         v = v << 8 | p[i];
     return v;
 }
 
-static void encode(unsigned char *b, const header *h)
-{
+static void encode(unsigned char *b, const header *h) {
     memcpy(b, CACHE_MAGIC, 8);
     put_le(b + 8, h->format, 4);
     put_le(b + 12, h->sm, 4);
@@ -184,8 +172,7 @@ static void encode(unsigned char *b, const header *h)
 }
 
 /* Decode b and check it describes the entry we asked for. */
-static bool decode(const unsigned char *b, header *h, uint64_t key, int sm)
-{
+static bool decode(const unsigned char *b, header *h, uint64_t key, int sm) {
     if (memcmp(b, CACHE_MAGIC, 8) != 0)
         return false;
     h->format = (uint32_t)get_le(b + 8, 4);
@@ -193,21 +180,19 @@ static bool decode(const unsigned char *b, header *h, uint64_t key, int sm)
     h->key = get_le(b + 16, 8);
     h->size = get_le(b + 24, 8);
     h->sum = get_le(b + 32, 8);
-    return h->format == CACHE_FORMAT && h->sm == (uint32_t)sm && h->key == key &&
-           h->size > 0 && h->size <= CACHE_MAX_SIZE;
+    return h->format == CACHE_FORMAT && h->sm == (uint32_t)sm && h->key == key && h->size > 0 &&
+           h->size <= CACHE_MAX_SIZE;
 }
 
 /* ---- load ---- */
 
-static bool read_all(FILE *f, void *buf, size_t n)
-{
+static bool read_all(FILE *f, void *buf, size_t n) {
     return fread(buf, 1, n, f) == n;
 }
 
 /* The payload of an open entry whose header checked out: exactly h->size
    bytes must follow, with the right checksum. */
-static void *read_payload(FILE *f, const header *h)
-{
+static void *read_payload(FILE *f, const header *h) {
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || (uint64_t)st.st_size != CACHE_HEADER + h->size)
         return NULL;
@@ -221,8 +206,7 @@ static void *read_payload(FILE *f, const header *h)
     return data;
 }
 
-bool rt_cache_load(uint64_t key, int sm, void **data, size_t *size)
-{
+bool rt_cache_load(uint64_t key, int sm, void **data, size_t *size) {
     char path[PATH_MAX_LEN];
     unsigned char b[CACHE_HEADER];
     header h = {0, 0, 0, 0, 0};
@@ -244,8 +228,7 @@ bool rt_cache_load(uint64_t key, int sm, void **data, size_t *size)
 
 /* ---- store ---- */
 
-static bool write_all(int fd, const void *buf, size_t n)
-{
+static bool write_all(int fd, const void *buf, size_t n) {
     const char *p = buf;
     while (n > 0) {
         ssize_t w = write(fd, p, n);
@@ -259,16 +242,14 @@ static bool write_all(int fd, const void *buf, size_t n)
     return true;
 }
 
-static bool write_entry(int fd, uint64_t key, int sm, const void *data, size_t size)
-{
+static bool write_entry(int fd, uint64_t key, int sm, const void *data, size_t size) {
     unsigned char b[CACHE_HEADER];
     header h = {CACHE_FORMAT, (uint32_t)sm, key, size, fnv1a(FNV_BASIS, data, size)};
     encode(b, &h);
     return write_all(fd, b, sizeof b) && write_all(fd, data, size);
 }
 
-void rt_cache_store(uint64_t key, int sm, const void *data, size_t size)
-{
+void rt_cache_store(uint64_t key, int sm, const void *data, size_t size) {
     char path[PATH_MAX_LEN], tmp[PATH_MAX_LEN + 16];
     if (!data || size == 0 || size > CACHE_MAX_SIZE || !entry_path(path, sizeof path, key, true))
         return;

@@ -29,9 +29,9 @@
 #include "base/dl.h"
 #include "runtime/nvrtc.h"
 
-#define MAX_PARAMS    16               /* rt_launch's capacity */
-#define MAX_ARG_BYTES (8 + 2 * 8 * 8)  /* Tensor<T, 8>: pointer, 8 sizes, 8 strides */
-#define SMEM_DEFAULT  (48 * 1024)      /* dynamic shared memory allowed without opting in */
+#define MAX_PARAMS    16              /* rt_launch's capacity */
+#define MAX_ARG_BYTES (8 + 2 * 8 * 8) /* Tensor<T, 8>: pointer, 8 sizes, 8 strides */
+#define SMEM_DEFAULT  (48 * 1024)     /* dynamic shared memory allowed without opting in */
 
 /* ---- the driver ---- */
 
@@ -50,8 +50,7 @@ static const cu_symbol cu_symbols[] = {
 
 /* dlsym hands back an object pointer; copy its bits into the function
    pointer field, which POSIX guarantees works (nvrtc.c does the same). */
-static bool load_api(rt_cu_api *api, wf_err *e)
-{
+static bool load_api(rt_cu_api *api, wf_err *e) {
     char err[512];
     memset(api, 0, sizeof *api);
     api->lib = dl_open_cuda_lib(cuda_sonames, 2, err, sizeof err);
@@ -74,8 +73,7 @@ static bool load_api(rt_cu_api *api, wf_err *e)
 }
 
 bool rt_cu_check(const rt_cu_api *api, wf_err *e, cu_result r, const char *call, const char *file,
-                 int line)
-{
+                 int line) {
     const char *name = NULL, *text = NULL;
     if (r == 0)
         return true;
@@ -89,8 +87,7 @@ bool rt_cu_check(const rt_cu_api *api, wf_err *e, cu_result r, const char *call,
 
 /* cuInit, then device 0: its name and compute capability. A machine with
    no GPU answers cuInit with CUDA_ERROR_NO_DEVICE; say that plainly. */
-static bool find_device(rt_cu *c, wf_err *e)
-{
+static bool find_device(rt_cu *c, wf_err *e) {
     int n = 0, major = 0, minor = 0;
     cu_result r = c->api.cuInit(0);
     if (r == CU_ERR_NO_DEVICE)
@@ -110,8 +107,7 @@ static bool find_device(rt_cu *c, wf_err *e)
     return true;
 }
 
-bool rt_cu_open_driver(rt_cu *c, wf_err *e)
-{
+bool rt_cu_open_driver(rt_cu *c, wf_err *e) {
     memset(c, 0, sizeof *c);
     if (!load_api(&c->api, e))
         return false;
@@ -121,8 +117,7 @@ bool rt_cu_open_driver(rt_cu *c, wf_err *e)
     return false;
 }
 
-bool rt_cu_open(rt_cu *c, wf_err *e)
-{
+bool rt_cu_open(rt_cu *c, wf_err *e) {
     if (!rt_cu_open_driver(c, e))
         return false;
     if (CU_TRY(c, e, cuDevicePrimaryCtxRetain(&c->ctx, c->dev)) &&
@@ -134,8 +129,7 @@ bool rt_cu_open(rt_cu *c, wf_err *e)
 
 /* Teardown cannot report: a failure here has no caller to tell, and the
    driver reclaims everything at exit anyway. */
-void rt_cu_close(rt_cu *c)
-{
+void rt_cu_close(rt_cu *c) {
     if (c->ctx)
         (void)c->api.cuDevicePrimaryCtxRelease(c->dev);
     dl_close(c->api.lib);
@@ -157,8 +151,7 @@ typedef struct {
 
 /* The kernel's own sm when wf_compile was given one, else the device's. An
    sm_XXa image runs only on exactly that SM, so a mismatch cannot load. */
-static bool pick_target(wf_kernel *k, cuda_state *s)
-{
+static bool pick_target(wf_kernel *k, cuda_state *s) {
     s->sm = k->sm_explicit ? k->sm : s->cu.sm;
     if (s->sm != s->cu.sm)
         return wf_failb(&k->err, WF_ERR_CUDA,
@@ -170,8 +163,7 @@ static bool pick_target(wf_kernel *k, cuda_state *s)
 
 /* Compile with NVRTC; the image is the cubin, or NUL-terminated PTX for the
    driver to JIT where this NVRTC cannot emit cubins. */
-static bool build_image(wf_kernel *k, int sm, void **data, size_t *size)
-{
+static bool build_image(wf_kernel *k, int sm, void **data, size_t *size) {
     char msg[sizeof k->err.msg];
     rt_nvrtc_result res;
     wf_status st = rt_nvrtc_compile(k->source, "weft_kernel.cu", sm, &res, msg, sizeof msg);
@@ -193,8 +185,7 @@ static bool build_image(wf_kernel *k, int sm, void **data, size_t *size)
 }
 
 /* From the disk cache if it holds this exact image, else built and stored. */
-static bool get_image(wf_kernel *k, int sm, void **data, size_t *size)
-{
+static bool get_image(wf_kernel *k, int sm, void **data, size_t *size) {
     char id[4200];
     bool keyed = rt_cache_nvrtc_id(id, sizeof id);
     uint64_t key = keyed ? rt_cache_key(k->source, sm, id) : 0;
@@ -209,8 +200,7 @@ static bool get_image(wf_kernel *k, int sm, void **data, size_t *size)
 
 /* Past 48 KiB of dynamic shared memory a kernel must opt in, up to the
    device's per-block limit. */
-static bool allow_smem(wf_kernel *k, cuda_state *s)
-{
+static bool allow_smem(wf_kernel *k, cuda_state *s) {
     rt_cu *c = &s->cu;
     int64_t smem = k->launch.smem_bytes;
     int optin = 0;
@@ -226,8 +216,7 @@ static bool allow_smem(wf_kernel *k, cuda_state *s)
     return CU_TRY(c, &k->err, cuFuncSetAttribute(s->fn, CU_FUNC_MAX_DYNAMIC_SMEM, (int)smem));
 }
 
-static bool load_module(wf_kernel *k, cuda_state *s)
-{
+static bool load_module(wf_kernel *k, cuda_state *s) {
     void *image = NULL;
     size_t size = 0;
     if (!get_image(k, s->sm, &image, &size))
@@ -238,8 +227,7 @@ static bool load_module(wf_kernel *k, cuda_state *s)
            allow_smem(k, s);
 }
 
-static void state_free(cuda_state *s)
-{
+static void state_free(cuda_state *s) {
     if (s->mod) {
         /* Unloading needs the module's context current; see rt_cu_close
            on why teardown does not report. */
@@ -250,15 +238,13 @@ static void state_free(cuda_state *s)
     free(s);
 }
 
-static bool env_flag(const char *name)
-{
+static bool env_flag(const char *name) {
     const char *v = getenv(name);
     return v && v[0] && strcmp(v, "0") != 0;
 }
 
 /* The kernel's CUDA state, built on its first run; NULL with k->err set. */
-static cuda_state *ready(wf_kernel *k)
-{
+static cuda_state *ready(wf_kernel *k) {
     if (k->cuda)
         return k->cuda;
     if (k->nparams > MAX_PARAMS)
@@ -279,8 +265,7 @@ static cuda_state *ready(wf_kernel *k)
     return s;
 }
 
-void rt_cuda_release(wf_kernel *k)
-{
+void rt_cuda_release(wf_kernel *k) {
     if (k && k->cuda)
         state_free(k->cuda);
     if (k)
@@ -291,8 +276,7 @@ void rt_cuda_release(wf_kernel *k)
 
 /* CUDA's launch limits, checked here so that the message says which. A
    zero extent anywhere means there is nothing to run. */
-static bool check_dims(wf_kernel *k, const rt_launch *l, bool *empty)
-{
+static bool check_dims(wf_kernel *k, const rt_launch *l, bool *empty) {
     const int64_t *g = l->grid, *b = l->block;
     *empty = false;
     for (int d = 0; d < 3; d++)
@@ -310,8 +294,7 @@ static bool check_dims(wf_kernel *k, const rt_launch *l, bool *empty)
 
 /* Device buffers must be on device 0, the one weft runs on; *host says
    whether any buffer is in host memory and needs staging. */
-static bool check_devices(wf_kernel *k, const rt_launch *l, bool *host)
-{
+static bool check_devices(wf_kernel *k, const rt_launch *l, bool *host) {
     *host = false;
     for (int i = 0; i < k->nparams; i++) {
         const rt_param *p = &k->params[i];
@@ -325,8 +308,7 @@ static bool check_devices(wf_kernel *k, const rt_launch *l, bool *host)
     return true;
 }
 
-static void pack(cuda_state *s, const wf_kernel *k, const rt_launch *l, int i, cu_ptr data)
-{
+static void pack(cuda_state *s, const wf_kernel *k, const rt_launch *l, int i, cu_ptr data) {
     size_t n = (size_t)k->params[i].ndim * sizeof(int64_t);
     unsigned char *a = s->arg[i];
     memcpy(a, &data, sizeof data);
@@ -334,8 +316,7 @@ static void pack(cuda_state *s, const wf_kernel *k, const rt_launch *l, int i, c
     memcpy(a + sizeof data + n, l->stride[i], n);
 }
 
-static bool launch(wf_kernel *k, cuda_state *s, const rt_launch *l)
-{
+static bool launch(wf_kernel *k, cuda_state *s, const rt_launch *l) {
     rt_cu *c = &s->cu;
     unsigned gx = (unsigned)l->grid[0], gy = (unsigned)l->grid[1], gz = (unsigned)l->grid[2];
     unsigned bx = (unsigned)l->block[0], by = (unsigned)l->block[1], bz = (unsigned)l->block[2];
@@ -350,8 +331,7 @@ static bool launch(wf_kernel *k, cuda_state *s, const rt_launch *l)
 
 /* The bytes buffer i spans and where its element 0 sits in them; a
    negative stride reaches below element 0. */
-static size_t span(const wf_kernel *k, const rt_launch *l, int i, size_t *offset)
-{
+static size_t span(const wf_kernel *k, const rt_launch *l, int i, size_t *offset) {
     int64_t lo = 0, hi = 0;
     size_t esize = wf_dtype_size(k->params[i].dtype);
     *offset = 0;
@@ -371,8 +351,7 @@ static size_t span(const wf_kernel *k, const rt_launch *l, int i, size_t *offset
 /* Copy every host buffer to fresh device memory (outputs too, so that an
    element the kernel does not write keeps the caller's value, exactly as
    in place) and pack all arguments. */
-static bool stage_in(wf_kernel *k, cuda_state *s, const rt_launch *l)
-{
+static bool stage_in(wf_kernel *k, cuda_state *s, const rt_launch *l) {
     rt_cu *c = &s->cu;
     for (int i = 0; i < k->nparams; i++) {
         const wf_buffer *b = l->buf[i];
@@ -390,8 +369,7 @@ static bool stage_in(wf_kernel *k, cuda_state *s, const rt_launch *l)
     return true;
 }
 
-static bool stage_out(wf_kernel *k, cuda_state *s, const rt_launch *l)
-{
+static bool stage_out(wf_kernel *k, cuda_state *s, const rt_launch *l) {
     rt_cu *c = &s->cu;
     for (int i = 0; i < k->nparams; i++) {
         size_t offset, bytes = span(k, l, i, &offset);
@@ -404,8 +382,7 @@ static bool stage_out(wf_kernel *k, cuda_state *s, const rt_launch *l)
     return true;
 }
 
-static void unstage(wf_kernel *k, cuda_state *s)
-{
+static void unstage(wf_kernel *k, cuda_state *s) {
     for (int i = 0; i < MAX_PARAMS; i++) {
         if (s->staged[i])
             (void)CU_TRY(&s->cu, &k->err, cuMemFree(s->staged[i]));
@@ -413,8 +390,7 @@ static void unstage(wf_kernel *k, cuda_state *s)
     }
 }
 
-static void pack_in_place(cuda_state *s, const wf_kernel *k, const rt_launch *l)
-{
+static void pack_in_place(cuda_state *s, const wf_kernel *k, const rt_launch *l) {
     for (int i = 0; i < k->nparams; i++)
         pack(s, k, l, i, (cu_ptr)(uintptr_t)l->buf[i]->data);
 }
@@ -423,8 +399,7 @@ static void pack_in_place(cuda_state *s, const wf_kernel *k, const rt_launch *l)
    host buffers when *host). NULL with k->err set, or on an empty launch
    (*empty, no error). */
 static cuda_state *prepare(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
-                           rt_launch *l, bool *host, bool *empty)
-{
+                           rt_launch *l, bool *host, bool *empty) {
     if (rt_bind(k, in, nin, out, nout, l) != WF_OK || !check_dims(k, l, empty) ||
         !check_devices(k, l, host))
         return NULL;
@@ -442,15 +417,13 @@ static cuda_state *prepare(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer
 }
 
 /* After a staged run: wait, copy the outputs back, free the copies. */
-static bool finish_staged(wf_kernel *k, cuda_state *s, const rt_launch *l, bool ok)
-{
+static bool finish_staged(wf_kernel *k, cuda_state *s, const rt_launch *l, bool ok) {
     ok = ok && CU_TRY(&s->cu, &k->err, cuCtxSynchronize()) && stage_out(k, s, l);
     unstage(k, s);
     return ok;
 }
 
-wf_status rt_cuda_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout)
-{
+wf_status rt_cuda_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout) {
     rt_launch l;
     bool host = false, empty = false;
     cuda_state *s = prepare(k, in, nin, out, nout, &l, &host, &empty);
@@ -466,14 +439,12 @@ wf_status rt_cuda_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out
 
 typedef bool (*timed_op)(void *ctx);
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
-{
+static double median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
@@ -481,8 +452,7 @@ static double median(double *v, int n)
 /* Each repetition is bracketed by its own pair of events and waited for,
    so the samples are device time of op alone, without launch gaps. */
 static bool run_reps(rt_cu *c, wf_err *e, timed_op op, void *ctx, cu_event *ev, int warmup,
-                     int reps, double *us)
-{
+                     int reps, double *us) {
     for (int i = 0; i < warmup; i++)
         if (!op(ctx))
             return false;
@@ -498,8 +468,7 @@ static bool run_reps(rt_cu *c, wf_err *e, timed_op op, void *ctx, cu_event *ev, 
 }
 
 static bool time_median(rt_cu *c, wf_err *e, timed_op op, void *ctx, int warmup, int reps,
-                        double *median_us)
-{
+                        double *median_us) {
     cu_event ev[2] = {NULL, NULL};
     double *us = malloc((size_t)reps * sizeof *us);
     if (!us)
@@ -521,15 +490,13 @@ typedef struct {
     const rt_launch *l;
 } kernel_op;
 
-static bool launch_op(void *ctx)
-{
+static bool launch_op(void *ctx) {
     kernel_op *o = ctx;
     return launch(o->k, o->s, o->l);
 }
 
 wf_status rt_cuda_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
-                       int warmup, int reps, double *median_us)
-{
+                       int warmup, int reps, double *median_us) {
     rt_launch l;
     bool host = false, empty = false;
     *median_us = 0;
@@ -545,8 +512,7 @@ wf_status rt_cuda_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *ou
 
 /* ---- device memory for tests and benchmarks ---- */
 
-bool rt_cuda_available(void)
-{
+bool rt_cuda_available(void) {
     rt_cu c;
     wf_err e = {0};
     if (!rt_cu_open_driver(&c, &e))
@@ -558,8 +524,7 @@ bool rt_cuda_available(void)
 /* Every live allocation keeps one reference to device 0's primary context,
    so the memory outlives whichever kernels come and go; rt_cuda_mem_free
    gives it back. */
-void *rt_cuda_mem_alloc(size_t bytes)
-{
+void *rt_cuda_mem_alloc(size_t bytes) {
     rt_cu c;
     wf_err e = {0};
     cu_ptr p = 0;
@@ -571,8 +536,7 @@ void *rt_cuda_mem_alloc(size_t bytes)
     return (void *)(uintptr_t)p;
 }
 
-void rt_cuda_mem_free(void *p)
-{
+void rt_cuda_mem_free(void *p) {
     rt_cu c;
     wf_err e = {0};
     if (!p || !rt_cu_open(&c, &e))
@@ -585,8 +549,7 @@ void rt_cuda_mem_free(void *p)
 /* cuMemcpy infers the direction from the addresses (unified addressing);
    the synchronize makes the copy complete, after all earlier work, on
    return, also from device to device. */
-wf_status rt_cuda_mem_copy(void *dst, const void *src, size_t bytes)
-{
+wf_status rt_cuda_mem_copy(void *dst, const void *src, size_t bytes) {
     rt_cu c;
     wf_err e = {0};
     if (!rt_cu_open(&c, &e))
@@ -604,15 +567,13 @@ typedef struct {
     size_t bytes;
 } copy_op;
 
-static bool copy_op_run(void *ctx)
-{
+static bool copy_op_run(void *ctx) {
     copy_op *o = ctx;
     return CU_TRY(o->c, o->e, cuMemcpyDtoDAsync(o->dst, o->src, o->bytes, NULL));
 }
 
 wf_status rt_cuda_mem_copy_time(void *dst, const void *src, size_t bytes, int warmup, int reps,
-                                double *median_us)
-{
+                                double *median_us) {
     rt_cu c;
     wf_err e = {0};
     *median_us = 0;

@@ -29,11 +29,11 @@ typedef struct cu_event_st *cu_event;
 typedef unsigned long long cu_ptr; /* CUdeviceptr */
 
 enum {
-    CU_ERR_NO_DEVICE = 100,          /* CUDA_ERROR_NO_DEVICE */
-    CU_ATTR_CC_MAJOR = 75,           /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
-    CU_ATTR_CC_MINOR = 76,           /* ..._MINOR */
-    CU_ATTR_SMEM_OPTIN = 97,         /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
-    CU_FUNC_MAX_DYNAMIC_SMEM = 8     /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    CU_ERR_NO_DEVICE = 100,      /* CUDA_ERROR_NO_DEVICE */
+    CU_ATTR_CC_MAJOR = 75,       /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+    CU_ATTR_CC_MINOR = 76,       /* ..._MINOR */
+    CU_ATTR_SMEM_OPTIN = 97,     /* CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN */
+    CU_FUNC_MAX_DYNAMIC_SMEM = 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 };
 
 /* X(field, symbol, older symbol or NULL, parameter list). The older symbol is

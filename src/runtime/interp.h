@@ -19,8 +19,12 @@
 #include "runtime/runtime.h"
 
 typedef enum {
-    IX_CONST, IX_LOOP, IX_TID, IX_BID, IX_SYM, /* leaves */
-    IX_OP,                                     /* a binary operator: `kind` */
+    IX_CONST,
+    IX_LOOP,
+    IX_TID,
+    IX_BID,
+    IX_SYM, /* leaves */
+    IX_OP,  /* a binary operator: `kind` */
 } ix_op;
 
 typedef struct {
@@ -39,13 +43,13 @@ typedef struct {
 typedef enum { IT_GLOBAL_T, IT_LOCAL_T, IT_SHARED_T, IT_TMEM_T } it_space;
 
 typedef struct {
-    int tv;          /* tensor id, for messages */
+    int tv; /* tensor id, for messages */
     wf_dtype dtype;
     it_space space;
-    int param;       /* global: kernel parameter index */
-    int64_t size;    /* local/shared/tensor: elements */
-    int64_t offset;  /* shared/tensor: bytes into the block's memory */
-    int64_t row;     /* tensor memory: elements per lane (index = lane * row + column) */
+    int param;      /* global: kernel parameter index */
+    int64_t size;   /* local/shared/tensor: elements */
+    int64_t offset; /* shared/tensor: bytes into the block's memory */
+    int64_t row;    /* tensor memory: elements per lane (index = lane * row + column) */
 } it_tensor;
 
 typedef enum { IN_FOR, IN_IF, IN_ALLOC, IN_STMT, IN_SYNC } in_kind;
@@ -56,16 +60,16 @@ struct in_node {
     in_node **kids;
     int nkids;
     /* IN_FOR */
-    int slot;         /* loop variable slot, -1 for loops without a variable */
+    int slot; /* loop variable slot, -1 for loops without a variable */
     ix_expr extent;
-    bool serial;      /* iterate; otherwise the body runs once (parallel, vector, extent 1) */
+    bool serial; /* iterate; otherwise the body runs once (parallel, vector, extent 1) */
     /* IN_IF */
     ix_expr cond;
     /* IN_ALLOC */
     int tensor;
     /* IN_STMT */
-    int id;              /* statement number, for statistics */
-    const char *text;    /* the statement as kir prints it, for messages */
+    int id;           /* statement number, for statistics */
+    const char *text; /* the statement as kir prints it, for messages */
     op_kind op;
     int sub;
     int out, in[2], nin; /* tensor table indices */
@@ -81,17 +85,17 @@ typedef struct {
 } it_stats;
 
 typedef struct it_program {
-    in_node *root;        /* an IN_FOR-less list: kids are the top level */
+    in_node *root; /* an IN_FOR-less list: kids are the top level */
     it_tensor *tensors;
     int ntensors;
-    int nloops;           /* loop variable slots */
+    int nloops; /* loop variable slots */
     int nsyms;
-    const wf_val **syms;  /* size/stride symbols, evaluated per launch */
+    const wf_val **syms; /* size/stride symbols, evaluated per launch */
     int nstmts;
-    it_stats *stats;      /* per statement, from the last run */
+    it_stats *stats; /* per statement, from the last run */
     int max_regs;
-    int64_t block_bytes;  /* per block: shared memory, then tensor memory (128 lanes x 512
-                             32-bit columns at most, one region per tensor) */
+    int64_t block_bytes; /* per block: shared memory, then tensor memory (128 lanes x 512
+                            32-bit columns at most, one region per tensor) */
 } it_program;
 
 /* Build the program from the lowering result into k's arena. */

@@ -16,11 +16,11 @@ typedef struct {
     wf_kernel *k;
     it_program *p;
     const lower_result *r;
-    int *loop_slot;     /* per loop group: slot, or -1 */
+    int *loop_slot; /* per loop group: slot, or -1 */
     int ngroups;
-    int *tensor_of_tv;  /* per tensor id: table index, or -1 */
+    int *tensor_of_tv; /* per tensor id: table index, or -1 */
     int ntvs;
-    val_memo memo;      /* for copying size/stride symbols into the kernel */
+    val_memo memo; /* for copying size/stride symbols into the kernel */
     bool oom;
 } builder;
 
@@ -30,8 +30,7 @@ typedef struct {
     ix_ins ins[512];
 } expr_scratch;
 
-static int sym_slot(builder *b, const wf_val *v)
-{
+static int sym_slot(builder *b, const wf_val *v) {
     it_program *p = b->p;
     for (int i = 0; i < p->nsyms; i++)
         if (val_equal(p->syms[i], v))
@@ -49,8 +48,7 @@ static int sym_slot(builder *b, const wf_val *v)
     return p->nsyms++;
 }
 
-static int loop_slot(builder *b, int group)
-{
+static int loop_slot(builder *b, int group) {
     if (group < 0 || group >= b->ngroups || b->loop_slot[group] < 0) {
         b->oom = true; /* a loop variable outside its loop: a lowering bug */
         return 0;
@@ -58,18 +56,20 @@ static int loop_slot(builder *b, int group)
     return b->loop_slot[group];
 }
 
-static ix_op leaf_op(const wf_val *v)
-{
+static ix_op leaf_op(const wf_val *v) {
     switch (v->sym) {
-    case SYM_LOOP: return IX_LOOP;
-    case SYM_TID: return IX_TID;
-    case SYM_BID: return IX_BID;
-    default: return IX_SYM;
+    case SYM_LOOP:
+        return IX_LOOP;
+    case SYM_TID:
+        return IX_TID;
+    case SYM_BID:
+        return IX_BID;
+    default:
+        return IX_SYM;
     }
 }
 
-static int emit(builder *b, expr_scratch *s, const wf_val *v)
-{
+static int emit(builder *b, expr_scratch *s, const wf_val *v) {
     for (int i = 0; i < s->n; i++)
         if (s->from[i] == v)
             return i;
@@ -99,8 +99,7 @@ static int emit(builder *b, expr_scratch *s, const wf_val *v)
     return s->n++;
 }
 
-static ix_expr compile(builder *b, const wf_val *v)
-{
+static ix_expr compile(builder *b, const wf_val *v) {
     static const wf_val one = {.kind = V_CONST, .c = 1};
     expr_scratch *s = malloc(sizeof *s);
     ix_expr e = {0};
@@ -123,8 +122,7 @@ static ix_expr compile(builder *b, const wf_val *v)
 }
 
 static int add_tensor(builder *b, const wf_tv *tv, it_space space, int param, int64_t size,
-                      int64_t offset)
-{
+                      int64_t offset) {
     it_program *p = b->p;
     it_tensor *t = &p->tensors[p->ntensors];
     t->tv = tv->id;
@@ -139,8 +137,7 @@ static int add_tensor(builder *b, const wf_tv *tv, it_space space, int param, in
 
 static in_node *build_list(builder *b, const kir_list *l, in_node *n);
 
-static void build_stmt(builder *b, in_node *n, const kir_stmt *s)
-{
+static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     sbuf text = {0};
     kir_print_stmt(&text, s);
     n->text = arena_strdup(&b->k->arena, sbuf_str(&text));
@@ -158,8 +155,7 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s)
     }
 }
 
-static void build_for(builder *b, in_node *n, const kir_for *l)
-{
+static void build_for(builder *b, in_node *n, const kir_for *l) {
     n->serial = !ir_ptype_cuda(l->ptype) && !l->vector && !val_is_const(l->var);
     n->slot = -1;
     if (l->var->kind == V_SYM && l->var->sym == SYM_LOOP && l->group < b->ngroups) {
@@ -170,8 +166,7 @@ static void build_for(builder *b, in_node *n, const kir_for *l)
     build_list(b, &l->body, n);
 }
 
-static in_node *build_node(builder *b, const kir_node *k)
-{
+static in_node *build_node(builder *b, const kir_node *k) {
     in_node *n = ARENA_NEW(&b->k->arena, in_node);
     if (!n) {
         b->oom = true;
@@ -202,8 +197,7 @@ static in_node *build_node(builder *b, const kir_node *k)
     return n;
 }
 
-static in_node *build_list(builder *b, const kir_list *l, in_node *n)
-{
+static in_node *build_list(builder *b, const kir_list *l, in_node *n) {
     n->kids = ARENA_ARRAY(&b->k->arena, in_node *, l->n + 1);
     if (!n->kids) {
         b->oom = true;
@@ -215,8 +209,7 @@ static in_node *build_list(builder *b, const kir_list *l, in_node *n)
     return n;
 }
 
-static int add_alloc(builder *b, const kir_alloc *a)
-{
+static int add_alloc(builder *b, const kir_alloc *a) {
     it_program *p = b->p;
     if (a->mem == WF_MEM_LOCAL)
         return add_tensor(b, a->tv, IT_LOCAL_T, -1, a->size->c, 0);
@@ -231,8 +224,7 @@ static int add_alloc(builder *b, const kir_alloc *a)
 }
 
 /* Tensors: the kernel parameters, then every allocation in the tree. */
-static void collect_allocs(builder *b, const kir_list *l)
-{
+static void collect_allocs(builder *b, const kir_list *l) {
     for (int i = 0; i < l->n; i++) {
         const kir_node *n = l->ptr[i];
         kir_list *body = kir_body((kir_node *)n);
@@ -243,8 +235,7 @@ static void collect_allocs(builder *b, const kir_list *l)
     }
 }
 
-static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups)
-{
+static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups) {
     wf_arena *a = &b->k->arena;
     b->p = ARENA_NEW(a, it_program);
     b->tensor_of_tv = calloc((size_t)ntvs + 1, sizeof(int));
@@ -266,8 +257,7 @@ static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups)
     return true;
 }
 
-static int count_groups(const kir_list *l)
-{
+static int count_groups(const kir_list *l) {
     int m = 0;
     for (int i = 0; i < l->n; i++) {
         kir_node *n = l->ptr[i];
@@ -282,8 +272,7 @@ static int count_groups(const kir_list *l)
     return m;
 }
 
-bool rt_interp_build(wf_kernel *k, const lower_result *r)
-{
+bool rt_interp_build(wf_kernel *k, const lower_result *r) {
     builder b = {.k = k, .r = r};
     b.ntvs = r->params.n ? r->params.ptr[0].tv->f->tvs.n : 0;
     b.ngroups = count_groups(&r->top);

@@ -18,21 +18,24 @@
 
 /* ---- expressions, for all threads of the block ---- */
 
-static int64_t leaf(const ix_exec *x, const ix_ins *in, int t)
-{
+static int64_t leaf(const ix_exec *x, const ix_ins *in, int t) {
     switch (in->op) {
-    case IX_CONST: return in->c;
-    case IX_LOOP: return x->loopv[in->a];
-    case IX_TID: return x->tid[in->a][t];
-    case IX_BID: return x->bid[in->a];
-    default: return x->symv[in->a];
+    case IX_CONST:
+        return in->c;
+    case IX_LOOP:
+        return x->loopv[in->a];
+    case IX_TID:
+        return x->tid[in->a][t];
+    case IX_BID:
+        return x->bid[in->a];
+    default:
+        return x->symv[in->a];
     }
 }
 
 /* Evaluates e; returns the register array of the result (length T, or 1 if
    uniform: *vary says which). False on a division by zero. */
-bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary)
-{
+bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary) {
     int T = x->nthreads;
     for (int i = 0; i < e->n; i++) {
         const ix_ins *in = &e->ins[i];
@@ -59,8 +62,7 @@ bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary)
 
 static bool run_list(ix_exec *x, const in_node *n);
 
-static bool run_for(ix_exec *x, const in_node *n)
-{
+static bool run_for(ix_exec *x, const in_node *n) {
     if (!n->serial) {
         if (n->slot >= 0)
             x->loopv[n->slot] = 0;
@@ -79,8 +81,7 @@ static bool run_for(ix_exec *x, const in_node *n)
     return true;
 }
 
-static bool run_if(ix_exec *x, const in_node *n)
-{
+static bool run_if(ix_exec *x, const in_node *n) {
     const int64_t *c;
     bool vary;
     if (!ix_eval(x, &n->cond, &c, &vary))
@@ -101,31 +102,34 @@ static bool run_if(ix_exec *x, const in_node *n)
     return ok;
 }
 
-static bool run_sync(ix_exec *x)
-{
+static bool run_sync(ix_exec *x) {
     for (int t = 0; t < x->nthreads; t++)
         if (!x->mask[t])
-            return ix_fail(x, "__syncthreads() is reached by only some threads of block (%lld, "
-                              "%lld, %lld)",
+            return ix_fail(x,
+                           "__syncthreads() is reached by only some threads of block (%lld, "
+                           "%lld, %lld)",
                            (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2]);
     x->epoch++;
     return true;
 }
 
-static bool run_node(ix_exec *x, const in_node *n)
-{
+static bool run_node(ix_exec *x, const in_node *n) {
     switch (n->kind) {
-    case IN_FOR: return run_for(x, n);
-    case IN_IF: return run_if(x, n);
-    case IN_ALLOC: return ix_alloc(x, n->tensor);
-    case IN_STMT: return ix_stmt(x, n);
-    case IN_SYNC: return run_sync(x);
+    case IN_FOR:
+        return run_for(x, n);
+    case IN_IF:
+        return run_if(x, n);
+    case IN_ALLOC:
+        return ix_alloc(x, n->tensor);
+    case IN_STMT:
+        return ix_stmt(x, n);
+    case IN_SYNC:
+        return run_sync(x);
     }
     return false;
 }
 
-static bool run_list(ix_exec *x, const in_node *n)
-{
+static bool run_list(ix_exec *x, const in_node *n) {
     for (int i = 0; i < n->nkids; i++)
         if (!run_node(x, n->kids[i]))
             return false;
@@ -134,8 +138,7 @@ static bool run_list(ix_exec *x, const in_node *n)
 
 /* ---- blocks and the launch ---- */
 
-static bool run_blocks(ix_exec *x)
-{
+static bool run_blocks(ix_exec *x) {
     const rt_launch *l = x->l;
     for (int64_t z = 0; z < l->grid[2]; z++)
         for (int64_t y = 0; y < l->grid[1]; y++)
@@ -151,8 +154,7 @@ static bool run_blocks(ix_exec *x)
     return true;
 }
 
-wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout)
-{
+wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout) {
     rt_launch l;
     if (!k->interp)
         return wf_fails(&k->err, WF_ERR_UNSUPPORTED, "this kernel has no interpreter program");

@@ -19,19 +19,19 @@ typedef struct {
     const rt_launch *l;
     int nthreads;
     int64_t bid[3];
-    int64_t *tid[3];  /* per thread */
-    int64_t *loopv;   /* per loop slot */
-    int64_t *symv;    /* per symbol slot */
-    int64_t *regs;    /* max_regs x nthreads */
-    uint8_t *mask;    /* per thread: active */
-    uint32_t epoch;   /* barrier epoch within the block (starts at 1) */
+    int64_t *tid[3]; /* per thread */
+    int64_t *loopv;  /* per loop slot */
+    int64_t *symv;   /* per symbol slot */
+    int64_t *regs;   /* max_regs x nthreads */
+    uint8_t *mask;   /* per thread: active */
+    uint32_t epoch;  /* barrier epoch within the block (starts at 1) */
     unsigned char *smem;
-    ix_cell *sshadow; /* per byte offset of shared memory */
-    unsigned char **local;   /* per tensor: nthreads x size elements, or NULL */
-    uint8_t **lwritten;      /* per tensor: written flags */
-    unsigned char **gdata;   /* per tensor: global base pointer */
-    int64_t *gelems;         /* per tensor: addressable elements of a global buffer */
-    int64_t *addr;           /* scratch: byte address per thread, for statistics */
+    ix_cell *sshadow;      /* per byte offset of shared memory */
+    unsigned char **local; /* per tensor: nthreads x size elements, or NULL */
+    uint8_t **lwritten;    /* per tensor: written flags */
+    unsigned char **gdata; /* per tensor: global base pointer */
+    int64_t *gelems;       /* per tensor: addressable elements of a global buffer */
+    int64_t *addr;         /* scratch: byte address per thread, for statistics */
 } ix_exec;
 
 bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l);

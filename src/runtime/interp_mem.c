@@ -21,8 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ix_fail(ix_exec *x, const char *fmt, ...)
-{
+bool ix_fail(ix_exec *x, const char *fmt, ...) {
     char msg[900];
     va_list ap;
     va_start(ap, fmt);
@@ -31,8 +30,7 @@ bool ix_fail(ix_exec *x, const char *fmt, ...)
     return wf_failb(&x->k->err, WF_ERR_SCHEDULE, "%s", msg);
 }
 
-static int64_t addressable(const rt_launch *l, int param)
-{
+static int64_t addressable(const rt_launch *l, int param) {
     int64_t end = 1;
     for (int d = 0; d < l->buf[param]->ndim; d++) {
         if (l->shape[param][d] == 0)
@@ -42,8 +40,7 @@ static int64_t addressable(const rt_launch *l, int param)
     return end;
 }
 
-static bool alloc_tensors(ix_exec *x)
-{
+static bool alloc_tensors(ix_exec *x) {
     const it_program *p = x->p;
     int n = p->ntensors + 1;
     x->local = calloc((size_t)n, sizeof *x->local);
@@ -68,8 +65,7 @@ static bool alloc_tensors(ix_exec *x)
     return true;
 }
 
-static bool alloc_block(ix_exec *x)
-{
+static bool alloc_block(ix_exec *x) {
     int T = x->nthreads;
     size_t smem = (size_t)x->p->block_bytes + 1;
     for (int d = 0; d < 3; d++)
@@ -85,16 +81,14 @@ static bool alloc_block(ix_exec *x)
     return x->loopv && x->symv && x->regs && x->mask && x->addr && x->smem && x->sshadow;
 }
 
-static bool bind_symbols(ix_exec *x)
-{
+static bool bind_symbols(ix_exec *x) {
     for (int i = 0; i < x->p->nsyms; i++)
         if (!rt_eval(x->k, x->l, x->p->syms[i], &x->symv[i]))
             return wf_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate a size or stride");
     return true;
 }
 
-static void set_thread_ids(ix_exec *x)
-{
+static void set_thread_ids(ix_exec *x) {
     int t = 0;
     for (int64_t z = 0; z < x->l->block[2]; z++)
         for (int64_t y = 0; y < x->l->block[1]; y++)
@@ -105,8 +99,7 @@ static void set_thread_ids(ix_exec *x)
             }
 }
 
-bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l)
-{
+bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l) {
     memset(x, 0, sizeof *x);
     x->k = k;
     x->p = k->interp;
@@ -125,8 +118,7 @@ bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l)
     return true;
 }
 
-void ix_exec_free(ix_exec *x)
-{
+void ix_exec_free(ix_exec *x) {
     for (int i = 0; x->local && i < x->p->ntensors; i++) {
         free(x->local[i]);
         free(x->lwritten[i]);
@@ -147,16 +139,14 @@ void ix_exec_free(ix_exec *x)
     memset(x, 0, sizeof *x);
 }
 
-void ix_block_reset(ix_exec *x)
-{
+void ix_block_reset(ix_exec *x) {
     size_t n = (size_t)x->p->block_bytes + 1;
     for (size_t i = 0; i < n; i++)
         x->sshadow[i] = (ix_cell){-1, -1, 0, 0, 0};
     x->epoch = 1;
 }
 
-bool ix_alloc(ix_exec *x, int tensor)
-{
+bool ix_alloc(ix_exec *x, int tensor) {
     const it_tensor *t = &x->p->tensors[tensor];
     if (t->space == IT_LOCAL_T)
         memset(x->lwritten[tensor], 0, (size_t)x->nthreads * (size_t)t->size);

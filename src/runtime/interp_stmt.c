@@ -17,53 +17,52 @@
 
 #include "base/half.h"
 
-static void thread_text(const ix_exec *x, int t, char *buf, size_t n)
-{
+static void thread_text(const ix_exec *x, int t, char *buf, size_t n) {
     snprintf(buf, n, "thread (%lld, %lld, %lld) of block (%lld, %lld, %lld)",
              (long long)x->tid[0][t], (long long)x->tid[1][t], (long long)x->tid[2][t],
              (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2]);
 }
 
 static bool out_of_bounds(ix_exec *x, const in_node *n, int tensor, int64_t index, int64_t size,
-                          int t, bool write)
-{
+                          int t, bool write) {
     char who[128];
     thread_text(x, t, who, sizeof who);
-    return ix_fail(x, "out-of-bounds %s of T%d: index %lld is outside its %lld elements, by %s, "
-                      "in statement: %s",
+    return ix_fail(x,
+                   "out-of-bounds %s of T%d: index %lld is outside its %lld elements, by %s, "
+                   "in statement: %s",
                    write ? "write" : "read", x->p->tensors[tensor].tv, (long long)index,
                    (long long)size, who, n->text);
 }
 
 static bool race(ix_exec *x, const in_node *n, int tensor, int64_t index, int t, int other,
-                 bool write, bool other_wrote)
-{
+                 bool write, bool other_wrote) {
     char me[128], them[128];
     thread_text(x, t, me, sizeof me);
     snprintf(them, sizeof them, "thread (%lld, %lld, %lld)", (long long)x->tid[0][other],
              (long long)x->tid[1][other], (long long)x->tid[2][other]);
-    return ix_fail(x, "shared-memory race on T%d[%lld]: %s %s it after %s %s it with no barrier "
-                      "in between, in statement: %s",
-                   x->p->tensors[tensor].tv, (long long)index, me, write ? "writes" : "reads",
-                   them, other_wrote ? "wrote" : "read", n->text);
+    return ix_fail(x,
+                   "shared-memory race on T%d[%lld]: %s %s it after %s %s it with no barrier "
+                   "in between, in statement: %s",
+                   x->p->tensors[tensor].tv, (long long)index, me, write ? "writes" : "reads", them,
+                   other_wrote ? "wrote" : "read", n->text);
 }
 
-static bool unwritten(ix_exec *x, const in_node *n, int tensor, int64_t index, int t)
-{
+static bool unwritten(ix_exec *x, const in_node *n, int tensor, int64_t index, int t) {
     char who[128];
     thread_text(x, t, who, sizeof who);
     const it_tensor *tt = &x->p->tensors[tensor];
-    return ix_fail(x, "read of T%d[%lld] (%s memory), which was never written, by %s, in "
-                      "statement: %s",
+    return ix_fail(x,
+                   "read of T%d[%lld] (%s memory), which was never written, by %s, in "
+                   "statement: %s",
                    tt->tv, (long long)index,
-                   tt->space == IT_SHARED_T ? "shared" : tt->space == IT_TMEM_T ? "tensor" : "local",
-                   who,
-                   n->text);
+                   tt->space == IT_SHARED_T ? "shared"
+                   : tt->space == IT_TMEM_T ? "tensor"
+                                            : "local",
+                   who, n->text);
 }
 
-static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, int64_t index,
-                                    int t, bool write)
-{
+static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                                    bool write) {
     const it_tensor *tt = &x->p->tensors[tensor];
     size_t es = wf_dtype_size(tt->dtype);
     int64_t byte = tt->offset + index * (int64_t)es;
@@ -72,7 +71,8 @@ static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, in
     bool read_now = c->repoch == x->epoch && c->reader != -1 && c->reader != t;
     if (write && (wrote_now || read_now))
         return race(x, n, tensor, index, t, wrote_now ? c->writer : (c->reader < 0 ? 0 : c->reader),
-                    true, wrote_now), NULL;
+                    true, wrote_now),
+               NULL;
     if (!write && wrote_now)
         return race(x, n, tensor, index, t, c->writer, false, true), NULL;
     if (!write && !c->written)
@@ -89,23 +89,22 @@ static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, in
 }
 
 /* Warp w may only reach the tensor-memory lanes of sub-partition w % 4. */
-static bool in_subpartition(ix_exec *x, const in_node *n, int tensor, int64_t index, int t)
-{
+static bool in_subpartition(ix_exec *x, const in_node *n, int tensor, int64_t index, int t) {
     const it_tensor *tt = &x->p->tensors[tensor];
     int64_t lane = index / tt->row, warp = t / 32;
     if (lane / 32 == warp % 4)
         return true;
     char who[128];
     thread_text(x, t, who, sizeof who);
-    return ix_fail(x, "tensor-memory lane %lld of T%d is outside the sub-partition %lld of warp "
-                      "%lld (%s), in statement: %s",
+    return ix_fail(x,
+                   "tensor-memory lane %lld of T%d is outside the sub-partition %lld of warp "
+                   "%lld (%s), in statement: %s",
                    (long long)lane, tt->tv, (long long)(warp % 4), (long long)warp, who, n->text);
 }
 
 /* The storage of element `index` of a tensor for thread t, after the checks. */
 static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
-                             bool write)
-{
+                             bool write) {
     const it_tensor *tt = &x->p->tensors[tensor];
     size_t es = wf_dtype_size(tt->dtype);
     int64_t size = tt->space == IT_GLOBAL_T ? x->gelems[tensor] : tt->size;
@@ -135,49 +134,99 @@ typedef union {
 
 typedef enum { CT_FLOAT, CT_DOUBLE, CT_INT } ctype;
 
-static ctype compute_type(wf_dtype t)
-{
+static ctype compute_type(wf_dtype t) {
     return t == WF_F32 || t == WF_F16 || t == WF_BF16 ? CT_FLOAT : t == WF_F64 ? CT_DOUBLE : CT_INT;
 }
 
-static value load(wf_dtype t, const unsigned char *p)
-{
+static value load(wf_dtype t, const unsigned char *p) {
     value v = {0};
     uint16_t h;
     switch (t) {
-    case WF_F32: memcpy(&v.f, p, 4); break;
-    case WF_F16: memcpy(&h, p, 2); v.f = half_to_float(h); break;
-    case WF_BF16: memcpy(&h, p, 2); v.f = bf16_to_float(h); break;
-    case WF_F64: memcpy(&v.d, p, 8); break;
-    case WF_I8: v.i = *(const int8_t *)p; break;
-    case WF_I16: { int16_t s; memcpy(&s, p, 2); v.i = s; break; }
-    case WF_I32: { int32_t s; memcpy(&s, p, 4); v.i = s; break; }
-    case WF_I64: memcpy(&v.i, p, 8); break;
-    case WF_U8: v.i = *p; break;
-    case WF_BOOL: v.i = *p != 0; break;
+    case WF_F32:
+        memcpy(&v.f, p, 4);
+        break;
+    case WF_F16:
+        memcpy(&h, p, 2);
+        v.f = half_to_float(h);
+        break;
+    case WF_BF16:
+        memcpy(&h, p, 2);
+        v.f = bf16_to_float(h);
+        break;
+    case WF_F64:
+        memcpy(&v.d, p, 8);
+        break;
+    case WF_I8:
+        v.i = *(const int8_t *)p;
+        break;
+    case WF_I16: {
+        int16_t s;
+        memcpy(&s, p, 2);
+        v.i = s;
+        break;
+    }
+    case WF_I32: {
+        int32_t s;
+        memcpy(&s, p, 4);
+        v.i = s;
+        break;
+    }
+    case WF_I64:
+        memcpy(&v.i, p, 8);
+        break;
+    case WF_U8:
+        v.i = *p;
+        break;
+    case WF_BOOL:
+        v.i = *p != 0;
+        break;
     }
     return v;
 }
 
-static void store(wf_dtype t, unsigned char *p, value v)
-{
+static void store(wf_dtype t, unsigned char *p, value v) {
     uint16_t h;
     switch (t) {
-    case WF_F32: memcpy(p, &v.f, 4); break;
-    case WF_F16: h = float_to_half(v.f); memcpy(p, &h, 2); break;
-    case WF_BF16: h = float_to_bf16(v.f); memcpy(p, &h, 2); break;
-    case WF_F64: memcpy(p, &v.d, 8); break;
-    case WF_I8: *(int8_t *)p = (int8_t)v.i; break;
-    case WF_I16: { int16_t s = (int16_t)v.i; memcpy(p, &s, 2); break; }
-    case WF_I32: { int32_t s = (int32_t)v.i; memcpy(p, &s, 4); break; }
-    case WF_I64: memcpy(p, &v.i, 8); break;
-    case WF_U8: *p = (unsigned char)v.i; break;
-    case WF_BOOL: *p = v.i != 0; break;
+    case WF_F32:
+        memcpy(p, &v.f, 4);
+        break;
+    case WF_F16:
+        h = float_to_half(v.f);
+        memcpy(p, &h, 2);
+        break;
+    case WF_BF16:
+        h = float_to_bf16(v.f);
+        memcpy(p, &h, 2);
+        break;
+    case WF_F64:
+        memcpy(p, &v.d, 8);
+        break;
+    case WF_I8:
+        *(int8_t *)p = (int8_t)v.i;
+        break;
+    case WF_I16: {
+        int16_t s = (int16_t)v.i;
+        memcpy(p, &s, 2);
+        break;
+    }
+    case WF_I32: {
+        int32_t s = (int32_t)v.i;
+        memcpy(p, &s, 4);
+        break;
+    }
+    case WF_I64:
+        memcpy(p, &v.i, 8);
+        break;
+    case WF_U8:
+        *p = (unsigned char)v.i;
+        break;
+    case WF_BOOL:
+        *p = v.i != 0;
+        break;
     }
 }
 
-static value convert(value v, ctype from, ctype to)
-{
+static value convert(value v, ctype from, ctype to) {
     value r = v;
     if (from == to)
         return r;
@@ -190,96 +239,145 @@ static value convert(value v, ctype from, ctype to)
     return r;
 }
 
-static float unary_f(int op, float x)
-{
+static float unary_f(int op, float x) {
     switch (op) {
-    case WF_NEG: return -x;
-    case WF_ABS: return fabsf(x);
-    case WF_EXP: return expf(x);
-    case WF_LOG: return logf(x);
-    case WF_SQRT: return sqrtf(x);
-    case WF_RSQRT: return 1.0f / sqrtf(x);
-    case WF_SIN: return sinf(x);
-    case WF_COS: return cosf(x);
-    case WF_TANH: return tanhf(x);
-    case WF_SIGMOID: return 1.0f / (1.0f + expf(-x));
-    case WF_RELU: return x > 0 ? x : 0;
-    default: return 1.0f / x;
+    case WF_NEG:
+        return -x;
+    case WF_ABS:
+        return fabsf(x);
+    case WF_EXP:
+        return expf(x);
+    case WF_LOG:
+        return logf(x);
+    case WF_SQRT:
+        return sqrtf(x);
+    case WF_RSQRT:
+        return 1.0f / sqrtf(x);
+    case WF_SIN:
+        return sinf(x);
+    case WF_COS:
+        return cosf(x);
+    case WF_TANH:
+        return tanhf(x);
+    case WF_SIGMOID:
+        return 1.0f / (1.0f + expf(-x));
+    case WF_RELU:
+        return x > 0 ? x : 0;
+    default:
+        return 1.0f / x;
     }
 }
 
-static double unary_d(int op, double x)
-{
+static double unary_d(int op, double x) {
     switch (op) {
-    case WF_NEG: return -x;
-    case WF_ABS: return fabs(x);
-    case WF_EXP: return exp(x);
-    case WF_LOG: return log(x);
-    case WF_SQRT: return sqrt(x);
-    case WF_RSQRT: return 1.0 / sqrt(x);
-    case WF_SIN: return sin(x);
-    case WF_COS: return cos(x);
-    case WF_TANH: return tanh(x);
-    case WF_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case WF_RELU: return x > 0 ? x : 0;
-    default: return 1.0 / x;
+    case WF_NEG:
+        return -x;
+    case WF_ABS:
+        return fabs(x);
+    case WF_EXP:
+        return exp(x);
+    case WF_LOG:
+        return log(x);
+    case WF_SQRT:
+        return sqrt(x);
+    case WF_RSQRT:
+        return 1.0 / sqrt(x);
+    case WF_SIN:
+        return sin(x);
+    case WF_COS:
+        return cos(x);
+    case WF_TANH:
+        return tanh(x);
+    case WF_SIGMOID:
+        return 1.0 / (1.0 + exp(-x));
+    case WF_RELU:
+        return x > 0 ? x : 0;
+    default:
+        return 1.0 / x;
     }
 }
 
-static float binary_f(int op, float a, float b)
-{
+static float binary_f(int op, float a, float b) {
     switch (op) {
-    case WF_ADD: return a + b;
-    case WF_SUB: return a - b;
-    case WF_MUL: return a * b;
-    case WF_DIV: return a / b;
-    case WF_MAX: return a > b ? a : b;
-    case WF_MIN: return a < b ? a : b;
-    default: return powf(a, b);
+    case WF_ADD:
+        return a + b;
+    case WF_SUB:
+        return a - b;
+    case WF_MUL:
+        return a * b;
+    case WF_DIV:
+        return a / b;
+    case WF_MAX:
+        return a > b ? a : b;
+    case WF_MIN:
+        return a < b ? a : b;
+    default:
+        return powf(a, b);
     }
 }
 
-static double binary_d(int op, double a, double b)
-{
+static double binary_d(int op, double a, double b) {
     switch (op) {
-    case WF_ADD: return a + b;
-    case WF_SUB: return a - b;
-    case WF_MUL: return a * b;
-    case WF_DIV: return a / b;
-    case WF_MAX: return a > b ? a : b;
-    case WF_MIN: return a < b ? a : b;
-    default: return pow(a, b);
+    case WF_ADD:
+        return a + b;
+    case WF_SUB:
+        return a - b;
+    case WF_MUL:
+        return a * b;
+    case WF_DIV:
+        return a / b;
+    case WF_MAX:
+        return a > b ? a : b;
+    case WF_MIN:
+        return a < b ? a : b;
+    default:
+        return pow(a, b);
     }
 }
 
-static bool binary_i(int op, int64_t a, int64_t b, int64_t *r)
-{
+static bool binary_i(int op, int64_t a, int64_t b, int64_t *r) {
     switch (op) {
-    case WF_ADD: *r = a + b; return true;
-    case WF_SUB: *r = a - b; return true;
-    case WF_MUL: *r = a * b; return true;
-    case WF_DIV: if (!b) return false; *r = a / b; return true;
-    case WF_MAX: *r = a > b ? a : b; return true;
-    case WF_MIN: *r = a < b ? a : b; return true;
-    default: *r = (int64_t)pow((double)a, (double)b); return true;
+    case WF_ADD:
+        *r = a + b;
+        return true;
+    case WF_SUB:
+        *r = a - b;
+        return true;
+    case WF_MUL:
+        *r = a * b;
+        return true;
+    case WF_DIV:
+        if (!b)
+            return false;
+        *r = a / b;
+        return true;
+    case WF_MAX:
+        *r = a > b ? a : b;
+        return true;
+    case WF_MIN:
+        *r = a < b ? a : b;
+        return true;
+    default:
+        *r = (int64_t)pow((double)a, (double)b);
+        return true;
     }
 }
 
-static value unary_v(int op, value v, ctype c)
-{
+static value unary_v(int op, value v, ctype c) {
     if (c == CT_FLOAT)
         v.f = unary_f(op, v.f);
     else if (c == CT_DOUBLE)
         v.d = unary_d(op, v.d);
     else
-        v.i = op == WF_NEG ? -v.i : op == WF_ABS ? (v.i < 0 ? -v.i : v.i)
-              : op == WF_RELU ? (v.i > 0 ? v.i : 0) : (int64_t)unary_d(op, (double)v.i);
+        v.i = op == WF_NEG    ? -v.i
+              : op == WF_ABS  ? (v.i < 0 ? -v.i : v.i)
+              : op == WF_RELU ? (v.i > 0 ? v.i : 0)
+                              : (int64_t)unary_d(op, (double)v.i);
     return v;
 }
 
 /* The value an op computes from its loaded inputs (in their storage types). */
-static bool compute(const ix_exec *x, const in_node *n, value in[2], value *out)
-{
+static bool compute(const ix_exec *x, const in_node *n, value in[2], value *out) {
     const it_tensor *o = &x->p->tensors[n->out];
     ctype oc = compute_type(o->dtype);
     ctype ic0 = compute_type(x->p->tensors[n->in[0]].dtype);
@@ -309,8 +407,7 @@ static bool compute(const ix_exec *x, const in_node *n, value in[2], value *out)
 
 /* ---- statistics ---- */
 
-static int64_t count_distinct(int64_t *v, int n)
-{
+static int64_t count_distinct(int64_t *v, int n) {
     int64_t d = 0;
     for (int i = 0; i < n; i++) {
         bool seen = false;
@@ -322,8 +419,7 @@ static int64_t count_distinct(int64_t *v, int n)
 }
 
 /* x->addr holds, per thread, the first byte of its access (-1 if inactive). */
-static void warp_stats(ix_exec *x, it_stats *s, bool shared, int bytes)
-{
+static void warp_stats(ix_exec *x, it_stats *s, bool shared, int bytes) {
     int64_t units[32 * 16];
     for (int w = 0; w < x->nthreads; w += 32) {
         int n = 0, lanes = x->nthreads - w < 32 ? x->nthreads - w : 32;
@@ -358,23 +454,21 @@ static void warp_stats(ix_exec *x, it_stats *s, bool shared, int bytes)
     }
 }
 
-static void record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary)
-{
+static void record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary) {
     const it_tensor *tt = &x->p->tensors[tensor];
     if (tt->space == IT_LOCAL_T || tt->space == IT_TMEM_T)
         return;
     int es = (int)wf_dtype_size(tt->dtype);
     for (int t = 0; t < x->nthreads; t++)
-        x->addr[t] = x->mask[t] ? idx[vary ? t : 0] * es + (tt->space == IT_SHARED_T ? tt->offset : 0)
-                                : -1;
+        x->addr[t] =
+            x->mask[t] ? idx[vary ? t : 0] * es + (tt->space == IT_SHARED_T ? tt->offset : 0) : -1;
     warp_stats(x, &x->p->stats[n->id], tt->space == IT_SHARED_T, es * n->vec);
 }
 
 /* ---- the statement ---- */
 
 static bool element(ix_exec *x, const in_node *n, int t, int64_t e, const int64_t *oi, bool ov,
-                    const int64_t *ii[2], const bool iv[2])
-{
+                    const int64_t *ii[2], const bool iv[2]) {
     value in[2] = {{0}, {0}}, out;
     for (int k = 0; k < n->nin; k++) {
         const unsigned char *p = access(x, n, n->in[k], ii[k][iv[k] ? t : 0] + e, t, false);
@@ -391,8 +485,7 @@ static bool element(ix_exec *x, const in_node *n, int t, int64_t e, const int64_
     return true;
 }
 
-bool ix_stmt(ix_exec *x, const in_node *n)
-{
+bool ix_stmt(ix_exec *x, const in_node *n) {
     const int64_t *oi, *ii[2] = {NULL, NULL};
     bool ov, iv[2] = {false, false};
     int64_t *copy[2] = {NULL, NULL};

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool copy_param(wf_kernel *k, rt_param *p, const lower_param *lp, val_memo *m)
-{
+static bool copy_param(wf_kernel *k, rt_param *p, const lower_param *lp, val_memo *m) {
     const wf_tv *tv = lp->tv;
     p->tv = tv->id;
     p->dtype = tv->dtype;
@@ -27,8 +26,7 @@ static bool copy_param(wf_kernel *k, rt_param *p, const lower_param *lp, val_mem
     return true;
 }
 
-static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, val_memo *m)
-{
+static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, val_memo *m) {
     k->source = arena_strdup(&k->arena, source);
     k->nparams = r->params.n;
     k->params = ARENA_ARRAY(&k->arena, rt_param, r->params.n + 1);
@@ -59,8 +57,7 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
     return true;
 }
 
-wf_kernel *rt_kernel_new(const lower_result *r, const char *source)
-{
+wf_kernel *rt_kernel_new(const lower_result *r, const char *source) {
     wf_kernel *k = calloc(1, sizeof *k);
     if (!k)
         return NULL;
@@ -77,8 +74,7 @@ wf_kernel *rt_kernel_new(const lower_result *r, const char *source)
     return k;
 }
 
-void rt_kernel_free(wf_kernel *k)
-{
+void rt_kernel_free(wf_kernel *k) {
     if (!k)
         return;
     rt_cuda_release(k); /* unloads the module, releases the context */

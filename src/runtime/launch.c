@@ -16,16 +16,14 @@ typedef struct {
     const rt_launch *l;
 } binding;
 
-static int param_of_tv(const wf_kernel *k, int tv)
-{
+static int param_of_tv(const wf_kernel *k, int tv) {
     for (int i = 0; i < k->nparams; i++)
         if (k->params[i].tv == tv)
             return i;
     return -1;
 }
 
-static bool bind_sym(void *ctx, const wf_val *sym, int64_t *out)
-{
+static bool bind_sym(void *ctx, const wf_val *sym, int64_t *out) {
     const binding *b = ctx;
     int p = param_of_tv(b->k, sym->sym_a);
     if (p < 0 || sym->sym_b < 0 || sym->sym_b >= b->k->params[p].ndim)
@@ -39,29 +37,26 @@ static bool bind_sym(void *ctx, const wf_val *sym, int64_t *out)
     return true;
 }
 
-bool rt_eval(const wf_kernel *k, const rt_launch *l, const wf_val *v, int64_t *out)
-{
+bool rt_eval(const wf_kernel *k, const rt_launch *l, const wf_val *v, int64_t *out) {
     binding b = {k, l};
     return val_eval(v, bind_sym, &b, out);
 }
 
-static const char *which(const rt_param *p)
-{
+static const char *which(const rt_param *p) {
     return p->is_output ? "output" : "input";
 }
 
-static wf_status check_buffer(wf_kernel *k, int i, const wf_buffer *buf, rt_launch *l)
-{
+static wf_status check_buffer(wf_kernel *k, int i, const wf_buffer *buf, rt_launch *l) {
     const rt_param *p = &k->params[i];
     wf_err *e = &k->err;
     if (!buf->data)
         return wf_fails(e, WF_ERR_ARG, "%s %d: the buffer's data is NULL", which(p), p->index);
     if (buf->dtype != p->dtype)
         return wf_fails(e, WF_ERR_ARG, "%s %d: the buffer holds %s, but T%d is %s", which(p),
-                       p->index, ir_dtype_short(buf->dtype), p->tv, ir_dtype_short(p->dtype));
+                        p->index, ir_dtype_short(buf->dtype), p->tv, ir_dtype_short(p->dtype));
     if (buf->ndim != p->ndim)
         return wf_fails(e, WF_ERR_ARG, "%s %d: the buffer has rank %d, but T%d has rank %d",
-                       which(p), p->index, buf->ndim, p->tv, p->ndim);
+                        which(p), p->index, buf->ndim, p->tv, p->ndim);
     bool dense = true;
     for (int d = 0; d < p->ndim; d++)
         dense &= buf->strides[d] == 0;
@@ -75,19 +70,18 @@ static wf_status check_buffer(wf_kernel *k, int i, const wf_buffer *buf, rt_laun
     return WF_OK;
 }
 
-static wf_status check_extents(wf_kernel *k, int i, rt_launch *l)
-{
+static wf_status check_extents(wf_kernel *k, int i, rt_launch *l) {
     const rt_param *p = &k->params[i];
     for (int d = 0; d < p->ndim; d++) {
         int64_t want;
         if (!rt_eval(k, l, p->extent[d], &want))
             return wf_fails(&k->err, WF_ERR_ARG, "%s %d: cannot evaluate the extent of dim %d",
-                           which(p), p->index, d);
+                            which(p), p->index, d);
         if (want != l->shape[i][d])
             return wf_fails(&k->err, WF_ERR_ARG,
-                           "%s %d: dim %d of the buffer has extent %lld, but T%d needs %lld",
-                           which(p), p->index, d, (long long)l->shape[i][d], p->tv,
-                           (long long)want);
+                            "%s %d: dim %d of the buffer has extent %lld, but T%d needs %lld",
+                            which(p), p->index, d, (long long)l->shape[i][d], p->tv,
+                            (long long)want);
     }
     /* Where the fusion assumes contiguity, the buffer's stride must be the dense one. */
     int64_t dense = 1;
@@ -95,17 +89,16 @@ static wf_status check_extents(wf_kernel *k, int i, rt_launch *l)
         bool must = p->is_output || p->contig[d];
         if (must && l->stride[i][d] != dense && l->shape[i][d] > 1)
             return wf_fails(&k->err, WF_ERR_ARG,
-                           "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
-                           "%lld expected)",
-                           which(p), p->index, d, (long long)l->stride[i][d], p->tv,
-                           (long long)dense);
+                            "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
+                            "%lld expected)",
+                            which(p), p->index, d, (long long)l->stride[i][d], p->tv,
+                            (long long)dense);
         dense = l->stride[i][d] * l->shape[i][d];
     }
     return WF_OK;
 }
 
-static wf_status eval_launch(wf_kernel *k, rt_launch *l)
-{
+static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
     for (int d = 0; d < 3; d++)
         if (!rt_eval(k, l, k->grid[d], &l->grid[d]) || !rt_eval(k, l, k->block[d], &l->block[d]))
             return wf_fails(&k->err, WF_ERR_ARG, "cannot evaluate the launch dimensions");
@@ -125,14 +118,13 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l)
 }
 
 wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
-                  rt_launch *l)
-{
+                  rt_launch *l) {
     memset(l, 0, sizeof *l);
     err_clear(&k->err);
     if (nin != k->ninputs || nout != k->noutputs || (nin && !in) || (nout && !out))
         return wf_fails(&k->err, WF_ERR_ARG,
-                       "the kernel takes %d inputs and %d outputs, but %d and %d were given",
-                       k->ninputs, k->noutputs, nin, nout);
+                        "the kernel takes %d inputs and %d outputs, but %d and %d were given",
+                        k->ninputs, k->noutputs, nin, nout);
     for (int i = 0; i < k->nparams; i++) {
         const rt_param *p = &k->params[i];
         const wf_buffer *buf = p->is_output ? &out[p->index] : &in[p->index];

@@ -23,16 +23,10 @@
    and nvrtcProgram an opaque pointer. Only the codes we act on are named. */
 typedef int nvrtc_res;
 typedef struct nvrtc_prog_opaque *nvrtc_prog;
-enum {
-    NVRTC_OK = 0,
-    NVRTC_OUT_OF_MEMORY = 1,
-    NVRTC_INVALID_OPTION = 5,
-    NVRTC_COMPILATION = 6
-};
+enum { NVRTC_OK = 0, NVRTC_OUT_OF_MEMORY = 1, NVRTC_INVALID_OPTION = 5, NVRTC_COMPILATION = 6 };
 
-typedef nvrtc_res (*create_fn)(nvrtc_prog *prog, const char *src, const char *name,
-                               int nheaders, const char *const *headers,
-                               const char *const *include_names);
+typedef nvrtc_res (*create_fn)(nvrtc_prog *prog, const char *src, const char *name, int nheaders,
+                               const char *const *headers, const char *const *include_names);
 typedef nvrtc_res (*compile_fn)(nvrtc_prog prog, int nopts, const char *const *opts);
 typedef nvrtc_res (*size_fn)(nvrtc_prog prog, size_t *size);
 typedef nvrtc_res (*get_fn)(nvrtc_prog prog, char *buf);
@@ -55,15 +49,14 @@ typedef struct {
     version_fn version;
 } nvrtc_api;
 
-static const char *const nvrtc_sonames[] = {
-    "libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"
-};
+static const char *const nvrtc_sonames[] = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12",
+                                            "libnvrtc.so.11.2"};
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void set_msg(char *msg, size_t msgsize, const char *fmt, ...)
-{
+static void
+set_msg(char *msg, size_t msgsize, const char *fmt, ...) {
     va_list ap;
 
     if (!msg || msgsize == 0)
@@ -75,8 +68,7 @@ static void set_msg(char *msg, size_t msgsize, const char *fmt, ...)
 
 /* Append text to msg; if it does not fit, keep what does and end with
    "..." so a reader knows the log was cut rather than complete. */
-static void append_cut(char *msg, size_t msgsize, const char *text)
-{
+static void append_cut(char *msg, size_t msgsize, const char *text) {
     size_t used, room, len;
 
     if (!msg || msgsize == 0)
@@ -101,8 +93,7 @@ static void append_cut(char *msg, size_t msgsize, const char *text)
 
 /* dlsym hands back an object pointer; ISO C has no conversion from that to
    a function pointer, so copy the bits (what POSIX guarantees works). */
-static bool load_sym(void *lib, const char *name, void *fnptr, size_t fnsize)
-{
+static bool load_sym(void *lib, const char *name, void *fnptr, size_t fnsize) {
     void *p = dl_sym(lib, name);
 
     if (!p)
@@ -111,17 +102,15 @@ static bool load_sym(void *lib, const char *name, void *fnptr, size_t fnsize)
     return true;
 }
 
-#define LOAD(api, field, sym) load_sym((api)->lib, sym, &(api)->field, sizeof (api)->field)
+#define LOAD(api, field, sym) load_sym((api)->lib, sym, &(api)->field, sizeof(api)->field)
 
-static wf_status load_api(nvrtc_api *api, char *msg, size_t msgsize)
-{
+static wf_status load_api(nvrtc_api *api, char *msg, size_t msgsize) {
     char err[1024];
     const char *missing = NULL;
 
     memset(api, 0, sizeof *api);
-    api->lib = dl_open_cuda_lib(nvrtc_sonames,
-                                (int)(sizeof nvrtc_sonames / sizeof nvrtc_sonames[0]),
-                                err, sizeof err);
+    api->lib = dl_open_cuda_lib(
+        nvrtc_sonames, (int)(sizeof nvrtc_sonames / sizeof nvrtc_sonames[0]), err, sizeof err);
     if (!api->lib) {
         set_msg(msg, msgsize, "%s", err);
         return WF_ERR_UNSUPPORTED;
@@ -158,8 +147,7 @@ static wf_status load_api(nvrtc_api *api, char *msg, size_t msgsize)
     return WF_OK;
 }
 
-static const char *err_string(const nvrtc_api *api, nvrtc_res r)
-{
+static const char *err_string(const nvrtc_api *api, nvrtc_res r) {
     const char *s = api->errstr ? api->errstr(r) : NULL;
     return s ? s : "unknown NVRTC error";
 }
@@ -168,8 +156,7 @@ static const char *err_string(const nvrtc_api *api, nvrtc_res r)
    ends it with newlines that would dangle at the end of our message).
    NULL if there is none or it cannot be fetched; the caller reports the
    primary failure either way, so a lost log is not itself an error. */
-static char *get_log(const nvrtc_api *api, nvrtc_prog prog)
-{
+static char *get_log(const nvrtc_api *api, nvrtc_prog prog) {
     size_t size = 0, n;
     char *log;
 
@@ -193,9 +180,7 @@ static char *get_log(const nvrtc_api *api, nvrtc_prog prog)
    spare byte, so text outputs are always NUL-terminated. A size of zero
    yields *buf = NULL and WF_OK. */
 static wf_status get_output(const nvrtc_api *api, nvrtc_prog prog, size_fn size_f, get_fn get_f,
-                            const char *what, char **buf, size_t *size, char *msg,
-                            size_t msgsize)
-{
+                            const char *what, char **buf, size_t *size, char *msg, size_t msgsize) {
     nvrtc_res r;
     char *b;
     size_t n = 0;
@@ -226,8 +211,7 @@ static wf_status get_output(const nvrtc_api *api, nvrtc_prog prog, size_fn size_
     return WF_OK;
 }
 
-void rt_nvrtc_result_free(rt_nvrtc_result *r)
-{
+void rt_nvrtc_result_free(rt_nvrtc_result *r) {
     if (!r)
         return;
     free(r->ptx);
@@ -235,8 +219,7 @@ void rt_nvrtc_result_free(rt_nvrtc_result *r)
     memset(r, 0, sizeof *r);
 }
 
-bool rt_nvrtc_available(void)
-{
+bool rt_nvrtc_available(void) {
     nvrtc_api api;
 
     if (load_api(&api, NULL, 0) != WF_OK)
@@ -246,8 +229,7 @@ bool rt_nvrtc_available(void)
 }
 
 wf_status rt_nvrtc_compile(const char *src, const char *name, int sm, rt_nvrtc_result *out,
-                           char *msg, size_t msgsize)
-{
+                           char *msg, size_t msgsize) {
     nvrtc_api api;
     nvrtc_prog prog = NULL;
     rt_nvrtc_result res;

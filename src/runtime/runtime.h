@@ -16,13 +16,13 @@
 #include "lower/lower.h"
 
 typedef struct {
-    int tv;        /* tensor id: SYM_SIZE/SYM_STRIDE symbols name it */
+    int tv; /* tensor id: SYM_SIZE/SYM_STRIDE symbols name it */
     wf_dtype dtype;
     int ndim;
     bool is_output;
-    int index;                 /* among the fusion's inputs or outputs */
-    const wf_val *extent[8];   /* logical extents (constants or size symbols) */
-    int8_t contig[8];          /* inputs: 1 = contiguous with the next inner dim */
+    int index;               /* among the fusion's inputs or outputs */
+    const wf_val *extent[8]; /* logical extents (constants or size symbols) */
+    int8_t contig[8];        /* inputs: 1 = contiguous with the next inner dim */
 } rt_param;
 
 typedef struct {
@@ -36,14 +36,14 @@ struct wf_kernel {
     wf_launch_info launch;
     int sm;
     bool sm_explicit; /* sm came from wf_compile_options; else the CUDA runtime uses the device's */
-    wf_err err; /* the last run's error */
-    char *ptx;  /* from wf_kernel_check_nvrtc, malloc'd */
+    wf_err err;       /* the last run's error */
+    char *ptx;        /* from wf_kernel_check_nvrtc, malloc'd */
     rt_param *params;
     int nparams, ninputs, noutputs;
     const wf_val *grid[3], *block[3];
     rt_check *checks;
     int nchecks;
-    void *cuda; /* runtime/cuda.c state, or NULL */
+    void *cuda;                /* runtime/cuda.c state, or NULL */
     struct it_program *interp; /* the CPU reference executor's program (interp.h) */
 };
 

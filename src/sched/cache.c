@@ -9,8 +9,7 @@
  */
 #include "sched/sched.h"
 
-static wf_tv *clone_shape(wf_tv *tv)
-{
+static wf_tv *clone_shape(wf_tv *tv) {
     const wf_val *ext[16];
     id_itype it[16];
     for (int d = 0; d < tv->logical.n; d++) {
@@ -20,21 +19,18 @@ static wf_tv *clone_shape(wf_tv *tv)
     return ir_tv_new(tv->f, tv->dtype, tv->logical.n, ext, it);
 }
 
-static bool identity_dims(ir_op *op, int n)
-{
+static bool identity_dims(ir_op *op, int n) {
     for (int d = 0; d < n; d++)
         op->in_dim[0][d] = d;
     return true;
 }
 
-wf_tv *sched_cache_after(wf_tv *tv)
-{
+wf_tv *sched_cache_after(wf_tv *tv) {
     wf_fusion *f = tv->f;
     ir_op *old_uses[64];
     int nuses = tv->uses.n;
     if (nuses > 64)
-        return wf_fail(&f->err, WF_ERR_UNSUPPORTED, "cache_after(T%d): more than 64 uses",
-                       tv->id);
+        return wf_fail(&f->err, WF_ERR_UNSUPPORTED, "cache_after(T%d): more than 64 uses", tv->id);
     for (int i = 0; i < nuses; i++)
         old_uses[i] = tv->uses.ptr[i];
     wf_tv *c = clone_shape(tv);
@@ -54,8 +50,7 @@ wf_tv *sched_cache_after(wf_tv *tv)
     return c;
 }
 
-wf_tv *sched_cache_before(wf_tv *tv)
-{
+wf_tv *sched_cache_before(wf_tv *tv) {
     wf_fusion *f = tv->f;
     if (!tv->def)
         return wf_fail(&f->err, WF_ERR_ARG,

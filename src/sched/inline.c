@@ -10,8 +10,7 @@
 
 #include <stdio.h>
 
-static void update_consumers(wf_tv *tv)
-{
+static void update_consumers(wf_tv *tv) {
     for (int u = 0; u < tv->uses.n; u++) {
         wf_tv *c = tv->uses.ptr[u]->out;
         if (tv->ca_pos > c->max_producer_pos)
@@ -19,8 +18,7 @@ static void update_consumers(wf_tv *tv)
     }
 }
 
-static bool inline_with(an_idgraph *g, wf_tv *tv, int pos, bool best_effort)
-{
+static bool inline_with(an_idgraph *g, wf_tv *tv, int pos, bool best_effort) {
     char why[256];
     int max = an_max_inline_pos(g, tv, why, sizeof why);
     if (pos > max) {
@@ -38,8 +36,7 @@ static bool inline_with(an_idgraph *g, wf_tv *tv, int pos, bool best_effort)
     return true;
 }
 
-static bool with_graph(wf_fusion *f, bool (*fn)(an_idgraph *, void *), void *arg)
-{
+static bool with_graph(wf_fusion *f, bool (*fn)(an_idgraph *, void *), void *arg) {
     wf_arena scratch;
     arena_init(&scratch);
     an_idgraph g;
@@ -53,20 +50,17 @@ typedef struct {
     int pos;
 } inline_req;
 
-static bool do_inline_at(an_idgraph *g, void *arg)
-{
+static bool do_inline_at(an_idgraph *g, void *arg) {
     inline_req *r = arg;
     return inline_with(g, r->tv, r->pos, false);
 }
 
-bool sched_inline_at(wf_tv *tv, int pos)
-{
+bool sched_inline_at(wf_tv *tv, int pos) {
     inline_req r = {tv, pos};
     return with_graph(tv->f, do_inline_at, &r);
 }
 
-static bool do_inline_most(an_idgraph *g, void *arg)
-{
+static bool do_inline_most(an_idgraph *g, void *arg) {
     wf_fusion *f = arg;
     for (int i = 0; i < f->tvs.n; i++)
         if (!inline_with(g, f->tvs.ptr[i], f->tvs.ptr[i]->loop.n, true))
@@ -74,14 +68,12 @@ static bool do_inline_most(an_idgraph *g, void *arg)
     return true;
 }
 
-bool sched_inline_most(wf_fusion *f)
-{
+bool sched_inline_most(wf_fusion *f) {
     return with_graph(f, do_inline_most, f);
 }
 
 /* The number of leading loop axes of tv that map to one of ref's first pos axes. */
-static int mapped_prefix(an_idgraph *g, const wf_tv *tv, const wf_tv *ref, int pos)
-{
+static int mapped_prefix(an_idgraph *g, const wf_tv *tv, const wf_tv *ref, int pos) {
     int k = 0;
     while (k < tv->loop.n) {
         bool found = false;
@@ -94,8 +86,7 @@ static int mapped_prefix(an_idgraph *g, const wf_tv *tv, const wf_tv *ref, int p
     return k;
 }
 
-static bool do_inline_all_at(an_idgraph *g, void *arg)
-{
+static bool do_inline_all_at(an_idgraph *g, void *arg) {
     inline_req *r = arg;
     wf_fusion *f = r->tv->f;
     for (int i = 0; i < f->tvs.n; i++) {
@@ -107,8 +98,7 @@ static bool do_inline_all_at(an_idgraph *g, void *arg)
     return true;
 }
 
-bool sched_inline_all_at(wf_tv *ref, int pos)
-{
+bool sched_inline_all_at(wf_tv *ref, int pos) {
     inline_req r = {ref, pos};
     return with_graph(ref->f, do_inline_all_at, &r);
 }

@@ -22,8 +22,7 @@ typedef struct {
 } idmap;
 
 /* Map the logical IDs of `from` to those of `to` across the op between them. */
-static int map_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m)
-{
+static int map_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
     int n = 0;
     bool to_is_consumer = op->out == to;
     for (int k = 0; k < op->nin; k++) {
@@ -47,8 +46,7 @@ static int map_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m)
     return n;
 }
 
-static bool in_list(const id_list *l, const wf_iterdomain *id)
-{
+static bool in_list(const id_list *l, const wf_iterdomain *id) {
     for (int i = 0; i < l->n; i++)
         if (l->ptr[i] == id)
             return true;
@@ -56,8 +54,7 @@ static bool in_list(const id_list *l, const wf_iterdomain *id)
 }
 
 /* The transforms from `tv`'s logical domain to its loop domain, in creation order. */
-static int loop_history(wf_tv *tv, id_transform **out, int max, char *seen)
-{
+static int loop_history(wf_tv *tv, id_transform **out, int max, char *seen) {
     int n = 0;
     wf_iterdomain *stack[256];
     int sp = 0;
@@ -83,20 +80,21 @@ static int loop_history(wf_tv *tv, id_transform **out, int max, char *seen)
 }
 
 static id_transform *replay_one(wf_fusion *f, const id_transform *t, wf_iterdomain *x,
-                                wf_iterdomain *y)
-{
+                                wf_iterdomain *y) {
     id_transform *r = ir_find_use(x, y, t->kind, t->factor, t->inner);
     if (r)
         return r;
     switch (t->kind) {
-    case TF_SPLIT: return ir_split(f, x, t->factor, t->inner);
-    case TF_MERGE: return ir_merge(f, x, y);
-    default: return ir_swizzle(f, x, y);
+    case TF_SPLIT:
+        return ir_split(f, x, t->factor, t->inner);
+    case TF_MERGE:
+        return ir_merge(f, x, y);
+    default:
+        return ir_swizzle(f, x, y);
     }
 }
 
-static bool replay(wf_tv *from, idmap *m, char *seen)
-{
+static bool replay(wf_tv *from, idmap *m, char *seen) {
     wf_fusion *f = from->f;
     id_transform *hist[256];
     memset(seen, 0, (size_t)f->transforms.n + 1);
@@ -127,8 +125,7 @@ static bool replay(wf_tv *from, idmap *m, char *seen)
 }
 
 /* Is `id` derived from (or equal to) a member of `l`? Used to keep leftovers. */
-static bool covered(const wf_iterdomain *id, const id_list *l)
-{
+static bool covered(const wf_iterdomain *id, const id_list *l) {
     if (in_list(l, id))
         return true;
     for (int i = 0; i < id->uses.n; i++) {
@@ -140,8 +137,7 @@ static bool covered(const wf_iterdomain *id, const id_list *l)
     return false;
 }
 
-static bool set_loop(wf_tv *from, wf_tv *to, idmap *m)
-{
+static bool set_loop(wf_tv *from, wf_tv *to, idmap *m) {
     wf_fusion *f = to->f;
     id_list next = {0};
     for (int i = 0; i < from->loop.n; i++) {
@@ -161,8 +157,7 @@ static bool set_loop(wf_tv *from, wf_tv *to, idmap *m)
     return true;
 }
 
-static bool propagate_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m, char *seen)
-{
+static bool propagate_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m, char *seen) {
     memset(m->to, 0, sizeof(*m->to) * (size_t)from->f->ids.n);
     map_edge(from, to, op, m);
     if (!replay(from, m, seen))
@@ -176,8 +171,7 @@ typedef struct {
     int weight;
 } edge;
 
-static int collect_edges(wf_fusion *f, const char *done, edge *out, int max, idmap *m)
-{
+static int collect_edges(wf_fusion *f, const char *done, edge *out, int max, idmap *m) {
     int n = 0;
     for (int i = 0; i < f->ops.n; i++) {
         ir_op *op = f->ops.ptr[i];
@@ -194,8 +188,7 @@ static int collect_edges(wf_fusion *f, const char *done, edge *out, int max, idm
     return n;
 }
 
-bool sched_propagate(wf_tv *ref)
-{
+bool sched_propagate(wf_tv *ref) {
     wf_fusion *f = ref->f;
     wf_arena scratch;
     arena_init(&scratch);
@@ -229,8 +222,7 @@ bool sched_propagate(wf_tv *ref)
     return ok && !err_set(&f->err);
 }
 
-bool sched_parallelize_all_like(wf_tv *ref, unsigned ptype_mask)
-{
+bool sched_parallelize_all_like(wf_tv *ref, unsigned ptype_mask) {
     wf_fusion *f = ref->f;
     wf_arena scratch;
     arena_init(&scratch);

@@ -9,8 +9,7 @@
  */
 #include "sched/sched.h"
 
-static bool check_free(wf_tv *tv, const char *what, int axis)
-{
+static bool check_free(wf_tv *tv, const char *what, int axis) {
     if (axis < tv->ca_pos)
         return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
                         "T%d.%s: axis %d is left of the compute-at position %d; inlined axes "
@@ -24,8 +23,7 @@ static bool check_free(wf_tv *tv, const char *what, int axis)
     return true;
 }
 
-static bool replace(wf_tv *tv, int at, int nremove, wf_iterdomain *const *ids, int nids)
-{
+static bool replace(wf_tv *tv, int at, int nremove, wf_iterdomain *const *ids, int nids) {
     wf_iterdomain *old[64];
     int n = tv->loop.n;
     for (int i = 0; i < n; i++)
@@ -40,8 +38,7 @@ static bool replace(wf_tv *tv, int at, int nremove, wf_iterdomain *const *ids, i
     return !err_set(&tv->f->err);
 }
 
-bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner)
-{
+bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner) {
     if (!check_free(tv, inner ? "split" : "split_outer", axis))
         return false;
     wf_iterdomain *in = tv->loop.ptr[axis];
@@ -54,8 +51,7 @@ bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner)
     return t && replace(tv, axis, 1, t->out, 2);
 }
 
-bool sched_merge(wf_tv *tv, int outer, int inner)
-{
+bool sched_merge(wf_tv *tv, int outer, int inner) {
     if (!check_free(tv, "merge", outer < inner ? outer : inner))
         return false;
     id_transform *t = ir_merge(tv->f, tv->loop.ptr[outer], tv->loop.ptr[inner]);
@@ -67,8 +63,7 @@ bool sched_merge(wf_tv *tv, int outer, int inner)
     return replace(tv, lo, 1, t->out, 1);
 }
 
-bool sched_reorder(wf_tv *tv, const int *old2new)
-{
+bool sched_reorder(wf_tv *tv, const int *old2new) {
     wf_iterdomain *next[64];
     int n = tv->loop.n;
     for (int i = 0; i < n; i++) {
@@ -81,8 +76,7 @@ bool sched_reorder(wf_tv *tv, const int *old2new)
     return true;
 }
 
-bool sched_swizzle(wf_tv *tv, int x, int y)
-{
+bool sched_swizzle(wf_tv *tv, int x, int y) {
     if (!check_free(tv, "swizzle", x < y ? x : y))
         return false;
     wf_iterdomain *ix = tv->loop.ptr[x], *iy = tv->loop.ptr[y];
@@ -103,8 +97,7 @@ bool sched_swizzle(wf_tv *tv, int x, int y)
     return true;
 }
 
-bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p)
-{
+bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p) {
     wf_iterdomain *id = tv->loop.ptr[axis];
     if (p == WF_VECTORIZE && ir_id_const_extent(id) < 0)
         return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,

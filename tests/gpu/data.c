@@ -15,8 +15,7 @@
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
-static uint64_t rng_next(void)
-{
+static uint64_t rng_next(void) {
     /* xorshift64*: fast, and good enough to make every element different. */
     rng_state ^= rng_state >> 12;
     rng_state ^= rng_state << 25;
@@ -24,24 +23,21 @@ static uint64_t rng_next(void)
     return rng_state * 0x2545f4914f6cdd1dull;
 }
 
-int64_t gt_numel(const gt_tensor *x)
-{
+int64_t gt_numel(const gt_tensor *x) {
     int64_t n = 1;
     for (int d = 0; d < x->ndim; d++)
         n *= x->shape[d];
     return n;
 }
 
-static bool is_dense(const gt_tensor *x)
-{
+static bool is_dense(const gt_tensor *x) {
     for (int d = 0; d < x->ndim; d++)
         if (x->strides[d] != 0)
             return false;
     return true;
 }
 
-int64_t gt_span(const gt_tensor *x)
-{
+int64_t gt_span(const gt_tensor *x) {
     if (is_dense(x))
         return gt_numel(x);
     int64_t last = 0;
@@ -50,8 +46,7 @@ int64_t gt_span(const gt_tensor *x)
     return gt_numel(x) ? last + 1 : 0;
 }
 
-int64_t gt_offset(const gt_tensor *x, int64_t i)
-{
+int64_t gt_offset(const gt_tensor *x, int64_t i) {
     if (is_dense(x))
         return i;
     int64_t off = 0;
@@ -62,8 +57,7 @@ int64_t gt_offset(const gt_tensor *x, int64_t i)
     return off;
 }
 
-gt_tensor gt_strided(wf_dtype t, int ndim, const int64_t *shape, const int64_t *strides)
-{
+gt_tensor gt_strided(wf_dtype t, int ndim, const int64_t *shape, const int64_t *strides) {
     gt_tensor x;
     memset(&x, 0, sizeof x);
     x.dtype = t;
@@ -78,19 +72,16 @@ gt_tensor gt_strided(wf_dtype t, int ndim, const int64_t *shape, const int64_t *
     return x;
 }
 
-gt_tensor gt_dense(wf_dtype t, int ndim, const int64_t *shape)
-{
+gt_tensor gt_dense(wf_dtype t, int ndim, const int64_t *shape) {
     return gt_strided(t, ndim, shape, NULL);
 }
 
-void gt_tensor_free(gt_tensor *x)
-{
+void gt_tensor_free(gt_tensor *x) {
     free(x->data);
     x->data = NULL;
 }
 
-float gt_half_to_float(uint16_t h)
-{
+float gt_half_to_float(uint16_t h) {
     int sign = h >> 15, exp = (h >> 10) & 31, man = h & 1023;
     float v;
     if (exp == 0)
@@ -102,21 +93,18 @@ float gt_half_to_float(uint16_t h)
     return sign ? -v : v;
 }
 
-float gt_get_f32(const gt_tensor *x, int64_t i)
-{
+float gt_get_f32(const gt_tensor *x, int64_t i) {
     int64_t o = gt_offset(x, i);
     if (x->dtype == WF_F16)
         return gt_half_to_float(((const uint16_t *)x->data)[o]);
     return ((const float *)x->data)[o];
 }
 
-void gt_set_f32(gt_tensor *x, int64_t i, float v)
-{
+void gt_set_f32(gt_tensor *x, int64_t i, float v) {
     ((float *)x->data)[gt_offset(x, i)] = v;
 }
 
-void gt_fill_random(gt_tensor *x)
-{
+void gt_fill_random(gt_tensor *x) {
     int64_t n = gt_numel(x);
     for (int64_t i = 0; i < n; i++) {
         uint64_t r = rng_next();
@@ -129,8 +117,7 @@ void gt_fill_random(gt_tensor *x)
     }
 }
 
-wf_buffer gt_host_buffer(const gt_tensor *x)
-{
+wf_buffer gt_host_buffer(const gt_tensor *x) {
     wf_buffer b;
     memset(&b, 0, sizeof b);
     b.data = x->data;
@@ -146,8 +133,7 @@ wf_buffer gt_host_buffer(const gt_tensor *x)
 
 /* ---- comparing ---- */
 
-static bool close_enough(float got, float want, gt_compare how)
-{
+static bool close_enough(float got, float want, gt_compare how) {
     if (how == GT_EXACT)
         return memcmp(&got, &want, sizeof got) == 0;
     if (isnan(got) || isnan(want))
@@ -155,8 +141,7 @@ static bool close_enough(float got, float want, gt_compare how)
     return fabs((double)got - (double)want) <= 1e-6 * fabs((double)want) + 1e-30;
 }
 
-bool gt_compare_out(const gt_tensor *got, const gt_tensor *want, gt_compare how, const char *what)
-{
+bool gt_compare_out(const gt_tensor *got, const gt_tensor *want, gt_compare how, const char *what) {
     int64_t n = gt_numel(want), bad = 0;
     for (int64_t i = 0; i < n; i++) {
         float g = gt_get_f32(got, i), w = gt_get_f32(want, i);
@@ -176,13 +161,11 @@ bool gt_compare_out(const gt_tensor *got, const gt_tensor *want, gt_compare how,
 
 /* ---- checked runs ---- */
 
-static gt_tensor poisoned_like(const gt_tensor *want)
-{
+static gt_tensor poisoned_like(const gt_tensor *want) {
     return gt_dense(want->dtype, want->ndim, want->shape); /* gt_strided fills with 0xFF */
 }
 
-static void check_outputs(gt_state *ts, const gt_case *c, gt_tensor *got, const char *mode)
-{
+static void check_outputs(gt_state *ts, const gt_case *c, gt_tensor *got, const char *mode) {
     char what[64];
     for (int i = 0; i < c->nout; i++) {
         snprintf(what, sizeof what, "%s run, output %d", mode, i);
@@ -191,8 +174,7 @@ static void check_outputs(gt_state *ts, const gt_case *c, gt_tensor *got, const 
     }
 }
 
-static void run_host(gt_state *ts, const gt_case *c, const char *file, int line)
-{
+static void run_host(gt_state *ts, const gt_case *c, const char *file, int line) {
     wf_buffer in[8], out[8];
     gt_tensor got[8];
     for (int i = 0; i < c->nin; i++)
@@ -214,8 +196,7 @@ static void run_host(gt_state *ts, const gt_case *c, const char *file, int line)
 }
 
 /* A device copy of a host tensor (its whole span, gaps included). */
-static bool to_device(const gt_tensor *x, wf_buffer *b)
-{
+static bool to_device(const gt_tensor *x, wf_buffer *b) {
     size_t bytes = (size_t)gt_span(x) * wf_dtype_size(x->dtype);
     *b = gt_host_buffer(x);
     b->device = 0;
@@ -223,14 +204,12 @@ static bool to_device(const gt_tensor *x, wf_buffer *b)
     return b->data && wf_device_copy(b->data, x->data, bytes) == WF_OK;
 }
 
-static void free_device(wf_buffer *b, int n)
-{
+static void free_device(wf_buffer *b, int n) {
     for (int i = 0; i < n; i++)
         wf_device_free(b[i].data);
 }
 
-static bool fetch(gt_tensor *got, const wf_buffer *out, int n)
-{
+static bool fetch(gt_tensor *got, const wf_buffer *out, int n) {
     for (int i = 0; i < n; i++) {
         size_t bytes = (size_t)gt_numel(&got[i]) * wf_dtype_size(got[i].dtype);
         if (wf_device_copy(got[i].data, out[i].data, bytes) != WF_OK)
@@ -239,8 +218,7 @@ static bool fetch(gt_tensor *got, const wf_buffer *out, int n)
     return true;
 }
 
-static void run_device(gt_state *ts, const gt_case *c, const char *file, int line)
-{
+static void run_device(gt_state *ts, const gt_case *c, const char *file, int line) {
     wf_buffer in[8], out[8];
     gt_tensor got[8];
     bool ok = true;
@@ -264,8 +242,7 @@ static void run_device(gt_state *ts, const gt_case *c, const char *file, int lin
         gt_tensor_free(&got[i]);
 }
 
-void gt_check(gt_state *ts, const gt_case *c, const char *file, int line)
-{
+void gt_check(gt_state *ts, const gt_case *c, const char *file, int line) {
     if (!c->k) {
         ts->failed = true;
         return;
@@ -275,8 +252,7 @@ void gt_check(gt_state *ts, const gt_case *c, const char *file, int line)
 }
 
 wf_kernel *gt_compile(gt_state *ts, wf_fusion *f, const wf_compile_options *opt, const char *file,
-                      int line)
-{
+                      int line) {
     wf_kernel *k = wf_compile(f, opt);
     if (!k) {
         printf("  %s:%d: wf_compile failed: %s: %s\n", file, line,

@@ -36,8 +36,7 @@ void gt_register(const char *name, gt_fn fn);
 
 #define GPU_TEST(name)                                                                             \
     static void gt_##name(gt_state *ts_);                                                          \
-    __attribute__((constructor)) static void gt_register_##name(void)                              \
-    {                                                                                              \
+    __attribute__((constructor)) static void gt_register_##name(void) {                            \
         gt_register(#name, gt_##name);                                                             \
     }                                                                                              \
     static void gt_##name(gt_state *ts_)
@@ -56,7 +55,7 @@ void gt_register(const char *name, gt_fn fn);
     do {                                                                                           \
         long long a_ = (long long)(a), b_ = (long long)(b);                                        \
         if (a_ != b_) {                                                                            \
-            printf("  %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_,    \
+            printf("  %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_,     \
                    b_);                                                                            \
             ts_->failed = true;                                                                    \
         }                                                                                          \
@@ -76,7 +75,7 @@ void gt_register(const char *name, gt_fn fn);
     do {                                                                                           \
         const char *a_ = (a), *b_ = (b);                                                           \
         if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                   \
-            printf("  %s:%d: %s == %s failed:\n    got:      \"%s\"\n    expected: \"%s\"\n",   \
+            printf("  %s:%d: %s == %s failed:\n    got:      \"%s\"\n    expected: \"%s\"\n",      \
                    __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");            \
             ts_->failed = true;                                                                    \
         }                                                                                          \
@@ -86,7 +85,7 @@ void gt_register(const char *name, gt_fn fn);
     do {                                                                                           \
         const char *a_ = (a), *b_ = (b);                                                           \
         if (!a_ || !b_ || !strstr(a_, b_)) {                                                       \
-            printf("  %s:%d: %s does not contain \"%s\"; it is:\n    %s\n", __FILE__, __LINE__,   \
+            printf("  %s:%d: %s does not contain \"%s\"; it is:\n    %s\n", __FILE__, __LINE__,    \
                    #a, b_ ? b_ : "(null)", a_ ? a_ : "(null)");                                    \
             ts_->failed = true;                                                                    \
         }                                                                                          \
@@ -125,7 +124,7 @@ void gt_tensor_free(gt_tensor *x);
 int64_t gt_numel(const gt_tensor *x);
 int64_t gt_span(const gt_tensor *x); /* elements from the first to the last reachable, + 1 */
 int64_t gt_offset(const gt_tensor *x, int64_t i); /* of the i-th element in row-major order */
-void gt_fill_random(gt_tensor *x);                  /* every element, finite, in [-2, 2) */
+void gt_fill_random(gt_tensor *x);                /* every element, finite, in [-2, 2) */
 float gt_half_to_float(uint16_t h);
 float gt_get_f32(const gt_tensor *x, int64_t i); /* i-th logical element as float */
 void gt_set_f32(gt_tensor *x, int64_t i, float v);
@@ -137,8 +136,8 @@ typedef enum { GT_EXACT, GT_REL } gt_compare;
 typedef struct {
     wf_kernel *k;
     int nin, nout;
-    gt_tensor *in;        /* nin inputs with data */
-    gt_tensor *expected;  /* nout dense expected outputs */
+    gt_tensor *in;       /* nin inputs with data */
+    gt_tensor *expected; /* nout dense expected outputs */
     gt_compare compare;
 } gt_case;
 

@@ -28,32 +28,27 @@ static char no_gpu_reason[512];
 static char self_path[4096];
 static char cache_dir[] = "/tmp/weft-gpu-test-XXXXXX";
 
-void gt_register(const char *name, gt_fn fn)
-{
+void gt_register(const char *name, gt_fn fn) {
     if (ntests < 256)
         tests[ntests++] = (gt_entry){name, fn};
 }
 
-bool gt_have_gpu(void)
-{
+bool gt_have_gpu(void) {
     return have_gpu;
 }
 
-const char *gt_no_gpu_reason(void)
-{
+const char *gt_no_gpu_reason(void) {
     return no_gpu_reason;
 }
 
-const char *gt_self(void)
-{
+const char *gt_self(void) {
     return self_path;
 }
 
 /* Where the driver finds no GPU, what a real run says is missing (the skip
    reason). Where it finds one, every test runs: a failing run then is a
    failure, never a skip. */
-static void probe_gpu(void)
-{
+static void probe_gpu(void) {
     int64_t shape[1] = {4};
     float a[4] = {1, 2, 3, 4}, b[4];
     wf_fusion *f = wf_fusion_new();
@@ -69,8 +64,7 @@ static void probe_gpu(void)
     wf_fusion_free(f);
 }
 
-static void remove_cache_dir(void)
-{
+static void remove_cache_dir(void) {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
     if (system(cmd) != 0)
@@ -78,16 +72,14 @@ static void remove_cache_dir(void)
 }
 
 /* With no filters every test runs; else those whose names contain one. */
-static bool selected(const char *name, int nfilters, char **filters)
-{
+static bool selected(const char *name, int nfilters, char **filters) {
     for (int i = 0; i < nfilters; i++)
         if (strstr(name, filters[i]))
             return true;
     return nfilters == 0;
 }
 
-static int run_tests(int nfilters, char **filters)
-{
+static int run_tests(int nfilters, char **filters) {
     int passed = 0, failed = 0, skipped = 0;
     for (int i = 0; i < ntests; i++) {
         if (!selected(tests[i].name, nfilters, filters))
@@ -110,8 +102,7 @@ static int run_tests(int nfilters, char **filters)
     return failed ? 1 : 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
     self_path[n > 0 ? n : 0] = '\0';
     if (argc > 2 && strcmp(argv[1], "--child") == 0)

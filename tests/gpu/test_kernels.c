@@ -12,8 +12,7 @@
 #include <stdlib.h>
 
 /* Expected output = the input, element for element (dense). */
-static gt_tensor copy_of(const gt_tensor *x)
-{
+static gt_tensor copy_of(const gt_tensor *x) {
     gt_tensor y = gt_dense(WF_F32, x->ndim, x->shape);
     for (int64_t i = 0; i < gt_numel(x); i++)
         gt_set_f32(&y, i, gt_get_f32(x, i));
@@ -22,8 +21,7 @@ static gt_tensor copy_of(const gt_tensor *x)
 
 /* Run a one-input f32 kernel on random data of shape against f(x). */
 static void check_unary(gt_state *ts_, wf_kernel *k, int ndim, const int64_t *shape,
-                        float (*f)(float), gt_compare how)
-{
+                        float (*f)(float), gt_compare how) {
     gt_tensor in = gt_dense(WF_F32, ndim, shape);
     gt_fill_random(&in);
     gt_tensor want = copy_of(&in);
@@ -35,23 +33,19 @@ static void check_unary(gt_state *ts_, wf_kernel *k, int ndim, const int64_t *sh
     gt_tensor_free(&want);
 }
 
-static float identity(float x)
-{
+static float identity(float x) {
     return x;
 }
 
-static float exp_ref(float x)
-{
+static float exp_ref(float x) {
     return (float)exp((double)x);
 }
 
-static float relu_ref(float x)
-{
+static float relu_ref(float x) {
     return x > 0 ? x : 0;
 }
 
-GPU_TEST(copy_2d_merged_and_split_by_128_nondivisible)
-{
+GPU_TEST(copy_2d_merged_and_split_by_128_nondivisible) {
     NEED_GPU();
     int64_t shape[2] = {300, 200};
     wf_fusion *f = wf_fusion_new();
@@ -67,8 +61,7 @@ GPU_TEST(copy_2d_merged_and_split_by_128_nondivisible)
     wf_fusion_free(f);
 }
 
-GPU_TEST(exp_1000_split_by_128_nondivisible)
-{
+GPU_TEST(exp_1000_split_by_128_nondivisible) {
     NEED_GPU();
     int64_t shape[1] = {1000};
     wf_fusion *f = wf_fusion_new();
@@ -85,8 +78,7 @@ GPU_TEST(exp_1000_split_by_128_nondivisible)
     wf_fusion_free(f);
 }
 
-GPU_TEST(add_pointwise_split_by_256)
-{
+GPU_TEST(add_pointwise_split_by_256) {
     NEED_GPU();
     int64_t shape[1] = {1 << 20};
     wf_fusion *f = wf_fusion_new();
@@ -111,8 +103,7 @@ GPU_TEST(add_pointwise_split_by_256)
     wf_fusion_free(f);
 }
 
-GPU_TEST(add_broadcast_row_over_merged_split_by_128)
-{
+GPU_TEST(add_broadcast_row_over_merged_split_by_128) {
     NEED_GPU();
     int64_t sa[2] = {64, 256}, sb[1] = {256};
     bool bc[2] = {true, false};
@@ -145,8 +136,7 @@ GPU_TEST(add_broadcast_row_over_merged_split_by_128)
 
 /* [1024, 2048] -> [2048, 1024] in 32x32 tiles: a coalesced read into shared
    memory, a barrier, a coalesced write of the transposed tile. */
-GPU_TEST(transpose_tiled_32x32_through_shared_memory)
-{
+GPU_TEST(transpose_tiled_32x32_through_shared_memory) {
     NEED_GPU();
     static const int r[4] = {0, 2, 1, 3}, r2[4] = {0, 1, 3, 2};
     int64_t shape[2] = {1024, 2048}, tshape[2] = {2048, 1024};
@@ -189,8 +179,7 @@ GPU_TEST(transpose_tiled_32x32_through_shared_memory)
 /* A copy through registers, 4 floats a thread with 16-byte accesses;
    unroll > 1 adds an unrolled axis and computes the register caches
    outside it, so all loads are issued before the first store. */
-static wf_kernel *vector_copy(gt_state *ts_, wf_fusion *f, int64_t n, int threads, int unroll)
-{
+static wf_kernel *vector_copy(gt_state *ts_, wf_fusion *f, int64_t n, int threads, int unroll) {
     int64_t shape[1] = {n};
     wf_tv *a = wf_input(f, WF_F32, 1, shape);
     wf_tv *ca = wf_cache_after(a);
@@ -218,8 +207,7 @@ static wf_kernel *vector_copy(gt_state *ts_, wf_fusion *f, int64_t n, int thread
     return COMPILE(f);
 }
 
-GPU_TEST(copy_vectorized_by_4_split_by_128)
-{
+GPU_TEST(copy_vectorized_by_4_split_by_128) {
     NEED_GPU();
     int64_t shape[1] = {1 << 20};
     wf_fusion *f = wf_fusion_new();
@@ -231,8 +219,7 @@ GPU_TEST(copy_vectorized_by_4_split_by_128)
     wf_fusion_free(f);
 }
 
-GPU_TEST(copy_vectorized_by_4_unrolled_by_4_split_by_256)
-{
+GPU_TEST(copy_vectorized_by_4_unrolled_by_4_split_by_256) {
     NEED_GPU();
     int64_t shape[1] = {1 << 20};
     wf_fusion *f = wf_fusion_new();
@@ -243,8 +230,7 @@ GPU_TEST(copy_vectorized_by_4_unrolled_by_4_split_by_256)
 }
 
 /* One kernel, two shapes: the extents come from the buffers. */
-GPU_TEST(relu_symbolic_extents_two_shapes)
-{
+GPU_TEST(relu_symbolic_extents_two_shapes) {
     NEED_GPU();
     int64_t sym[2] = {-1, -1}, s1[2] = {37, 1000}, s2[2] = {64, 256};
     wf_fusion *f = wf_fusion_new();
@@ -261,8 +247,7 @@ GPU_TEST(relu_symbolic_extents_two_shapes)
     wf_fusion_free(f);
 }
 
-GPU_TEST(copy_vectorized_symbolic_extent)
-{
+GPU_TEST(copy_vectorized_symbolic_extent) {
     NEED_GPU();
     int64_t s1[1] = {10000}, s2[1] = {4096};
     wf_fusion *f = wf_fusion_new();
@@ -275,8 +260,7 @@ GPU_TEST(copy_vectorized_symbolic_extent)
 
 /* A half-precision input whose rows are 80 elements apart (64 used),
    cast to float: the kernel reads T0.stride[0]. */
-GPU_TEST(cast_f16_strided_input_rows_80_apart)
-{
+GPU_TEST(cast_f16_strided_input_rows_80_apart) {
     NEED_GPU();
     int64_t shape[2] = {128, 64}, strides[2] = {80, 1};
     int8_t contig[2] = {0, 1};
@@ -301,8 +285,7 @@ GPU_TEST(cast_f16_strided_input_rows_80_apart)
 
 /* 64 x 256 floats staged whole in shared memory: 64 KiB, past the 48 KiB a
    kernel gets without raising its dynamic shared-memory limit. */
-GPU_TEST(copy_through_64k_of_shared_memory)
-{
+GPU_TEST(copy_through_64k_of_shared_memory) {
     NEED_GPU();
     int64_t shape[2] = {64, 256};
     wf_fusion *f = wf_fusion_new();

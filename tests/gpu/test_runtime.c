@@ -13,8 +13,7 @@
 #include <stdlib.h>
 
 /* c = a + b over [4] floats, split by 2 on TIDx. */
-static void define_small_add(wf_fusion *f)
-{
+static void define_small_add(wf_fusion *f) {
     int64_t shape[1] = {4};
     wf_tv *c = wf_add(wf_input(f, WF_F32, 1, shape), wf_input(f, WF_F32, 1, shape));
     wf_output(f, c);
@@ -22,14 +21,12 @@ static void define_small_add(wf_fusion *f)
     wf_tv_parallelize(c, 1, WF_TIDX);
 }
 
-static wf_kernel *small_add(gt_state *ts_, wf_fusion *f)
-{
+static wf_kernel *small_add(gt_state *ts_, wf_fusion *f) {
     define_small_add(f);
     return COMPILE(f);
 }
 
-static bool all_poison(const float *x, int n)
-{
+static bool all_poison(const float *x, int n) {
     for (int i = 0; i < n; i++) {
         uint32_t bits;
         memcpy(&bits, &x[i], sizeof bits);
@@ -41,8 +38,7 @@ static bool all_poison(const float *x, int n)
 
 /* Run with one bad input buffer (host memory): the status, the exact
    message and an output that nothing touched. */
-static void check_refused(gt_state *ts_, wf_buffer bad, wf_status want, const char *msg)
-{
+static void check_refused(gt_state *ts_, wf_buffer bad, wf_status want, const char *msg) {
     float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
     memset(c, 0xFF, sizeof c);
     wf_fusion *f = wf_fusion_new();
@@ -58,20 +54,17 @@ static void check_refused(gt_state *ts_, wf_buffer bad, wf_status want, const ch
     wf_fusion_free(f);
 }
 
-GPU_TEST(wrong_dtype_is_refused_before_any_launch)
-{
+GPU_TEST(wrong_dtype_is_refused_before_any_launch) {
     wf_buffer bad = {NULL, WF_F16, 1, {4}, {0}, -1};
     check_refused(TS, bad, WF_ERR_ARG, "input 1: the buffer holds half, but T1 is float");
 }
 
-GPU_TEST(wrong_extent_is_refused_before_any_launch)
-{
+GPU_TEST(wrong_extent_is_refused_before_any_launch) {
     wf_buffer bad = {NULL, WF_F32, 1, {5}, {0}, -1};
     check_refused(TS, bad, WF_ERR_ARG, "input 1: dim 0 of the buffer has extent 5, but T1 needs 4");
 }
 
-GPU_TEST(grid_beyond_cuda_limits_is_refused)
-{
+GPU_TEST(grid_beyond_cuda_limits_is_refused) {
     int64_t shape[2] = {70000, 2};
     wf_fusion *f = wf_fusion_new();
     wf_tv *b = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -94,8 +87,7 @@ GPU_TEST(grid_beyond_cuda_limits_is_refused)
 }
 
 /* A symbolic extent split by a vectorized 4 must be divisible by 4. */
-GPU_TEST(vectorized_symbolic_extent_not_divisible_is_refused)
-{
+GPU_TEST(vectorized_symbolic_extent_not_divisible_is_refused) {
     int64_t sym[1] = {-1}, n[1] = {10001};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 1, sym);
@@ -119,8 +111,7 @@ GPU_TEST(vectorized_symbolic_extent_not_divisible_is_refused)
     wf_fusion_free(f);
 }
 
-GPU_TEST(wf_time_checks_its_arguments)
-{
+GPU_TEST(wf_time_checks_its_arguments) {
     double us = -1;
     wf_fusion *f = wf_fusion_new();
     wf_kernel *k = small_add(TS, f);
@@ -135,8 +126,7 @@ GPU_TEST(wf_time_checks_its_arguments)
 
 /* Without a GPU: WF_ERR_CUDA naming what is missing, from every entry
    point; AUTO falls back to the CPU reference executor. */
-GPU_TEST(no_gpu_gives_cuda_error_naming_what_is_missing)
-{
+GPU_TEST(no_gpu_gives_cuda_error_naming_what_is_missing) {
     float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
     double us;
     if (gt_have_gpu())
@@ -164,8 +154,7 @@ GPU_TEST(no_gpu_gives_cuda_error_naming_what_is_missing)
     wf_fusion_free(f);
 }
 
-GPU_TEST(auto_backend_runs_on_the_gpu)
-{
+GPU_TEST(auto_backend_runs_on_the_gpu) {
     float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
     NEED_GPU();
     wf_fusion *f = wf_fusion_new();
@@ -183,8 +172,7 @@ GPU_TEST(auto_backend_runs_on_the_gpu)
 
 /* wf_compile_options.sm overrides the device's; an sm_XXa image runs only
    on that SM, so another one is refused before any compile. */
-GPU_TEST(explicit_sm_must_match_the_device)
-{
+GPU_TEST(explicit_sm_must_match_the_device) {
     float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
     wf_buffer in[2] = {{a, WF_F32, 1, {4}, {0}, -1}, {b, WF_F32, 1, {4}, {0}, -1}};
     wf_buffer out = {c, WF_F32, 1, {4}, {0}, -1};
@@ -220,8 +208,7 @@ typedef struct {
     int n;
 } dir_list;
 
-static void list_entries(dir_list *l)
-{
+static void list_entries(dir_list *l) {
     DIR *d = opendir(getenv("WF_CACHE_DIR"));
     struct dirent *e;
     l->n = 0;
@@ -232,16 +219,14 @@ static void list_entries(dir_list *l)
         closedir(d);
 }
 
-static bool listed(const dir_list *l, const char *name)
-{
+static bool listed(const dir_list *l, const char *name) {
     for (int i = 0; i < l->n; i++)
         if (strcmp(l->names[i], name) == 0)
             return true;
     return false;
 }
 
-static long read_file(const char *path, char *buf, long cap)
-{
+static long read_file(const char *path, char *buf, long cap) {
     FILE *f = fopen(path, "rb");
     long n = f ? (long)fread(buf, 1, (size_t)cap, f) : -1;
     if (f)
@@ -249,8 +234,7 @@ static long read_file(const char *path, char *buf, long cap)
     return n;
 }
 
-static void write_file(const char *path, const char *buf, long n)
-{
+static void write_file(const char *path, const char *buf, long n) {
     FILE *f = fopen(path, "wb");
     if (f) {
         fwrite(buf, 1, (size_t)n, f);
@@ -261,8 +245,7 @@ static void write_file(const char *path, const char *buf, long n)
 /* A fresh kernel of the same fusion (so no CUDA state in memory) runs
    right; its cache entry must then be the original bytes again. */
 static void run_fresh(gt_state *ts_, wf_fusion *f, const char *path, const char *orig, long n,
-                      const char *what)
-{
+                      const char *what) {
     static char now[1 << 20];
     int64_t shape[1] = {777};
     wf_kernel *k = COMPILE(f);
@@ -280,8 +263,7 @@ static void run_fresh(gt_state *ts_, wf_fusion *f, const char *path, const char 
     wf_kernel_free(k);
 }
 
-GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries)
-{
+GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries) {
     static char orig[1 << 20], bad[1 << 20];
     char path[4200];
     dir_list before, after;
@@ -327,8 +309,7 @@ GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries)
    kernel, so the fault surfaces in it (with WF_CUDA_SYNC=1, wf_run itself
    waits, so the run that faulted reports it). Prints the status and
    message. */
-static int child_fault(bool sync)
-{
+static int child_fault(bool sync) {
     int64_t shape[1] = {1 << 20};
     double us;
     wf_fusion *f = wf_fusion_new();
@@ -355,8 +336,7 @@ static int child_fault(bool sync)
     return 0;
 }
 
-int gt_child(const char *name)
-{
+int gt_child(const char *name) {
     if (strcmp(name, "fault") == 0)
         return child_fault(false);
     if (strcmp(name, "fault-sync") == 0)
@@ -366,8 +346,7 @@ int gt_child(const char *name)
 }
 
 /* The output of "self --child name". */
-static void run_child(const char *name, char *out, size_t size)
-{
+static void run_child(const char *name, char *out, size_t size) {
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "'%s' --child %s 2>&1", gt_self(), name);
     FILE *p = popen(cmd, "r");
@@ -377,8 +356,7 @@ static void run_child(const char *name, char *out, size_t size)
         pclose(p);
 }
 
-GPU_TEST(kernel_fault_is_reported_by_cuda_error_name)
-{
+GPU_TEST(kernel_fault_is_reported_by_cuda_error_name) {
     char out[4096];
     NEED_GPU();
     run_child("fault", out, sizeof out);
@@ -391,8 +369,7 @@ GPU_TEST(kernel_fault_is_reported_by_cuda_error_name)
 
 /* ---- timing ---- */
 
-GPU_TEST(wf_time_and_memcpy_time_give_plausible_medians)
-{
+GPU_TEST(wf_time_and_memcpy_time_give_plausible_medians) {
     size_t bytes = 64u << 20;
     double kus = 0, cus = 0;
     NEED_GPU();

@@ -13,8 +13,7 @@ typedef struct {
     wf_tv *tv0, *tv1, *tv2;
 } gsg;
 
-static gsg gsg_new(const int64_t *shape)
-{
+static gsg gsg_new(const int64_t *shape) {
     gsg g;
     g.f = wf_fusion_new();
     g.tv0 = wf_input(g.f, WF_F32, 2, shape);
@@ -24,15 +23,13 @@ static gsg gsg_new(const int64_t *shape)
     return g;
 }
 
-static void both(gsg *g, int axis, wf_ptype p)
-{
+static void both(gsg *g, int axis, wf_ptype p) {
     wf_tv_parallelize(g->tv1, axis, p);
     wf_tv_parallelize(g->tv2, axis, p);
 }
 
 /* Schedule, check the reported shared memory, run and compare exactly. */
-static void check_gsg(gt_state *ts_, gsg *g, int64_t smem_bytes)
-{
+static void check_gsg(gt_state *ts_, gsg *g, int64_t smem_bytes) {
     int64_t shape[2] = {2, 4};
     wf_kernel *k = COMPILE(g->f);
     if (!k)
@@ -49,8 +46,7 @@ static void check_gsg(gt_state *ts_, gsg *g, int64_t smem_bytes)
 }
 
 #define GSG_TEST(name, smem, schedule)                                                             \
-    GPU_TEST(name)                                                                                 \
-    {                                                                                              \
+    GPU_TEST(name) {                                                                               \
         static const int64_t shape[2] = {2, 4};                                                    \
         NEED_GPU();                                                                                \
         gsg g_ = gsg_new(shape);                                                                   \
@@ -73,8 +69,7 @@ GSG_TEST(seed000_gsgcopy_inline1_tidx_bidx_launches_with_8_bytes, 8,
 
 /* The seed's fancyTransformations (swizzles, splits, reorders, merges) on
    tv2, split by 128 on TIDx, propagated; tv1 stays a local register. */
-GPU_TEST(seed000_fancy_transformations_copy_4096x4096)
-{
+GPU_TEST(seed000_fancy_transformations_copy_4096x4096) {
     static const int r[4] = {3, 0, 2, 1};
     int64_t shape[2] = {4096, 4096};
     NEED_GPU();

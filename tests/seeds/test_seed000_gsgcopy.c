@@ -11,8 +11,7 @@ typedef struct {
     wf_tv *tv0, *tv1, *tv2;
 } gsg;
 
-static gsg gsg_new(void)
-{
+static gsg gsg_new(void) {
     gsg g;
     int64_t shape[2] = {2, 4};
     g.f = wf_fusion_new();
@@ -26,8 +25,7 @@ static gsg gsg_new(void)
 
 /* The kernel allocates exactly `floats` floats of shared memory, copies the
    input exactly on the CPU reference executor, and compiles with NVRTC. */
-static void check_smem(test_state *ts_, gsg *g, int64_t floats)
-{
+static void check_smem(test_state *ts_, gsg *g, int64_t floats) {
     wf_kernel *k = CHECK_INTERP(g->f, NULL);
     if (!k)
         return;
@@ -38,15 +36,13 @@ static void check_smem(test_state *ts_, gsg *g, int64_t floats)
         wf_kernel_free(k);
 }
 
-TEST(seed000_gsgcopy_naive_allocates_8)
-{
+TEST(seed000_gsgcopy_naive_allocates_8) {
     gsg g = gsg_new();
     check_smem(TS, &g, 8);
     wf_fusion_free(g.f);
 }
 
-TEST(seed000_gsgcopy_bidx_allocates_2)
-{
+TEST(seed000_gsgcopy_bidx_allocates_2) {
     gsg g = gsg_new();
     wf_tv_parallelize(g.tv1, 1, WF_BIDX);
     wf_tv_parallelize(g.tv2, 1, WF_BIDX);
@@ -54,16 +50,14 @@ TEST(seed000_gsgcopy_bidx_allocates_2)
     wf_fusion_free(g.f);
 }
 
-TEST(seed000_gsgcopy_inline1_allocates_4)
-{
+TEST(seed000_gsgcopy_inline1_allocates_4) {
     gsg g = gsg_new();
     wf_tv_inline_at(g.tv1, 1);
     check_smem(TS, &g, 4);
     wf_fusion_free(g.f);
 }
 
-TEST(seed000_gsgcopy_inline1_bidx_allocates_1)
-{
+TEST(seed000_gsgcopy_inline1_bidx_allocates_1) {
     gsg g = gsg_new();
     wf_tv_inline_at(g.tv1, 1);
     wf_tv_parallelize(g.tv1, 1, WF_BIDX);
@@ -72,8 +66,7 @@ TEST(seed000_gsgcopy_inline1_bidx_allocates_1)
     wf_fusion_free(g.f);
 }
 
-TEST(seed000_gsgcopy_inline1_tidx_allocates_8)
-{
+TEST(seed000_gsgcopy_inline1_tidx_allocates_8) {
     gsg g = gsg_new();
     wf_tv_inline_at(g.tv1, 1);
     wf_tv_parallelize(g.tv1, 0, WF_TIDX);
@@ -82,8 +75,7 @@ TEST(seed000_gsgcopy_inline1_tidx_allocates_8)
     wf_fusion_free(g.f);
 }
 
-TEST(seed000_gsgcopy_inline1_tidx_bidx_allocates_2)
-{
+TEST(seed000_gsgcopy_inline1_tidx_bidx_allocates_2) {
     gsg g = gsg_new();
     wf_tv_inline_at(g.tv1, 1);
     wf_tv_parallelize(g.tv1, 0, WF_TIDX);
@@ -95,8 +87,7 @@ TEST(seed000_gsgcopy_inline1_tidx_bidx_allocates_2)
 }
 
 /* The seed's fancyTransformations, on a [4096, 4096] tensor. */
-static void fancy_transformations(wf_tv *tv)
-{
+static void fancy_transformations(wf_tv *tv) {
     static const int r[4] = {3, 0, 2, 1};
     wf_tv_swizzle(tv, WF_SWIZZLE_XOR, 0, 1);
     wf_tv_split(tv, 1, 64);
@@ -110,8 +101,7 @@ static void fancy_transformations(wf_tv *tv)
     wf_tv_merge(tv, 0);
 }
 
-TEST(seed000_fancy_transformations_propagated_copy)
-{
+TEST(seed000_fancy_transformations_propagated_copy) {
     int64_t shape[2] = {4096, 4096};
     wf_fusion *f = wf_fusion_new();
     wf_tv *tv0 = wf_input(f, WF_F32, 2, shape);

@@ -15,8 +15,7 @@ typedef struct {
     wf_tv *tv0, *tv1, *tv2, *tv3, *tv4;
 } chain;
 
-static chain chain_new(wf_dtype t, int ndim, const int64_t *shape, bool transpose12)
-{
+static chain chain_new(wf_dtype t, int ndim, const int64_t *shape, bool transpose12) {
     chain c;
     c.f = wf_fusion_new();
     c.tv0 = wf_input(c.f, t, ndim, shape);
@@ -32,16 +31,14 @@ static chain chain_new(wf_dtype t, int ndim, const int64_t *shape, bool transpos
     return c;
 }
 
-static void parallelize(wf_tv *tv, const wf_ptype *types, int n)
-{
+static void parallelize(wf_tv *tv, const wf_ptype *types, int n) {
     for (int i = 0; i < n; i++)
         if (types[i] != WF_SERIAL)
             wf_tv_parallelize(tv, i, types[i]);
 }
 
 /* Compile must fail with `message` in the error. */
-static void expect_failure(test_state *ts_, chain *c, const char *message)
-{
+static void expect_failure(test_state *ts_, chain *c, const char *message) {
     wf_compile_options opt = {100};
     wf_kernel *k = wf_compile(c->f, &opt);
     CHECK(k == NULL);
@@ -52,8 +49,7 @@ static void expect_failure(test_state *ts_, chain *c, const char *message)
 }
 
 /* Compile for sm_100a, check with NVRTC, run exactly on the executor. */
-static wf_kernel *expect_valid(test_state *ts_, chain *c)
-{
+static wf_kernel *expect_valid(test_state *ts_, chain *c) {
     wf_kernel *k = CHECK_INTERP_SM(c->f, NULL, 100);
     if (k && !harness_nvrtc(ts_, k, 100, __FILE__, __LINE__) && ts_->failed) {
         wf_kernel_free(k);
@@ -62,8 +58,7 @@ static wf_kernel *expect_valid(test_state *ts_, chain *c)
     return k;
 }
 
-TEST(seed000_tmem_too_many_lanes)
-{
+TEST(seed000_tmem_too_many_lanes) {
     int64_t shape[7] = {2, 3, 5, 7, 11, 13, 17};
     static const wf_ptype p[7] = {WF_BIDX, WF_TIDX, WF_SERIAL, WF_BIDY, WF_TIDY};
     chain c = chain_new(WF_F32, 7, shape, false);
@@ -71,12 +66,11 @@ TEST(seed000_tmem_too_many_lanes)
     wf_parallelize_all_like(c.tv4, 0);
     wf_inline_all_at(c.tv4, 3);
     wf_tv_set_tmem_dimsep(c.tv2, -2);
-    expect_failure(TS, &c,
-                   "Not enough tensor memory lanes: tried to allocate 429, but only 128 available.");
+    expect_failure(
+        TS, &c, "Not enough tensor memory lanes: tried to allocate 429, but only 128 available.");
 }
 
-TEST(seed000_tmem_too_many_cols)
-{
+TEST(seed000_tmem_too_many_cols) {
     int64_t shape[7] = {32, 3, 5, 7, 11, 13, 17};
     static const wf_ptype p[7] = {WF_TIDX, WF_BIDX, WF_TIDY, WF_SERIAL, WF_BIDY, WF_TIDZ};
     chain c = chain_new(WF_F32, 7, shape, false);
@@ -85,11 +79,11 @@ TEST(seed000_tmem_too_many_cols)
     wf_inline_all_at(c.tv4, 4);
     wf_tv_set_tmem_dimsep(c.tv2, 1);
     expect_failure(
-        TS, &c, "Not enough tensor memory columns: tried to allocate 1105, but only 512 available.");
+        TS, &c,
+        "Not enough tensor memory columns: tried to allocate 1105, but only 512 available.");
 }
 
-TEST(seed000_tmem_not_warp_collective)
-{
+TEST(seed000_tmem_not_warp_collective) {
     int64_t shape[2] = {16, 2};
     chain c = chain_new(WF_F32, 2, shape, false);
     wf_tv_parallelize(c.tv4, 0, WF_TIDX);
@@ -100,8 +94,7 @@ TEST(seed000_tmem_not_warp_collective)
                    "warp-collective, but the innermost extent is not a multiple of 32.");
 }
 
-TEST(seed000_tmem_not_contiguous)
-{
+TEST(seed000_tmem_not_contiguous) {
     int64_t shape[3] = {64, 2, 2};
     chain c = chain_new(WF_F32, 3, shape, false);
     wf_tv_parallelize(c.tv4, 0, WF_TIDX);
@@ -113,8 +106,7 @@ TEST(seed000_tmem_not_contiguous)
                    "lanes, but not with stride 1.");
 }
 
-TEST(seed000_tmem_one_lane)
-{
+TEST(seed000_tmem_one_lane) {
     int64_t shape[2] = {32, 32};
     chain c = chain_new(WF_F32, 2, shape, false);
     wf_tv_parallelize(c.tv4, 0, WF_TIDY);
@@ -124,8 +116,7 @@ TEST(seed000_tmem_one_lane)
     expect_failure(TS, &c, "Invalid data access pattern in TMem load/store:");
 }
 
-TEST(seed000_tmem_wrong_subpartition)
-{
+TEST(seed000_tmem_wrong_subpartition) {
     int64_t shape[4] = {2, 2, 32, 2};
     chain c = chain_new(WF_F32, 4, shape, false);
     wf_tv_parallelize(c.tv4, 0, WF_TIDY);
@@ -137,8 +128,7 @@ TEST(seed000_tmem_wrong_subpartition)
                    "correct sub-partition.");
 }
 
-TEST(seed000_tmem_wrong_subpartition2)
-{
+TEST(seed000_tmem_wrong_subpartition2) {
     int64_t shape[2] = {32, 2};
     chain c = chain_new(WF_F32, 2, shape, false);
     wf_tv_parallelize(c.tv4, 0, WF_TIDX);
@@ -152,8 +142,7 @@ TEST(seed000_tmem_wrong_subpartition2)
 
 /* The valid examples: parallelize tv4, copy to all, set the dim separator. */
 static void valid_copy(test_state *ts_, int ndim, const int64_t *shape, const wf_ptype *p,
-                       int dimsep, int64_t expect_lanes, int64_t expect_cols)
-{
+                       int dimsep, int64_t expect_lanes, int64_t expect_cols) {
     chain c = chain_new(WF_F32, ndim, shape, false);
     parallelize(c.tv4, p, ndim);
     wf_parallelize_all_like(c.tv4, 0);
@@ -173,43 +162,37 @@ static void valid_copy(test_state *ts_, int ndim, const int64_t *shape, const wf
     wf_fusion_free(c.f);
 }
 
-TEST(seed000_tmem_warp_xyz)
-{
+TEST(seed000_tmem_warp_xyz) {
     int64_t shape[4] = {2, 4, 4, 2};
     static const wf_ptype p[4] = {WF_TIDZ, WF_TIDY, WF_TIDX, WF_SERIAL};
     valid_copy(TS, 4, shape, p, 3, 32, 32);
 }
 
-TEST(seed000_tmem_warp_group_xyz)
-{
+TEST(seed000_tmem_warp_group_xyz) {
     int64_t shape[4] = {2, 8, 8, 2};
     static const wf_ptype p[4] = {WF_TIDZ, WF_TIDY, WF_TIDX, WF_SERIAL};
     valid_copy(TS, 4, shape, p, 3, 128, 32);
 }
 
-TEST(seed000_tmem_warp_group_xy_col_z)
-{
+TEST(seed000_tmem_warp_group_xy_col_z) {
     int64_t shape[3] = {8, 16, 8};
     static const wf_ptype p[3] = {WF_TIDY, WF_TIDX, WF_TIDZ};
     valid_copy(TS, 3, shape, p, 2, 128, 32);
 }
 
-TEST(seed000_tmem_warp_group_x_col_yz)
-{
+TEST(seed000_tmem_warp_group_x_col_yz) {
     int64_t shape[3] = {128, 2, 2};
     static const wf_ptype p[3] = {WF_TIDX, WF_TIDY, WF_TIDZ};
     valid_copy(TS, 3, shape, p, 1, 128, 32);
 }
 
-TEST(seed000_tmem_x1_warp_group_y_col_z)
-{
+TEST(seed000_tmem_x1_warp_group_y_col_z) {
     int64_t shape[3] = {1, 128, 2};
     static const wf_ptype p[3] = {WF_TIDX, WF_TIDY, WF_TIDZ};
     valid_copy(TS, 3, shape, p, 2, 128, 32);
 }
 
-TEST(seed000_tmem_transpose)
-{
+TEST(seed000_tmem_transpose) {
     int64_t shape[3] = {128, 2, 2};
     chain c = chain_new(WF_F32, 3, shape, true);
     wf_tv_set_ldst(c.tv3, WF_LDST_TMEM_LOAD);
@@ -228,8 +211,7 @@ TEST(seed000_tmem_transpose)
 }
 
 /* The seed's fancyTransformations on a [4096, 4096] tensor. */
-static void fancy_transformations(wf_tv *tv)
-{
+static void fancy_transformations(wf_tv *tv) {
     static const int r[4] = {3, 0, 2, 1};
     wf_tv_swizzle(tv, WF_SWIZZLE_XOR, 0, 1);
     wf_tv_split(tv, 1, 64);
@@ -243,16 +225,14 @@ static void fancy_transformations(wf_tv *tv)
     wf_tv_merge(tv, 0);
 }
 
-static void set_alloc_to_loop(wf_tv *tv)
-{
+static void set_alloc_to_loop(wf_tv *tv) {
     int n;
     wf_iterdomain *const *loop = wf_tv_loop_domain(tv, &n);
     wf_tv_set_allocation_domain(tv, n, loop, true);
 }
 
 /* Complicated1/2 run at the seed's full 4096 x 4096 shape on the executor. */
-static void expect_one_region(test_state *ts_, chain *c, int64_t cols)
-{
+static void expect_one_region(test_state *ts_, chain *c, int64_t cols) {
     wf_kernel *k = expect_valid(ts_, c);
     if (k) {
         CHECK_EQ_I64(wf_kernel_launch(k)->ntmem_regions, 1);
@@ -262,8 +242,7 @@ static void expect_one_region(test_state *ts_, chain *c, int64_t cols)
     wf_fusion_free(c->f);
 }
 
-TEST(seed000_tmem_complicated1)
-{
+TEST(seed000_tmem_complicated1) {
     int64_t shape[2] = {4096, 4096};
     static const int pairs[2][2] = {{6, 2}, {7, 3}};
     chain c = chain_new(WF_F32, 2, shape, false);
@@ -293,8 +272,7 @@ TEST(seed000_tmem_complicated1)
     expect_one_region(TS, &c, 64);
 }
 
-TEST(seed000_tmem_complicated2)
-{
+TEST(seed000_tmem_complicated2) {
     int64_t shape[2] = {4096, 4096};
     static const int pairs[1][2] = {{1, 4}};
     chain c = chain_new(WF_F32, 2, shape, false);
@@ -322,8 +300,7 @@ TEST(seed000_tmem_complicated2)
 }
 
 /* Seed "Vectorization": st_vec and ld_vec from 1 to 128 on [128, 256]. */
-static void vectorization_case(test_state *ts_, int64_t st, int64_t ld)
-{
+static void vectorization_case(test_state *ts_, int64_t st, int64_t ld) {
     int64_t shape[2] = {128, 256};
     chain c = chain_new(WF_F32, 2, shape, false);
     wf_tv *all[4] = {c.tv1, c.tv2, c.tv3, c.tv4};
@@ -354,8 +331,7 @@ static void vectorization_case(test_state *ts_, int64_t st, int64_t ld)
     wf_fusion_free(c.f);
 }
 
-TEST(seed000_tmem_vectorization_all_64_pairs)
-{
+TEST(seed000_tmem_vectorization_all_64_pairs) {
     for (int64_t st = 1; st <= 128; st *= 2)
         for (int64_t ld = 1; ld <= 128; ld *= 2) {
             test_state one = {0};
@@ -370,8 +346,7 @@ TEST(seed000_tmem_vectorization_all_64_pairs)
 }
 
 /* Seed "VectorizeMultipleOf4Bytes". */
-static chain bytes_case(wf_dtype t, int64_t vec)
-{
+static chain bytes_case(wf_dtype t, int64_t vec) {
     int64_t shape[2] = {128, 256};
     chain c = chain_new(t, 2, shape, false);
     wf_tv *all[4] = {c.tv1, c.tv2, c.tv3, c.tv4};
@@ -390,8 +365,7 @@ static chain bytes_case(wf_dtype t, int64_t vec)
     return c;
 }
 
-TEST(seed000_tmem_vectorize_multiple_of_4_bytes)
-{
+TEST(seed000_tmem_vectorize_multiple_of_4_bytes) {
     chain c = bytes_case(WF_I8, 2);
     expect_failure(TS, &c, "Vectorize size is not a multiple of 4 bytes");
     c = bytes_case(WF_F16, 1);
@@ -414,8 +388,7 @@ TEST(seed000_tmem_vectorize_multiple_of_4_bytes)
    gmem with 4-wide global accesses and 8-cell tcgen05 accesses. The seed runs
    2^28 elements on a Blackwell GPU; no such GPU is here, so the executor
    checks 2^20 elements (symbolic extent, bound at run time). */
-TEST(seed000_tmem_performant_vectorized_copy)
-{
+TEST(seed000_tmem_performant_vectorized_copy) {
     int64_t shape[1] = {-1}, sym[8] = {1 << 20};
     static const int pairs[2][2] = {{1, 3}, {3, 1}};
     chain c = chain_new(WF_F32, 1, shape, false);

@@ -12,27 +12,23 @@
 
 /* ---- helpers ---- */
 
-static void nvrtc_check(test_state *ts_, wf_kernel *k)
-{
+static void nvrtc_check(test_state *ts_, wf_kernel *k) {
     CHECK_NVRTC(k, 90);
 }
 
-static void check_error(test_state *ts_, wf_fusion *f, wf_status status, const char *msg)
-{
+static void check_error(test_state *ts_, wf_fusion *f, wf_status status, const char *msg) {
     CHECK_EQ_I64(wf_fusion_status(f), status);
     CHECK_STR(wf_fusion_error(f), msg);
 }
 
-static void clear_error(test_state *ts_, wf_fusion *f)
-{
+static void clear_error(test_state *ts_, wf_fusion *f) {
     wf_fusion_clear_error(f);
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
     CHECK_STR(wf_fusion_error(f), "");
 }
 
 /* wf_compile must fail (and leave the error in f); show what it made if not. */
-static void compile_fails(test_state *ts_, wf_fusion *f)
-{
+static void compile_fails(test_state *ts_, wf_fusion *f) {
     wf_kernel *k = wf_compile(f, NULL);
     CHECK(k == NULL);
     if (k)
@@ -41,8 +37,7 @@ static void compile_fails(test_state *ts_, wf_fusion *f)
 }
 
 /* f compiles, launches grid.x x block.x, and passes NVRTC */
-static void compiles(test_state *ts_, wf_fusion *f, int64_t grid_x, int64_t block_x)
-{
+static void compiles(test_state *ts_, wf_fusion *f, int64_t grid_x, int64_t block_x) {
     wf_kernel *k = COMPILE(f);
     if (!k)
         return;
@@ -53,8 +48,7 @@ static void compiles(test_state *ts_, wf_fusion *f, int64_t grid_x, int64_t bloc
 }
 
 /* [64, 128] f32 -> set -> out */
-static wf_fusion *copy_64x128(wf_tv **out)
-{
+static wf_fusion *copy_64x128(wf_tv **out) {
     int64_t shape[2] = {64, 128};
     wf_fusion *f = wf_fusion_new();
     *out = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -63,8 +57,7 @@ static wf_fusion *copy_64x128(wf_tv **out)
 }
 
 /* [64, 128] f32 -> set (local mid) -> set -> out */
-static wf_fusion *chain_64x128(wf_tv **mid, wf_tv **out)
-{
+static wf_fusion *chain_64x128(wf_tv **mid, wf_tv **out) {
     int64_t shape[2] = {64, 128};
     wf_fusion *f = wf_fusion_new();
     *mid = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -73,15 +66,13 @@ static wf_fusion *chain_64x128(wf_tv **mid, wf_tv **out)
     return f;
 }
 
-static void bidx_tidx(wf_tv *tv)
-{
+static void bidx_tidx(wf_tv *tv) {
     wf_tv_parallelize(tv, 0, WF_BIDX);
     wf_tv_parallelize(tv, 1, WF_TIDX);
 }
 
 /* [.., 128] -> [.., 4, 32] with axis 0 on BIDx and the 32 on TIDx */
-static void split_32_bidx_tidx(wf_tv *tv)
-{
+static void split_32_bidx_tidx(wf_tv *tv) {
     wf_tv_split(tv, 1, 32);
     wf_tv_parallelize(tv, 0, WF_BIDX);
     wf_tv_parallelize(tv, 2, WF_TIDX);
@@ -89,8 +80,7 @@ static void split_32_bidx_tidx(wf_tv *tv)
 
 /* ---- bad arguments to split / merge / reorder / swizzle ---- */
 
-TEST(split_axis_2_of_2_loop_axes_is_out_of_range)
-{
+TEST(split_axis_2_of_2_loop_axes_is_out_of_range) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_split(out, 2, 4);
@@ -102,8 +92,7 @@ TEST(split_axis_2_of_2_loop_axes_is_out_of_range)
     wf_fusion_free(f);
 }
 
-TEST(split_axis_minus3_of_2_loop_axes_is_out_of_range)
-{
+TEST(split_axis_minus3_of_2_loop_axes_is_out_of_range) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_split(out, -3, 4);
@@ -118,8 +107,7 @@ TEST(split_axis_minus3_of_2_loop_axes_is_out_of_range)
     wf_fusion_free(f);
 }
 
-TEST(split_by_factor_0_is_rejected_as_non_positive)
-{
+TEST(split_by_factor_0_is_rejected_as_non_positive) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_split(out, 1, 0);
@@ -131,8 +119,7 @@ TEST(split_by_factor_0_is_rejected_as_non_positive)
     wf_fusion_free(f);
 }
 
-TEST(split_by_negative_factor_is_rejected_as_non_positive)
-{
+TEST(split_by_negative_factor_is_rejected_as_non_positive) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_split(out, -1, -4);
@@ -143,13 +130,11 @@ TEST(split_by_negative_factor_is_rejected_as_non_positive)
     wf_fusion_free(f);
 }
 
-TEST(split_outer_by_factor_0_is_rejected_as_non_positive)
-{
+TEST(split_outer_by_factor_0_is_rejected_as_non_positive) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_split_outer(out, 0, 0);
-    check_error(TS, f, WF_ERR_ARG,
-                "T1.split_outer(axis=0, factor=0): the factor must be positive");
+    check_error(TS, f, WF_ERR_ARG, "T1.split_outer(axis=0, factor=0): the factor must be positive");
     clear_error(TS, f);
     wf_tv_split_outer(out, 0, 2); /* [2, 32, 128] */
     wf_tv_parallelize(out, 1, WF_BIDX);
@@ -158,8 +143,7 @@ TEST(split_outer_by_factor_0_is_rejected_as_non_positive)
     wf_fusion_free(f);
 }
 
-TEST(merge_of_the_last_axis_has_no_axis_to_merge_with)
-{
+TEST(merge_of_the_last_axis_has_no_axis_to_merge_with) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_merge(out, 1);
@@ -175,8 +159,7 @@ TEST(merge_of_the_last_axis_has_no_axis_to_merge_with)
     wf_fusion_free(f);
 }
 
-TEST(merge_axes_of_an_axis_with_itself_is_rejected)
-{
+TEST(merge_axes_of_an_axis_with_itself_is_rejected) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_merge_axes(out, 1, -1);
@@ -191,13 +174,14 @@ TEST(merge_axes_of_an_axis_with_itself_is_rejected)
     wf_fusion_free(f);
 }
 
-TEST(reorder_all_with_a_repeated_position_is_not_a_permutation)
-{
+TEST(reorder_all_with_a_repeated_position_is_not_a_permutation) {
     static const int bad[2] = {0, 0}, swap[2] = {1, 0};
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_reorder_all(out, bad);
-    check_error(TS, f, WF_ERR_ARG, "T1.reorder: the new positions are not a permutation of 0..1: axes 0 and 1 both go to position 0");
+    check_error(TS, f, WF_ERR_ARG,
+                "T1.reorder: the new positions are not a permutation of 0..1: axes 0 and 1 both go "
+                "to position 0");
     clear_error(TS, f);
     CHECK_EQ_I64(wf_iterdomain_extent(wf_tv_axis(out, 0)), 64); /* not reordered */
     wf_tv_reorder_all(out, swap);
@@ -207,8 +191,7 @@ TEST(reorder_all_with_a_repeated_position_is_not_a_permutation)
     wf_fusion_free(f);
 }
 
-TEST(reorder_pairs_with_a_repeated_target_position_is_rejected)
-{
+TEST(reorder_pairs_with_a_repeated_target_position_is_rejected) {
     static const int bad[2][2] = {{0, 1}, {1, 1}}, swap[1][2] = {{0, 1}};
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
@@ -223,8 +206,7 @@ TEST(reorder_pairs_with_a_repeated_target_position_is_rejected)
     wf_fusion_free(f);
 }
 
-TEST(swizzle_of_extents_3_and_48_needs_powers_of_two)
-{
+TEST(swizzle_of_extents_3_and_48_needs_powers_of_two) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_split(out, 1, 48); /* [64, 3, 48] */
@@ -239,8 +221,7 @@ TEST(swizzle_of_extents_3_and_48_needs_powers_of_two)
     wf_fusion_free(f);
 }
 
-TEST(swizzle_with_x_extent_larger_than_y_is_rejected)
-{
+TEST(swizzle_with_x_extent_larger_than_y_is_rejected) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_swizzle(out, WF_SWIZZLE_XOR, 1, 0);
@@ -257,8 +238,7 @@ TEST(swizzle_with_x_extent_larger_than_y_is_rejected)
 
 /* ---- transforms of shared (inlined) loops ---- */
 
-TEST(split_left_of_the_compute_at_position_is_rejected)
-{
+TEST(split_left_of_the_compute_at_position_is_rejected) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     wf_tv_inline_at(mid, 1);
@@ -274,8 +254,7 @@ TEST(split_left_of_the_compute_at_position_is_rejected)
     wf_fusion_free(f);
 }
 
-TEST(merge_left_of_the_compute_at_position_is_rejected)
-{
+TEST(merge_left_of_the_compute_at_position_is_rejected) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     wf_tv_inline_at(mid, 2);
@@ -291,8 +270,7 @@ TEST(merge_left_of_the_compute_at_position_is_rejected)
     wf_fusion_free(f);
 }
 
-TEST(split_of_a_consumer_axis_where_a_producer_is_inlined_is_rejected)
-{
+TEST(split_of_a_consumer_axis_where_a_producer_is_inlined_is_rejected) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     wf_tv_inline_at(mid, 1);
@@ -307,8 +285,7 @@ TEST(split_of_a_consumer_axis_where_a_producer_is_inlined_is_rejected)
     wf_fusion_free(f);
 }
 
-TEST(split_of_a_parallelized_axis_is_rejected)
-{
+TEST(split_of_a_parallelized_axis_is_rejected) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_parallelize(out, 1, WF_TIDX);
@@ -324,8 +301,7 @@ TEST(split_of_a_parallelized_axis_is_rejected)
 
 /* ---- inline positions ---- */
 
-TEST(inline_at_2_beyond_max_1_when_consumer_is_split_differently)
-{
+TEST(inline_at_2_beyond_max_1_when_consumer_is_split_differently) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     split_32_bidx_tidx(out);
@@ -342,8 +318,7 @@ TEST(inline_at_2_beyond_max_1_when_consumer_is_split_differently)
     wf_fusion_free(f);
 }
 
-TEST(inline_at_position_3_of_2_loop_axes_is_out_of_range)
-{
+TEST(inline_at_position_3_of_2_loop_axes_is_out_of_range) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     wf_tv_inline_at(mid, 3);
@@ -365,8 +340,7 @@ TEST(inline_at_position_3_of_2_loop_axes_is_out_of_range)
     wf_fusion_free(f);
 }
 
-TEST(inline_at_with_bidy_producer_under_bidx_consumer_is_rejected)
-{
+TEST(inline_at_with_bidy_producer_under_bidx_consumer_is_rejected) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     bidx_tidx(out);
@@ -385,8 +359,7 @@ TEST(inline_at_with_bidy_producer_under_bidx_consumer_is_rejected)
     wf_fusion_free(f);
 }
 
-TEST(parallelizing_an_inlined_loop_bidy_under_bidx_fails_compile)
-{
+TEST(parallelizing_an_inlined_loop_bidy_under_bidx_fails_compile) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     wf_tv_inline_at(mid, 1);
@@ -405,8 +378,7 @@ TEST(parallelizing_an_inlined_loop_bidy_under_bidx_fails_compile)
 
 /* ---- memory types ---- */
 
-TEST(set_memory_shared_on_a_fusion_input_is_rejected)
-{
+TEST(set_memory_shared_on_a_fusion_input_is_rejected) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     wf_tv_set_memory(wf_tv_definition_input(mid, 0), WF_MEM_SHARED);
@@ -420,8 +392,7 @@ TEST(set_memory_shared_on_a_fusion_input_is_rejected)
     wf_fusion_free(f);
 }
 
-TEST(local_tensor_with_symbolic_extent_fails_compile)
-{
+TEST(local_tensor_with_symbolic_extent_fails_compile) {
     int64_t shape[2] = {-1, 128};
     wf_fusion *f = wf_fusion_new();
     wf_tv *mid = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -441,8 +412,7 @@ TEST(local_tensor_with_symbolic_extent_fails_compile)
 
 /* 64 x 128 copy, producer on one thread per element and consumer on a
    quarter of them: the producer's values cross threads. */
-TEST(local_producer_read_by_other_threads_is_rejected)
-{
+TEST(local_producer_read_by_other_threads_is_rejected) {
     wf_tv *mid, *out;
     wf_fusion *f = chain_64x128(&mid, &out);
     split_32_bidx_tidx(out); /* [BIDx, 4, TIDx{32}] */
@@ -467,8 +437,7 @@ typedef struct {
 } vec_copy;
 
 /* in -> cache_after (T2) -> set -> cache_before (T3) -> out, [n/v/128, 128, v] */
-static vec_copy vector_copy(int64_t n, int64_t v)
-{
+static vec_copy vector_copy(int64_t n, int64_t v) {
     vec_copy c;
     c.f = wf_fusion_new();
     wf_tv *in = wf_input(c.f, WF_F32, 1, &n);
@@ -487,14 +456,12 @@ static vec_copy vector_copy(int64_t n, int64_t v)
     return c;
 }
 
-static void unvectorize(vec_copy *c)
-{
+static void unvectorize(vec_copy *c) {
     wf_tv_parallelize(c->load, 2, WF_SERIAL);
     wf_tv_parallelize(c->out, 2, WF_SERIAL);
 }
 
-TEST(vectorize_8xf32_is_a_32_byte_access_and_fails_compile)
-{
+TEST(vectorize_8xf32_is_a_32_byte_access_and_fails_compile) {
     vec_copy c = vector_copy(1 << 20, 8);
     CHECK_EQ_I64(wf_fusion_status(c.f), WF_OK);
     compile_fails(TS, c.f);
@@ -507,8 +474,7 @@ TEST(vectorize_8xf32_is_a_32_byte_access_and_fails_compile)
     wf_fusion_free(c.f);
 }
 
-TEST(vectorize_split_1002_by_4_does_not_divide_and_fails_compile)
-{
+TEST(vectorize_split_1002_by_4_does_not_divide_and_fails_compile) {
     vec_copy c = vector_copy(1002, 4);
     CHECK_EQ_I64(wf_fusion_status(c.f), WF_OK);
     compile_fails(TS, c.f);
@@ -523,8 +489,7 @@ TEST(vectorize_split_1002_by_4_does_not_divide_and_fails_compile)
 
 /* [64, 128] copy through a register cache whose V{4} axis is not innermost:
    [BIDx{16}, V{4}, TIDx{128}]. */
-TEST(vectorize_of_a_non_innermost_loop_axis_fails_compile)
-{
+TEST(vectorize_of_a_non_innermost_loop_axis_fails_compile) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv *load = wf_cache_after(wf_tv_definition_input(out, 0));
@@ -536,7 +501,8 @@ TEST(vectorize_of_a_non_innermost_loop_axis_fails_compile)
     wf_tv_parallelize(load, 1, WF_VECTORIZE);
     wf_inline_most(f);
     compile_fails(TS, f);
-    check_error(TS, f, WF_ERR_SCHEDULE, "T2: the vectorized axis 1 must be the innermost loop axis (axis 2)");
+    check_error(TS, f, WF_ERR_SCHEDULE,
+                "T2: the vectorized axis 1 must be the innermost loop axis (axis 2)");
     clear_error(TS, f);
     wf_tv_parallelize(load, 1, WF_SERIAL);
     compiles(TS, f, 16, 128);
@@ -545,8 +511,7 @@ TEST(vectorize_of_a_non_innermost_loop_axis_fails_compile)
 
 /* transpose of [64, 128]: vectorizing the cached input along its outer
    dim reads 4 elements 128 apart. */
-TEST(vectorize_along_the_outer_dim_of_a_transpose_input_fails_compile)
-{
+TEST(vectorize_along_the_outer_dim_of_a_transpose_input_fails_compile) {
     int64_t shape[2] = {64, 128};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 2, shape);
@@ -570,8 +535,7 @@ TEST(vectorize_along_the_outer_dim_of_a_transpose_input_fails_compile)
 }
 
 /* The same read, vectorized directly on the transpose's output. */
-TEST(vectorize_of_a_transpose_output_reading_a_column_fails_compile)
-{
+TEST(vectorize_of_a_transpose_output_reading_a_column_fails_compile) {
     int64_t shape[2] = {64, 128};
     wf_fusion *f = wf_fusion_new();
     wf_tv *t = wf_transpose(wf_input(f, WF_F32, 2, shape), 0, 1);
@@ -591,8 +555,7 @@ TEST(vectorize_of_a_transpose_output_reading_a_column_fails_compile)
 
 /* ---- launch limits, ops, outputs ---- */
 
-TEST(block_of_64_by_128_threads_exceeds_1024_and_fails_compile)
-{
+TEST(block_of_64_by_128_threads_exceeds_1024_and_fails_compile) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     wf_tv_parallelize(out, 0, WF_TIDX);
@@ -608,8 +571,7 @@ TEST(block_of_64_by_128_threads_exceeds_1024_and_fails_compile)
     wf_fusion_free(f);
 }
 
-TEST(add_of_64x128_and_64x64_has_mismatched_extents)
-{
+TEST(add_of_64x128_and_64x64_has_mismatched_extents) {
     int64_t s0[2] = {64, 128}, s1[2] = {64, 64};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 2, s0);
@@ -625,8 +587,7 @@ TEST(add_of_64x128_and_64x64_has_mismatched_extents)
     wf_fusion_free(f);
 }
 
-TEST(compile_of_a_fusion_without_outputs_fails)
-{
+TEST(compile_of_a_fusion_without_outputs_fails) {
     int64_t shape[2] = {64, 128};
     wf_fusion *f = wf_fusion_new();
     wf_tv *b = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -641,8 +602,7 @@ TEST(compile_of_a_fusion_without_outputs_fails)
 
 /* ---- stickiness ---- */
 
-TEST(sticky_error_ignores_later_calls_until_cleared)
-{
+TEST(sticky_error_ignores_later_calls_until_cleared) {
     wf_tv *out;
     wf_fusion *f = copy_64x128(&out);
     const char *first = "T1.split: axis 5 is out of range; T1 has 2 loop axes";

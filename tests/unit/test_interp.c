@@ -13,8 +13,7 @@
 #include "ref.h"
 
 /* [rows, cols] f32 input -> transpose through a shared 32 x 32 tile. */
-static wf_fusion *tiled_transpose(int64_t rows, int64_t cols, bool swizzle)
-{
+static wf_fusion *tiled_transpose(int64_t rows, int64_t cols, bool swizzle) {
     int64_t shape[2] = {rows, cols};
     static const int r[4] = {0, 2, 1, 3}, inner[4] = {0, 1, 3, 2};
     wf_fusion *f = wf_fusion_new();
@@ -49,16 +48,14 @@ static wf_fusion *tiled_transpose(int64_t rows, int64_t cols, bool swizzle)
     return f;
 }
 
-TEST(interp_tiled_transpose_is_exact)
-{
+TEST(interp_tiled_transpose_is_exact) {
     wf_fusion *f = tiled_transpose(96, 64, false);
     wf_kernel *k = CHECK_INTERP(f, NULL);
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
 
-TEST(interp_stats_transposed_tile_read_is_32_way_conflict)
-{
+TEST(interp_stats_transposed_tile_read_is_32_way_conflict) {
     wf_fusion *f = tiled_transpose(64, 64, false);
     wf_kernel *k = CHECK_INTERP(f, NULL);
     wf_access_stats st;
@@ -74,8 +71,7 @@ TEST(interp_stats_transposed_tile_read_is_32_way_conflict)
     wf_fusion_free(f);
 }
 
-TEST(interp_stats_swizzled_tile_has_no_conflict)
-{
+TEST(interp_stats_swizzled_tile_has_no_conflict) {
     wf_fusion *f = tiled_transpose(64, 64, true);
     wf_kernel *k = CHECK_INTERP(f, NULL);
     wf_access_stats st;
@@ -91,8 +87,7 @@ TEST(interp_stats_swizzled_tile_has_no_conflict)
     wf_fusion_free(f);
 }
 
-static wf_fusion *pointwise_copy(int64_t n, int64_t block)
-{
+static wf_fusion *pointwise_copy(int64_t n, int64_t block) {
     int64_t shape[1] = {n};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 1, shape);
@@ -104,8 +99,7 @@ static wf_fusion *pointwise_copy(int64_t n, int64_t block)
     return f;
 }
 
-TEST(interp_stats_coalesced_f32_warp_access_is_4_sectors)
-{
+TEST(interp_stats_coalesced_f32_warp_access_is_4_sectors) {
     wf_fusion *f = pointwise_copy(4096, 128);
     wf_kernel *k = CHECK_INTERP(f, NULL);
     wf_access_stats st;
@@ -121,8 +115,7 @@ TEST(interp_stats_coalesced_f32_warp_access_is_4_sectors)
     wf_fusion_free(f);
 }
 
-static wf_status run_copy(wf_kernel *k, wf_tv *input, wf_tv *output, char *msg, size_t n)
-{
+static wf_status run_copy(wf_kernel *k, wf_tv *input, wf_tv *output, char *msg, size_t n) {
     wf_buffer in = ref_buffer(input->f, input, NULL), out = ref_buffer(output->f, output, NULL);
     ref_fill_random(&in, 3);
     ref_poison(&out);
@@ -133,8 +126,7 @@ static wf_status run_copy(wf_kernel *k, wf_tv *input, wf_tv *output, char *msg, 
     return s;
 }
 
-TEST(interp_same_thread_shared_reuse_needs_no_barrier)
-{
+TEST(interp_same_thread_shared_reuse_needs_no_barrier) {
     int64_t shape[1] = {64};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 1, shape);
@@ -158,8 +150,7 @@ TEST(interp_same_thread_shared_reuse_needs_no_barrier)
     wf_fusion_free(f);
 }
 
-TEST(interp_catches_shared_tile_read_without_barrier)
-{
+TEST(interp_catches_shared_tile_read_without_barrier) {
     wf_fusion *f = tiled_transpose(64, 64, false);
     setenv("WF_SKIP", "sync", 1);
     wf_kernel *k = wf_compile(f, NULL);
@@ -181,8 +172,7 @@ TEST(interp_catches_shared_tile_read_without_barrier)
     wf_fusion_free(f);
 }
 
-TEST(interp_catches_overrunning_index)
-{
+TEST(interp_catches_overrunning_index) {
     wf_fusion *f = pointwise_copy(1000, 128);
     setenv("WF_SKIP", "predicate", 1);
     wf_kernel *k = wf_compile(f, NULL);
@@ -201,8 +191,7 @@ TEST(interp_catches_overrunning_index)
     wf_fusion_free(f);
 }
 
-TEST(interp_predicated_nondivisible_split_is_exact)
-{
+TEST(interp_predicated_nondivisible_split_is_exact) {
     wf_fusion *f = pointwise_copy(1000, 128);
     wf_kernel *k = CHECK_INTERP(f, NULL);
     CHECK(k && strstr(wf_kernel_source(k), "< 1000"));

@@ -21,26 +21,22 @@ typedef struct {
     uint64_t s;
 } rng;
 
-static unsigned rnd(rng *r, unsigned n)
-{
+static unsigned rnd(rng *r, unsigned n) {
     r->s = r->s * 6364136223846793005ull + 1442695040888963407ull;
     return n ? (unsigned)((r->s >> 33) % n) : 0;
 }
 
-static bool chance(rng *r, unsigned percent)
-{
+static bool chance(rng *r, unsigned percent) {
     return rnd(r, 100) < percent;
 }
 
-static int64_t extent(rng *r)
-{
+static int64_t extent(rng *r) {
     static const int64_t pick[] = {1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 32, 33};
     return pick[rnd(r, sizeof pick / sizeof *pick)];
 }
 
 /* The fusion: inputs, and the output that gets the reference schedule. */
-static wf_fusion *build(rng *r, wf_tv **out, int64_t sym[16], char *what)
-{
+static wf_fusion *build(rng *r, wf_tv **out, int64_t sym[16], char *what) {
     wf_fusion *f = wf_fusion_new();
     int64_t shape[2] = {extent(r), extent(r)};
     bool symbolic = chance(r, 15);
@@ -79,13 +75,11 @@ static wf_fusion *build(rng *r, wf_tv **out, int64_t sym[16], char *what)
     return f;
 }
 
-static bool is_pow2(int64_t x)
-{
+static bool is_pow2(int64_t x) {
     return x > 0 && (x & (x - 1)) == 0;
 }
 
-static void random_transform(rng *r, wf_tv *tv)
-{
+static void random_transform(rng *r, wf_tv *tv) {
     int n = wf_tv_ndim(tv);
     switch (rnd(r, 5)) {
     case 0:
@@ -125,8 +119,7 @@ static void random_transform(rng *r, wf_tv *tv)
     }
 }
 
-static void random_parallel(rng *r, wf_tv *tv)
-{
+static void random_parallel(rng *r, wf_tv *tv) {
     static const wf_ptype types[] = {WF_BIDX, WF_BIDY, WF_TIDX, WF_TIDY, WF_SERIAL, WF_UNROLL};
     bool used[16] = {false};
     for (int i = 0; i < wf_tv_ndim(tv); i++) {
@@ -138,8 +131,7 @@ static void random_parallel(rng *r, wf_tv *tv)
     }
 }
 
-static void random_schedule(rng *r, wf_fusion *f, wf_tv *out)
-{
+static void random_schedule(rng *r, wf_fusion *f, wf_tv *out) {
     wf_tv *in0 = f->inputs.ptr[0];
     wf_tv *cached = chance(r, 40) ? wf_cache_after(in0) : NULL;
     wf_tv *staged = chance(r, 30) ? wf_cache_before(out) : NULL;
@@ -174,8 +166,7 @@ typedef struct {
 } tally;
 
 /* Does the executor refuse these sizes' launch, with the launch-size message? */
-static bool launch_too_big(wf_fusion *f, wf_kernel *k, const int64_t *sym)
-{
+static bool launch_too_big(wf_fusion *f, wf_kernel *k, const int64_t *sym) {
     wf_buffer in[2], out = ref_buffer(f, f->outputs.ptr[0], sym);
     for (int i = 0; i < f->inputs.n; i++)
         in[i] = ref_buffer(f, f->inputs.ptr[i], sym);
@@ -188,8 +179,7 @@ static bool launch_too_big(wf_fusion *f, wf_kernel *k, const int64_t *sym)
     return refused;
 }
 
-static bool run_case(uint64_t seed, tally *t)
-{
+static bool run_case(uint64_t seed, tally *t) {
     rng r = {seed * 0x9E3779B97F4A7C15ull + 1};
     wf_tv *out;
     int64_t sym[16];
@@ -231,8 +221,7 @@ static bool run_case(uint64_t seed, tally *t)
     return ok;
 }
 
-TEST(property_random_schedules_are_exact_or_rejected)
-{
+TEST(property_random_schedules_are_exact_or_rejected) {
     const char *s = getenv("WF_PROP_SEED"), *n = getenv("WF_PROP_CASES");
     uint64_t seed = s ? strtoull(s, NULL, 10) : 20261121;
     int cases = n ? atoi(n) : 500;

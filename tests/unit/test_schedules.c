@@ -19,20 +19,17 @@ static const int64_t sym_sizes[16] = {1000, 77, 0, 0, 0, 0, 0, 0, 1000, 77};
 
 /* ---- helpers ---- */
 
-static void nvrtc_check(test_state *ts_, wf_kernel *k)
-{
+static void nvrtc_check(test_state *ts_, wf_kernel *k) {
     CHECK_NVRTC(k, 90);
 }
 
-static void nvrtc_and_free(test_state *ts_, wf_kernel *k)
-{
+static void nvrtc_and_free(test_state *ts_, wf_kernel *k) {
     nvrtc_check(ts_, k);
     wf_kernel_free(k);
 }
 
 static void check_launch(test_state *ts_, const wf_kernel *k, int64_t gx, int64_t gy, int64_t bx,
-                         int64_t by, int64_t smem)
-{
+                         int64_t by, int64_t smem) {
     const wf_launch_info *li = wf_kernel_launch(k);
     CHECK_EQ_I64(li->grid[0], gx);
     CHECK_EQ_I64(li->grid[1], gy);
@@ -44,24 +41,21 @@ static void check_launch(test_state *ts_, const wf_kernel *k, int64_t gx, int64_
 }
 
 /* first appears in s, and second appears after it */
-static void check_order(test_state *ts_, const char *s, const char *first, const char *second)
-{
+static void check_order(test_state *ts_, const char *s, const char *first, const char *second) {
     CHECK_HAS(s, first);
     CHECK_HAS(s, second);
     const char *a = strstr(s, first);
     CHECK(a && strstr(a + strlen(first), second));
 }
 
-static void check_extents(test_state *ts_, wf_tv *tv, int n, const int64_t *ext)
-{
+static void check_extents(test_state *ts_, wf_tv *tv, int n, const int64_t *ext) {
     CHECK_EQ_I64(wf_tv_ndim(tv), n);
     for (int i = 0; i < n && i < wf_tv_ndim(tv); i++)
         CHECK_EQ_I64(wf_iterdomain_extent(wf_tv_axis(tv, i)), ext[i]);
 }
 
 /* in (f32, given shape) -> set -> out */
-static wf_fusion *copy_fusion(int ndim, const int64_t *shape, wf_tv **out)
-{
+static wf_fusion *copy_fusion(int ndim, const int64_t *shape, wf_tv **out) {
     wf_fusion *f = wf_fusion_new();
     wf_tv *in = wf_input(f, WF_F32, ndim, shape);
     *out = wf_set(in);
@@ -70,8 +64,7 @@ static wf_fusion *copy_fusion(int ndim, const int64_t *shape, wf_tv **out)
 }
 
 /* in -> op -> out over n elements of dtype t */
-static wf_fusion *unary_fusion(wf_unary_op op, wf_dtype t, int64_t n, wf_tv **out)
-{
+static wf_fusion *unary_fusion(wf_unary_op op, wf_dtype t, int64_t n, wf_tv **out) {
     wf_fusion *f = wf_fusion_new();
     wf_tv *in = wf_input(f, t, 1, &n);
     *out = wf_unary(op, in);
@@ -80,22 +73,19 @@ static wf_fusion *unary_fusion(wf_unary_op op, wf_dtype t, int64_t n, wf_tv **ou
 }
 
 /* [n] -> [n/bdim (BIDx), bdim (TIDx)] */
-static void split_bidx_tidx(wf_tv *tv, int64_t bdim)
-{
+static void split_bidx_tidx(wf_tv *tv, int64_t bdim) {
     wf_tv_split(tv, 0, bdim);
     wf_tv_parallelize(tv, 0, WF_BIDX);
     wf_tv_parallelize(tv, 1, WF_TIDX);
 }
 
-static void bidx_tidx(wf_tv *tv)
-{
+static void bidx_tidx(wf_tv *tv) {
     wf_tv_parallelize(tv, 0, WF_BIDX);
     wf_tv_parallelize(tv, 1, WF_TIDX);
 }
 
 /* schedule the output, then replay it everywhere and inline */
-static void schedule_like(wf_fusion *f, wf_tv *ref)
-{
+static void schedule_like(wf_fusion *f, wf_tv *ref) {
     wf_propagate_transforms(ref);
     wf_parallelize_all_like(ref, 0);
     wf_inline_most(f);
@@ -106,8 +96,7 @@ static void schedule_like(wf_fusion *f, wf_tv *ref)
 
 /* ---- copies ---- */
 
-TEST(copy_1d_4096_split_128_is_bidx_times_128_plus_tidx)
-{
+TEST(copy_1d_4096_split_128_is_bidx_times_128_plus_tidx) {
     int64_t n = 4096;
     wf_tv *out;
     wf_fusion *f = copy_fusion(1, &n, &out);
@@ -123,8 +112,7 @@ TEST(copy_1d_4096_split_128_is_bidx_times_128_plus_tidx)
     wf_fusion_free(f);
 }
 
-TEST(copy_2d_64x96_bidx_tidx_rows_have_stride_96)
-{
+TEST(copy_2d_64x96_bidx_tidx_rows_have_stride_96) {
     int64_t shape[2] = {64, 96};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -132,16 +120,14 @@ TEST(copy_2d_64x96_bidx_tidx_rows_have_stride_96)
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 64, 1, 96, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "T1[(wf_index)blockIdx.x * 96 + (wf_index)threadIdx.x] = "
-                  "T0[(wf_index)blockIdx.x * 96 + (wf_index)threadIdx.x];");
+        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)blockIdx.x * 96 + (wf_index)threadIdx.x] = "
+                                       "T0[(wf_index)blockIdx.x * 96 + (wf_index)threadIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
 }
 
-TEST(copy_2d_merged_then_split_256_gives_grid_24_without_predicate)
-{
+TEST(copy_2d_merged_then_split_256_gives_grid_24_without_predicate) {
     int64_t shape[2] = {64, 96};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -159,8 +145,7 @@ TEST(copy_2d_merged_then_split_256_gives_grid_24_without_predicate)
     wf_fusion_free(f);
 }
 
-TEST(copy_2d_unscheduled_is_two_serial_loops_on_one_thread)
-{
+TEST(copy_2d_unscheduled_is_two_serial_loops_on_one_thread) {
     int64_t shape[2] = {64, 96};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -176,8 +161,7 @@ TEST(copy_2d_unscheduled_is_two_serial_loops_on_one_thread)
     wf_fusion_free(f);
 }
 
-TEST(copy_2d_tiles_bidy_bidx_tidy_tidx_index_rows_and_columns)
-{
+TEST(copy_2d_tiles_bidy_bidx_tidy_tidx_index_rows_and_columns) {
     int64_t shape[2] = {64, 96};
     static const int r[4] = {0, 2, 1, 3};
     wf_tv *out;
@@ -203,8 +187,7 @@ TEST(copy_2d_tiles_bidy_bidx_tidy_tidx_index_rows_and_columns)
 
 /* ---- pointwise, unary, cast ---- */
 
-TEST(add_two_inputs_reads_both_at_the_output_index)
-{
+TEST(add_two_inputs_reads_both_at_the_output_index) {
     int64_t n = 2048;
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 1, &n);
@@ -217,15 +200,13 @@ TEST(add_two_inputs_reads_both_at_the_output_index)
         check_launch(TS, k, 8, 1, 256, 1, 0);
         CHECK_HAS(wf_kernel_source(k), "Tensor<float, 1> T0, Tensor<float, 1> T1, "
                                        "Tensor<float, 1> T2)");
-        CHECK_HAS(wf_kernel_source(k),
-                  "T2[" IDX_B256 "] = T0[" IDX_B256 "] + T1[" IDX_B256 "];");
+        CHECK_HAS(wf_kernel_source(k), "T2[" IDX_B256 "] = T0[" IDX_B256 "] + T1[" IDX_B256 "];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
 }
 
-TEST(unary_exp_1000_split_128_grid_8_predicates_below_1000)
-{
+TEST(unary_exp_1000_split_128_grid_8_predicates_below_1000) {
     wf_tv *out;
     wf_fusion *f = unary_fusion(WF_EXP, WF_F32, 1000, &out);
     split_bidx_tidx(out, 128);
@@ -239,8 +220,7 @@ TEST(unary_exp_1000_split_128_grid_8_predicates_below_1000)
     wf_fusion_free(f);
 }
 
-TEST(unary_relu_calls_wf_relu)
-{
+TEST(unary_relu_calls_wf_relu) {
     wf_tv *out;
     wf_fusion *f = unary_fusion(WF_RELU, WF_F32, 1024, &out);
     split_bidx_tidx(out, 256);
@@ -254,8 +234,7 @@ TEST(unary_relu_calls_wf_relu)
     wf_fusion_free(f);
 }
 
-TEST(unary_neg_is_a_prefix_minus)
-{
+TEST(unary_neg_is_a_prefix_minus) {
     wf_tv *out;
     wf_fusion *f = unary_fusion(WF_NEG, WF_F32, 1024, &out);
     split_bidx_tidx(out, 256);
@@ -267,8 +246,7 @@ TEST(unary_neg_is_a_prefix_minus)
     wf_fusion_free(f);
 }
 
-static wf_fusion *cast_fusion(wf_dtype from, wf_dtype to)
-{
+static wf_fusion *cast_fusion(wf_dtype from, wf_dtype to) {
     int64_t n = 1024;
     wf_fusion *f = wf_fusion_new();
     wf_tv *out = wf_cast(wf_input(f, from, 1, &n), to);
@@ -277,8 +255,7 @@ static wf_fusion *cast_fusion(wf_dtype from, wf_dtype to)
     return f;
 }
 
-TEST(cast_f32_to_f16_writes_wf_half)
-{
+TEST(cast_f32_to_f16_writes_wf_half) {
     wf_fusion *f = cast_fusion(WF_F32, WF_F16);
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
@@ -289,8 +266,7 @@ TEST(cast_f32_to_f16_writes_wf_half)
     wf_fusion_free(f);
 }
 
-TEST(cast_f16_to_f32_reads_wf_half)
-{
+TEST(cast_f16_to_f32_reads_wf_half) {
     wf_fusion *f = cast_fusion(WF_F16, WF_F32);
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
@@ -304,8 +280,7 @@ TEST(cast_f16_to_f32_reads_wf_half)
 /* ---- broadcast ---- */
 
 /* out[64, 256] = a[64, 256] + broadcast(b) with b of extent nb */
-static wf_fusion *bcast_add(bool outer, wf_tv **bb, wf_tv **out)
-{
+static wf_fusion *bcast_add(bool outer, wf_tv **bb, wf_tv **out) {
     int64_t shape[2] = {64, 256}, nb = outer ? 256 : 64;
     bool is_b[2] = {outer, !outer};
     wf_fusion *f = wf_fusion_new();
@@ -317,8 +292,7 @@ static wf_fusion *bcast_add(bool outer, wf_tv **bb, wf_tv **out)
     return f;
 }
 
-TEST(broadcast_outer_n_to_mn_merged_reads_input_modulo_256)
-{
+TEST(broadcast_outer_n_to_mn_merged_reads_input_modulo_256) {
     wf_tv *bb, *out;
     wf_fusion *f = bcast_add(true, &bb, &out);
     wf_tv_merge(out, 0);
@@ -337,8 +311,7 @@ TEST(broadcast_outer_n_to_mn_merged_reads_input_modulo_256)
     wf_fusion_free(f);
 }
 
-TEST(broadcast_inner_m_to_mn_merged_reads_input_divided_by_256)
-{
+TEST(broadcast_inner_m_to_mn_merged_reads_input_divided_by_256) {
     wf_tv *bb, *out;
     wf_fusion *f = bcast_add(false, &bb, &out);
     wf_tv_merge(out, 0);
@@ -354,8 +327,7 @@ TEST(broadcast_inner_m_to_mn_merged_reads_input_divided_by_256)
     wf_fusion_free(f);
 }
 
-TEST(broadcast_outer_unmerged_bidx_tidx_reads_input_at_tidx)
-{
+TEST(broadcast_outer_unmerged_bidx_tidx_reads_input_at_tidx) {
     wf_tv *bb, *out;
     wf_fusion *f = bcast_add(true, &bb, &out);
     bidx_tidx(out);
@@ -370,8 +342,7 @@ TEST(broadcast_outer_unmerged_bidx_tidx_reads_input_at_tidx)
     wf_fusion_free(f);
 }
 
-TEST(broadcast_inner_split_64_reads_input_at_bidx_inside_serial_loop)
-{
+TEST(broadcast_inner_split_64_reads_input_at_bidx_inside_serial_loop) {
     wf_tv *bb, *out;
     wf_fusion *f = bcast_add(false, &bb, &out);
     wf_tv_split(out, 1, 64);
@@ -391,8 +362,7 @@ TEST(broadcast_inner_split_64_reads_input_at_bidx_inside_serial_loop)
 
 /* ---- transposes ---- */
 
-TEST(transpose_naive_reads_input_down_a_column)
-{
+TEST(transpose_naive_reads_input_down_a_column) {
     int64_t shape[2] = {64, 96};
     wf_fusion *f = wf_fusion_new();
     wf_tv *t = wf_transpose(wf_input(f, WF_F32, 2, shape), 0, 1);
@@ -401,17 +371,15 @@ TEST(transpose_naive_reads_input_down_a_column)
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 96, 1, 64, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "T1[(wf_index)blockIdx.x * 64 + (wf_index)threadIdx.x] = "
-                  "T0[(wf_index)threadIdx.x * 96 + (wf_index)blockIdx.x];");
+        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)blockIdx.x * 64 + (wf_index)threadIdx.x] = "
+                                       "T0[(wf_index)threadIdx.x * 96 + (wf_index)blockIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
 }
 
 /* [1024, 2048] -> transpose through a 32x32 shared tile; swizzle optional. */
-static wf_fusion *tiled_transpose(bool swizzle, wf_tv **smem)
-{
+static wf_fusion *tiled_transpose(bool swizzle, wf_tv **smem) {
     int64_t shape[2] = {1024, 2048};
     static const int tiles[4] = {0, 2, 1, 3}, inner[4] = {0, 1, 3, 2};
     wf_fusion *f = wf_fusion_new();
@@ -439,8 +407,7 @@ static wf_fusion *tiled_transpose(bool swizzle, wf_tv **smem)
     return f;
 }
 
-TEST(transpose_tiled_32x32_smem_4096_bytes_sync_between_write_and_read)
-{
+TEST(transpose_tiled_32x32_smem_4096_bytes_sync_between_write_and_read) {
     wf_tv *s;
     wf_fusion *f = tiled_transpose(false, &s);
     CHECK_EQ_I64(wf_tv_compute_at(s), 2);
@@ -462,8 +429,7 @@ TEST(transpose_tiled_32x32_smem_4096_bytes_sync_between_write_and_read)
     wf_fusion_free(f);
 }
 
-TEST(transpose_tiled_xor_swizzled_smem_tile_indexes_with_xor)
-{
+TEST(transpose_tiled_xor_swizzled_smem_tile_indexes_with_xor) {
     wf_tv *s;
     wf_fusion *f = tiled_transpose(true, &s);
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
@@ -487,8 +453,7 @@ TEST(transpose_tiled_xor_swizzled_smem_tile_indexes_with_xor)
 
 /* ---- splits and merges ---- */
 
-TEST(split_1000_by_128_then_inner_by_3_predicates_tile_and_tensor)
-{
+TEST(split_1000_by_128_then_inner_by_3_predicates_tile_and_tensor) {
     int64_t n = 1000;
     wf_tv *out;
     wf_fusion *f = copy_fusion(1, &n, &out);
@@ -509,8 +474,7 @@ TEST(split_1000_by_128_then_inner_by_3_predicates_tile_and_tensor)
     wf_fusion_free(f);
 }
 
-TEST(split_100_by_128_predicates_tidx_below_100)
-{
+TEST(split_100_by_128_predicates_tidx_below_100) {
     int64_t n = 100;
     wf_tv *out;
     wf_fusion *f = copy_fusion(1, &n, &out);
@@ -529,8 +493,7 @@ TEST(split_100_by_128_predicates_tidx_below_100)
     wf_fusion_free(f);
 }
 
-TEST(split_outer_1000_by_4_divides_evenly_without_predicate)
-{
+TEST(split_outer_1000_by_4_divides_evenly_without_predicate) {
     int64_t n = 1000;
     wf_tv *out;
     wf_fusion *f = copy_fusion(1, &n, &out);
@@ -548,8 +511,7 @@ TEST(split_outer_1000_by_4_divides_evenly_without_predicate)
     wf_fusion_free(f);
 }
 
-TEST(split_outer_1000_by_3_inner_334_predicates_below_1000)
-{
+TEST(split_outer_1000_by_3_inner_334_predicates_below_1000) {
     int64_t n = 1000;
     wf_tv *out;
     wf_fusion *f = copy_fusion(1, &n, &out);
@@ -567,8 +529,7 @@ TEST(split_outer_1000_by_3_inner_334_predicates_below_1000)
     wf_fusion_free(f);
 }
 
-TEST(merge_30x100_then_split_128_predicates_below_3000)
-{
+TEST(merge_30x100_then_split_128_predicates_below_3000) {
     int64_t shape[2] = {30, 100};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -583,8 +544,7 @@ TEST(merge_30x100_then_split_128_predicates_below_3000)
     wf_fusion_free(f);
 }
 
-TEST(split_100_by_32_then_merge_outer_divides_and_mods_bidx)
-{
+TEST(split_100_by_32_then_merge_outer_divides_and_mods_bidx) {
     int64_t shape[2] = {30, 100};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -605,8 +565,7 @@ TEST(split_100_by_32_then_merge_outer_divides_and_mods_bidx)
     wf_fusion_free(f);
 }
 
-TEST(split_128_by_32_then_merge_outer_folds_div_mod_away)
-{
+TEST(split_128_by_32_then_merge_outer_folds_div_mod_away) {
     int64_t shape[2] = {32, 128};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -625,8 +584,7 @@ TEST(split_128_by_32_then_merge_outer_folds_div_mod_away)
     wf_fusion_free(f);
 }
 
-TEST(split_100_by_32_then_merge_inner_predicates_tidx_below_100)
-{
+TEST(split_100_by_32_then_merge_inner_predicates_tidx_below_100) {
     int64_t shape[2] = {30, 100};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -644,8 +602,7 @@ TEST(split_100_by_32_then_merge_inner_predicates_tidx_below_100)
     wf_fusion_free(f);
 }
 
-TEST(merge_axes_0_and_2_of_4x6x8_splits_tidx_by_8)
-{
+TEST(merge_axes_0_and_2_of_4x6x8_splits_tidx_by_8) {
     int64_t shape[3] = {4, 6, 8};
     wf_tv *out;
     wf_fusion *f = copy_fusion(3, shape, &out);
@@ -664,8 +621,7 @@ TEST(merge_axes_0_and_2_of_4x6x8_splits_tidx_by_8)
     wf_fusion_free(f);
 }
 
-TEST(unroll_axis_emits_pragma_unroll_loop)
-{
+TEST(unroll_axis_emits_pragma_unroll_loop) {
     wf_tv *out;
     wf_fusion *f = unary_fusion(WF_EXP, WF_F32, 4096, &out);
     wf_tv_split(out, 0, 4);
@@ -684,14 +640,12 @@ TEST(unroll_axis_emits_pragma_unroll_loop)
 
 /* ---- reorders ---- */
 
-static wf_fusion *copy_2x3x5x7(wf_tv **out)
-{
+static wf_fusion *copy_2x3x5x7(wf_tv **out) {
     int64_t shape[4] = {2, 3, 5, 7};
     return copy_fusion(4, shape, out);
 }
 
-TEST(reorder_pairs_move_listed_axes_and_fill_the_rest_in_order)
-{
+TEST(reorder_pairs_move_listed_axes_and_fill_the_rest_in_order) {
     static const int pairs[2][2] = {{3, 0}, {0, 2}};
     wf_tv *out;
     wf_fusion *f = copy_2x3x5x7(&out);
@@ -710,8 +664,7 @@ TEST(reorder_pairs_move_listed_axes_and_fill_the_rest_in_order)
     wf_fusion_free(f);
 }
 
-TEST(reorder_pair_minus1_to_0_moves_innermost_to_front)
-{
+TEST(reorder_pair_minus1_to_0_moves_innermost_to_front) {
     static const int pairs[1][2] = {{-1, 0}};
     wf_tv *out;
     wf_fusion *f = copy_2x3x5x7(&out);
@@ -730,8 +683,7 @@ TEST(reorder_pair_minus1_to_0_moves_innermost_to_front)
     wf_fusion_free(f);
 }
 
-TEST(reorder_all_2_0_1_sends_old_axis_i_to_position_old2new_i)
-{
+TEST(reorder_all_2_0_1_sends_old_axis_i_to_position_old2new_i) {
     int64_t shape[3] = {2, 3, 5};
     static const int old2new[3] = {2, 0, 1};
     wf_tv *out;
@@ -755,8 +707,7 @@ TEST(reorder_all_2_0_1_sends_old_axis_i_to_position_old2new_i)
 /* ---- vectorization ---- */
 
 /* in -> cache_after (T2) -> set -> cache_before (T3) -> out, split [n/v/128, 128, v] */
-static wf_fusion *vector_copy(wf_dtype t, int64_t n, int64_t v)
-{
+static wf_fusion *vector_copy(wf_dtype t, int64_t n, int64_t v) {
     wf_fusion *f = wf_fusion_new();
     wf_tv *in = wf_input(f, t, 1, &n);
     wf_tv *out = wf_set(in);
@@ -775,8 +726,7 @@ static wf_fusion *vector_copy(wf_dtype t, int64_t n, int64_t v)
     return f;
 }
 
-TEST(vectorize_4xf32_copy_loads_and_stores_with_wf_vec_copy)
-{
+TEST(vectorize_4xf32_copy_loads_and_stores_with_wf_vec_copy) {
     wf_fusion *f = vector_copy(WF_F32, 1 << 20, 4);
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
@@ -792,8 +742,7 @@ TEST(vectorize_4xf32_copy_loads_and_stores_with_wf_vec_copy)
     wf_fusion_free(f);
 }
 
-TEST(vectorize_8xf16_copy_loads_and_stores_with_wf_vec_copy)
-{
+TEST(vectorize_8xf16_copy_loads_and_stores_with_wf_vec_copy) {
     wf_fusion *f = vector_copy(WF_F16, 1 << 20, 8);
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
@@ -811,8 +760,7 @@ TEST(vectorize_8xf16_copy_loads_and_stores_with_wf_vec_copy)
 
 /* ---- symbolic extents and strides ---- */
 
-TEST(symbolic_1d_grid_is_runtime_and_predicate_uses_size0)
-{
+TEST(symbolic_1d_grid_is_runtime_and_predicate_uses_size0) {
     wf_tv *out;
     wf_fusion *f = unary_fusion(WF_EXP, WF_F32, -1, &out);
     split_bidx_tidx(out, 128);
@@ -825,8 +773,7 @@ TEST(symbolic_1d_grid_is_runtime_and_predicate_uses_size0)
     wf_fusion_free(f);
 }
 
-TEST(symbolic_2d_merged_predicate_uses_product_of_sizes)
-{
+TEST(symbolic_2d_merged_predicate_uses_product_of_sizes) {
     int64_t shape[2] = {-1, -1};
     wf_fusion *f = wf_fusion_new();
     wf_tv *out = wf_unary(WF_RELU, wf_input(f, WF_F32, 2, shape));
@@ -842,8 +789,7 @@ TEST(symbolic_2d_merged_predicate_uses_product_of_sizes)
     wf_fusion_free(f);
 }
 
-TEST(symbolic_outer_dim_on_bidx_needs_no_predicate)
-{
+TEST(symbolic_outer_dim_on_bidx_needs_no_predicate) {
     int64_t shape[2] = {-1, 64};
     wf_tv *out;
     wf_fusion *f = copy_fusion(2, shape, &out);
@@ -858,8 +804,7 @@ TEST(symbolic_outer_dim_on_bidx_needs_no_predicate)
     wf_fusion_free(f);
 }
 
-static wf_fusion *strided_copy(int64_t d0, int64_t d1, const int8_t *contig, wf_tv **out)
-{
+static wf_fusion *strided_copy(int64_t d0, int64_t d1, const int8_t *contig, wf_tv **out) {
     int64_t shape[2] = {d0, d1};
     wf_fusion *f = wf_fusion_new();
     *out = wf_set(wf_input_strided(f, WF_F32, 2, shape, contig));
@@ -867,8 +812,7 @@ static wf_fusion *strided_copy(int64_t d0, int64_t d1, const int8_t *contig, wf_
     return f;
 }
 
-TEST(noncontiguous_outer_dim_indexes_input_with_stride0)
-{
+TEST(noncontiguous_outer_dim_indexes_input_with_stride0) {
     static const int8_t contig[2] = {0, 1};
     wf_tv *out;
     wf_fusion *f = strided_copy(128, 64, contig, &out);
@@ -884,8 +828,7 @@ TEST(noncontiguous_outer_dim_indexes_input_with_stride0)
     wf_fusion_free(f);
 }
 
-TEST(noncontiguous_inner_dim_scales_both_indices_by_stride1)
-{
+TEST(noncontiguous_inner_dim_scales_both_indices_by_stride1) {
     static const int8_t contig[2] = {1, 0};
     wf_tv *out;
     wf_fusion *f = strided_copy(128, 64, contig, &out);
@@ -899,8 +842,7 @@ TEST(noncontiguous_inner_dim_scales_both_indices_by_stride1)
     wf_fusion_free(f);
 }
 
-TEST(symbolic_strided_split_loops_to_ceildiv_and_predicates_size1)
-{
+TEST(symbolic_strided_split_loops_to_ceildiv_and_predicates_size1) {
     static const int8_t contig[2] = {0, 1};
     wf_tv *out;
     wf_fusion *f = strided_copy(-1, -1, contig, &out);
@@ -923,8 +865,7 @@ TEST(symbolic_strided_split_loops_to_ceildiv_and_predicates_size1)
 
 /* ---- DAGs ---- */
 
-TEST(dag_two_outputs_c_is_stored_then_read_back_for_exp)
-{
+TEST(dag_two_outputs_c_is_stored_then_read_back_for_exp) {
     int64_t n = 4096;
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 1, &n);
@@ -949,8 +890,7 @@ TEST(dag_two_outputs_c_is_stored_then_read_back_for_exp)
     wf_fusion_free(f);
 }
 
-TEST(dag_diamond_local_intermediate_is_one_register_used_twice)
-{
+TEST(dag_diamond_local_intermediate_is_one_register_used_twice) {
     int64_t n = 4096;
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 1, &n);
@@ -977,8 +917,7 @@ TEST(dag_diamond_local_intermediate_is_one_register_used_twice)
 /* ---- caches and inline positions ---- */
 
 /* exp of [64, 256]: input cached in shared memory, output cached in a register */
-static wf_fusion *cache_chain(wf_tv **smem, wf_tv **reg, wf_tv **out)
-{
+static wf_fusion *cache_chain(wf_tv **smem, wf_tv **reg, wf_tv **out) {
     int64_t shape[2] = {64, 256};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 2, shape);
@@ -995,8 +934,7 @@ static wf_fusion *cache_chain(wf_tv **smem, wf_tv **reg, wf_tv **out)
     return f;
 }
 
-TEST(cache_chain_fully_inlined_smem_holds_one_row_of_64)
-{
+TEST(cache_chain_fully_inlined_smem_holds_one_row_of_64) {
     wf_tv *smem, *reg, *out;
     wf_fusion *f = cache_chain(&smem, &reg, &out);
     wf_inline_most(f);
@@ -1017,8 +955,7 @@ TEST(cache_chain_fully_inlined_smem_holds_one_row_of_64)
     wf_fusion_free(f);
 }
 
-TEST(cache_chain_smem_inline_at_1_holds_whole_row_read_back_by_its_writers)
-{
+TEST(cache_chain_smem_inline_at_1_holds_whole_row_read_back_by_its_writers) {
     wf_tv *smem, *reg, *out;
     wf_fusion *f = cache_chain(&smem, &reg, &out);
     wf_tv_inline_at(smem, 1);
@@ -1042,8 +979,7 @@ TEST(cache_chain_smem_inline_at_1_holds_whole_row_read_back_by_its_writers)
 }
 
 /* [64, 256] -> set (local) -> relu, scheduled [BIDx, 4, TIDx{64}] everywhere */
-static wf_fusion *local_chain(wf_tv **mid, wf_tv **out)
-{
+static wf_fusion *local_chain(wf_tv **mid, wf_tv **out) {
     int64_t shape[2] = {64, 256};
     wf_fusion *f = wf_fusion_new();
     *mid = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -1057,8 +993,7 @@ static wf_fusion *local_chain(wf_tv **mid, wf_tv **out)
     return f;
 }
 
-TEST(inline_all_at_1_shares_bidx_and_keeps_a_register_row_of_4)
-{
+TEST(inline_all_at_1_shares_bidx_and_keeps_a_register_row_of_4) {
     wf_tv *mid, *out;
     wf_fusion *f = local_chain(&mid, &out);
     wf_inline_all_at(out, 1);
@@ -1078,8 +1013,7 @@ TEST(inline_all_at_1_shares_bidx_and_keeps_a_register_row_of_4)
     wf_fusion_free(f);
 }
 
-TEST(inline_all_at_minus1_inlines_everything_into_one_loop)
-{
+TEST(inline_all_at_minus1_inlines_everything_into_one_loop) {
     wf_tv *mid, *out;
     wf_fusion *f = local_chain(&mid, &out);
     wf_inline_all_at(out, -1);
@@ -1096,8 +1030,7 @@ TEST(inline_all_at_minus1_inlines_everything_into_one_loop)
     wf_fusion_free(f);
 }
 
-TEST(inline_at_0_keeps_producer_loop_separate)
-{
+TEST(inline_at_0_keeps_producer_loop_separate) {
     wf_tv *mid, *out;
     wf_fusion *f = local_chain(&mid, &out);
     wf_tv_inline_at(mid, 0);
@@ -1112,8 +1045,7 @@ TEST(inline_at_0_keeps_producer_loop_separate)
     wf_fusion_free(f);
 }
 
-TEST(inline_at_negative_positions_wrap_as_pos_plus_ndim_plus_1)
-{
+TEST(inline_at_negative_positions_wrap_as_pos_plus_ndim_plus_1) {
     int64_t shape[2] = {64, 128};
     wf_fusion *f = wf_fusion_new();
     wf_tv *mid = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -1134,8 +1066,7 @@ TEST(inline_at_negative_positions_wrap_as_pos_plus_ndim_plus_1)
 
 /* ---- shared-memory predicates and syncs ---- */
 
-TEST(smem_written_and_read_by_the_same_thread_needs_no_sync)
-{
+TEST(smem_written_and_read_by_the_same_thread_needs_no_sync) {
     int64_t shape[2] = {64, 128};
     wf_fusion *f = wf_fusion_new();
     wf_tv *mid = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -1149,8 +1080,7 @@ TEST(smem_written_and_read_by_the_same_thread_needs_no_sync)
     if (k) {
         const char *s = wf_kernel_source(k);
         check_launch(TS, k, 64, 1, 128, 1, 512);
-        check_order(TS, s, "T1[(wf_index)threadIdx.x] = T0[",
-                    "] = T1[(wf_index)threadIdx.x];");
+        check_order(TS, s, "T1[(wf_index)threadIdx.x] = T0[", "] = T1[(wf_index)threadIdx.x];");
         /* each thread reads back only the cell it wrote: no barrier needed */
         CHECK_LACKS(s, "__syncthreads();");
         nvrtc_and_free(TS, k);
@@ -1158,8 +1088,7 @@ TEST(smem_written_and_read_by_the_same_thread_needs_no_sync)
     wf_fusion_free(f);
 }
 
-TEST(smem_producer_on_16_of_32_threads_predicates_tidx_below_16)
-{
+TEST(smem_producer_on_16_of_32_threads_predicates_tidx_below_16) {
     int64_t shape[2] = {64, 32};
     wf_fusion *f = wf_fusion_new();
     wf_tv *mid = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -1187,8 +1116,7 @@ TEST(smem_producer_on_16_of_32_threads_predicates_tidx_below_16)
 /* ---- printers ---- */
 
 /* Run print into a memory stream and return the text (caller frees). */
-static char *print_to_string(void (*print)(const wf_fusion *, FILE *), const wf_fusion *f)
-{
+static char *print_to_string(void (*print)(const wf_fusion *, FILE *), const wf_fusion *f) {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
@@ -1200,8 +1128,7 @@ static char *print_to_string(void (*print)(const wf_fusion *, FILE *), const wf_
 }
 
 /* The seed's [BIDx{2}, TIDx{3}, 5, (CA), BIDy{7}, TIDy{11}] schedule. */
-static wf_fusion *seed_notation_fusion(wf_tv **mid)
-{
+static wf_fusion *seed_notation_fusion(wf_tv **mid) {
     int64_t shape[5] = {2, 3, 5, 7, 11};
     wf_fusion *f = wf_fusion_new();
     *mid = wf_set(wf_input(f, WF_F32, 5, shape));
@@ -1216,8 +1143,7 @@ static wf_fusion *seed_notation_fusion(wf_tv **mid)
     return f;
 }
 
-TEST(print_transforms_uses_seed_notation_with_ca_marker)
-{
+TEST(print_transforms_uses_seed_notation_with_ca_marker) {
     wf_tv *mid;
     wf_fusion *f = seed_notation_fusion(&mid);
     CHECK_EQ_I64(wf_tv_compute_at(mid), 3);
@@ -1237,8 +1163,7 @@ TEST(print_transforms_uses_seed_notation_with_ca_marker)
     wf_fusion_free(f);
 }
 
-TEST(print_transforms_shows_split_and_full_inline_of_2x3_copy)
-{
+TEST(print_transforms_shows_split_and_full_inline_of_2x3_copy) {
     int64_t shape[2] = {2, 3};
     wf_fusion *f = wf_fusion_new();
     wf_tv *mid = wf_set(wf_input(f, WF_F32, 2, shape));
@@ -1265,14 +1190,13 @@ TEST(print_transforms_shows_split_and_full_inline_of_2x3_copy)
     wf_fusion_free(f);
 }
 
-TEST(print_math_lists_a_cache_chain_in_topological_order)
-{
+TEST(print_math_lists_a_cache_chain_in_topological_order) {
     int64_t n = 1024;
     wf_fusion *f = wf_fusion_new();
     wf_tv *in = wf_input(f, WF_F32, 1, &n);
     wf_tv *out = wf_set(in);
     wf_output(f, out);
-    wf_tv *load = wf_cache_after(in);   /* T2 = Set(T0) */
+    wf_tv *load = wf_cache_after(in);    /* T2 = Set(T0) */
     wf_tv *store = wf_cache_before(out); /* T3 = Set(T2), T1 = Set(T3) */
     CHECK_EQ_I64(wf_tv_name(load), 2);
     CHECK_EQ_I64(wf_tv_name(store), 3);

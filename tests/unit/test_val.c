@@ -8,8 +8,7 @@
 
 #include <stdlib.h>
 
-static char *show(const wf_val *v)
-{
+static char *show(const wf_val *v) {
     sbuf b = {0};
     val_print(&b, v);
     return sbuf_take(&b);
@@ -22,13 +21,11 @@ static char *show(const wf_val *v)
         free(s_);                                                                                  \
     } while (0)
 
-static const wf_val *loopvar(wf_arena *a, const char *name, int id, int64_t extent)
-{
+static const wf_val *loopvar(wf_arena *a, const char *name, int id, int64_t extent) {
     return val_sym(a, SYM_LOOP, id, 0, name, 0, extent - 1, val_const(a, extent));
 }
 
-TEST(val_constants_fold_and_identities_vanish)
-{
+TEST(val_constants_fold_and_identities_vanish) {
     wf_arena a;
     arena_init(&a);
     const wf_val *x = loopvar(&a, "i0", 0, 8);
@@ -42,21 +39,20 @@ TEST(val_constants_fold_and_identities_vanish)
     arena_free(&a);
 }
 
-TEST(val_sums_distribute_constants_and_keep_constant_last)
-{
+TEST(val_sums_distribute_constants_and_keep_constant_last) {
     wf_arena a;
     arena_init(&a);
     const wf_val *i = loopvar(&a, "i0", 0, 4), *j = loopvar(&a, "i1", 1, 32);
-    const wf_val *s = val_add(&a, val_mul(&a, val_add(&a, val_mul(&a, i, val_const(&a, 4)),
-                                                     val_const(&a, 1)),
-                                          val_const(&a, 32)),
-                              j);
+    const wf_val *s =
+        val_add(&a,
+                val_mul(&a, val_add(&a, val_mul(&a, i, val_const(&a, 4)), val_const(&a, 1)),
+                        val_const(&a, 32)),
+                j);
     CHECK_VAL(s, "i0 * 128 + i1 + 32");
     arena_free(&a);
 }
 
-TEST(val_div_mod_of_split_index_simplify_from_ranges)
-{
+TEST(val_div_mod_of_split_index_simplify_from_ranges) {
     wf_arena a;
     arena_init(&a);
     const wf_val *o = loopvar(&a, "i0", 0, 100), *in = loopvar(&a, "i1", 1, 128);
@@ -69,8 +65,7 @@ TEST(val_div_mod_of_split_index_simplify_from_ranges)
     arena_free(&a);
 }
 
-TEST(val_symbolic_divisor_uses_symbol_bound)
-{
+TEST(val_symbolic_divisor_uses_symbol_bound) {
     wf_arena a;
     arena_init(&a);
     const wf_val *n = val_sym(&a, SYM_SIZE, 0, 1, "T0.size[1]", 0, INT64_MAX, NULL);
@@ -83,8 +78,7 @@ TEST(val_symbolic_divisor_uses_symbol_bound)
     arena_free(&a);
 }
 
-TEST(val_div_times_divisor_plus_mod_folds_back)
-{
+TEST(val_div_times_divisor_plus_mod_folds_back) {
     wf_arena a;
     arena_init(&a);
     const wf_val *t = loopvar(&a, "i0", 0, 1000), *c = val_const(&a, 256);
@@ -93,8 +87,7 @@ TEST(val_div_times_divisor_plus_mod_folds_back)
     arena_free(&a);
 }
 
-TEST(val_ranges_prove_and_refuse_bounds)
-{
+TEST(val_ranges_prove_and_refuse_bounds) {
     wf_arena a;
     arena_init(&a);
     const wf_val *i = loopvar(&a, "i0", 0, 8), *j = loopvar(&a, "i1", 1, 125);
@@ -110,21 +103,19 @@ TEST(val_ranges_prove_and_refuse_bounds)
     arena_free(&a);
 }
 
-static bool bind(void *ctx, const wf_val *sym, int64_t *out)
-{
+static bool bind(void *ctx, const wf_val *sym, int64_t *out) {
     const int64_t *values = ctx;
     *out = values[sym->sym_a];
     return true;
 }
 
-TEST(val_eval_matches_c_semantics)
-{
+TEST(val_eval_matches_c_semantics) {
     wf_arena a;
     arena_init(&a);
     int64_t values[2] = {5, 3};
     const wf_val *i = loopvar(&a, "i0", 0, 8), *j = loopvar(&a, "i1", 1, 8);
-    const wf_val *e = val_add(&a, val_xor(&a, i, j), val_mod(&a, val_mul(&a, i, j),
-                                                         val_const(&a, 4)));
+    const wf_val *e =
+        val_add(&a, val_xor(&a, i, j), val_mod(&a, val_mul(&a, i, j), val_const(&a, 4)));
     int64_t out = 0;
     CHECK(val_eval(e, bind, values, &out));
     CHECK_EQ_I64(out, (5 ^ 3) + (15 % 4));

@@ -8,8 +8,7 @@
 
 #include "weft.h"
 
-static int demo(void)
-{
+static int demo(void) {
     wf_fusion *f = wf_fusion_new();
     int64_t shape[2] = {2, 4};
     wf_tv *tv0 = wf_input(f, WF_F32, 2, shape);
@@ -30,8 +29,7 @@ static int demo(void)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "demo") == 0)
         return demo();
     if (argc > 1 && strcmp(argv[1], "--version") == 0) {
