@@ -172,8 +172,9 @@ wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype
 id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inner);
 id_transform *ir_merge(wf_fusion *f, wf_iterdomain *outer, wf_iterdomain *inner);
 id_transform *ir_swizzle(wf_fusion *f, wf_iterdomain *x, wf_iterdomain *y);
-/* An XOR swizzle needs constant power-of-two extents with extent(x) <= extent(y),
-   so that x ^ y stays inside y's extent. */
+/* An XOR swizzle needs iteration (not broadcast or reduction) axes with
+   constant power-of-two extents, extent(x) <= extent(y), so that x ^ y stays
+   inside y's extent. */
 bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y);
 /* An existing transform of `kind` with these inputs/params (for replay reuse), or NULL. */
 id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,

@@ -117,7 +117,7 @@ static bool is_pow2(int64_t x) {
 
 bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y) {
     int64_t ex = ir_id_const_extent(x), ey = ir_id_const_extent(y);
-    return is_pow2(ex) && is_pow2(ey) && ex <= ey;
+    return is_pow2(ex) && is_pow2(ey) && ex <= ey && x->itype == IT_ITER && y->itype == IT_ITER;
 }
 
 id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,

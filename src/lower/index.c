@@ -23,11 +23,19 @@
 #include "lower/lower_int.h"
 
 #include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const wf_val *index;     /* the index computed by a backward split */
+    const wf_iterdomain *id; /* the split's input, whose extent bounds it */
+} split_bound;
 
 typedef struct {
     lower_ctx *c;
-    const wf_val **idx; /* per exact-group root: index, or NULL */
-    const wf_val *pred; /* conjunction of bounds checks */
+    const wf_val **idx;     /* per exact-group root: index, or NULL */
+    const wf_val *pred;     /* conjunction of bounds checks */
+    split_bound bounds[32]; /* every backward split of the last walk */
+    int nbounds;
 } index_env;
 
 /* The index of id if the walk found one; a broadcast axis is always at 0. */
@@ -66,6 +74,8 @@ static bool has_cond(const wf_val *p, const wf_val *cond) {
 
 static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id) {
     wf_arena *a = e->c->a;
+    if (e->nbounds < 32)
+        e->bounds[e->nbounds++] = (split_bound){v, id};
     if (val_prove_lt(v, id->extent))
         return;
     const wf_val *cond = val_lt(a, v, id->extent);
@@ -130,12 +140,14 @@ static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *))
     return changed;
 }
 
+/* Known by the walk itself: the extent-1 fallback of get() must not stop it
+   before a split that may overflow that axis has added its predicate. */
 static bool all_known(index_env *e, const wf_tv *tv, const lower_layout *l) {
     for (int i = 0; i < l->n; i++)
-        if (l->allocated[i] && !get(e, l->ids[i]))
+        if (l->allocated[i] && !known(e, l->ids[i]))
             return false;
     for (int i = 0; i < tv->logical.n; i++)
-        if (!get(e, tv->logical.ptr[i]))
+        if (!known(e, tv->logical.ptr[i]))
             return false;
     return true;
 }
@@ -155,6 +167,7 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     for (int i = 0; i < e->c->f->ids.n; i++)
         e->idx[i] = NULL;
     e->pred = NULL;
+    e->nbounds = 0;
     for (kir_node *n = stmt->parent; n; n = n->parent) {
         if (n->kind != KIR_FOR)
             continue;
@@ -235,16 +248,16 @@ static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t wi
 
 /* A vectorized split of a symbolic extent cannot be predicated per element:
    its divisibility is checked at launch instead. */
-static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const id_transform *t) {
+static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const wf_val *extent,
+                                   int64_t factor) {
     wf_arena *a = c->a;
     sbuf b = {0};
-    val_print(&b, t->in[0]->extent);
+    val_print(&b, extent);
     sbuf m = {0};
     sbuf_printf(&m, "T%d: the vectorized split needs %s to be a multiple of %lld", out->id,
-                sbuf_str(&b), (long long)t->factor);
-    lower_check chk = {
-        val_eq(a, val_mod(a, t->in[0]->extent, val_const(a, t->factor)), val_const(a, 0)),
-        arena_strdup(a, sbuf_str(&m))};
+                sbuf_str(&b), (long long)factor);
+    lower_check chk = {val_eq(a, val_mod(a, extent, val_const(a, factor)), val_const(a, 0)),
+                       arena_strdup(a, sbuf_str(&m))};
     sbuf_free(&b);
     sbuf_free(&m);
     if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
@@ -270,7 +283,8 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl) {
                         "T%d: the split that makes the vectorized axis does not divide its "
                         "extent %lld by %lld",
                         out->id, (long long)t->in[0]->extent->c, (long long)t->factor);
-    if (t && t->kind == TF_SPLIT && !t->divisible && !add_divisibility_check(c, out, t))
+    if (t && t->kind == TF_SPLIT && !t->divisible &&
+        !add_divisibility_check(c, out, t->in[0]->extent, t->factor))
         return false;
     /* A copy is one vector access on both sides; other ops run an unrolled loop,
        whose global and shared accesses must still be vector-shaped. */
@@ -284,10 +298,77 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl) {
     return (!copy && out->mem == WF_MEM_LOCAL) || check_vector_access(e, s, out, width);
 }
 
+static int64_t pow2_above(int64_t x) {
+    int64_t p = 1;
+    while (p <= x)
+        p *= 2;
+    return p;
+}
+
+/* Is the last element of a vector in bounds whenever its first is? */
+static bool tail_implied(lower_ctx *c, const wf_tv *out, const split_bound *first,
+                         const split_bound *last) {
+    wf_arena *a = c->a;
+    const wf_val *extent = first->id->extent;
+    if (val_equal(first->index, last->index) || val_prove_lt(last->index, extent))
+        return true;
+    /* If the first and last index lie in one aligned block of m indices (equal
+       quotients by m) and the extent is a multiple of m, the last is in bounds
+       whenever the first is. Try the smallest such blocks. */
+    const wf_val *d = val_sub(a, last->index, first->index);
+    if (!val_is_const(d) || d->c < 1)
+        return false;
+    for (int64_t m = d->c + 1; m <= (int64_t)1 << 30;
+         m = m == d->c + 1 ? pow2_above(d->c) : m * 2) {
+        const wf_val *mv = val_const(a, m);
+        if (!val_equal(val_div(a, first->index, mv), val_div(a, last->index, mv)))
+            continue;
+        if (val_is_const(extent))
+            return extent->c % m == 0;
+        /* A symbolic extent: its divisibility is checked at launch. */
+        return add_divisibility_check(c, out, extent, m);
+    }
+    return false;
+}
+
+/* A vector access cannot be predicated element by element: wherever its first
+   element is in bounds, so must its last be (nvFuser turns the same rule
+   into divisibility checks). */
+static bool check_vector_tail(index_env *e, kir_node *s, int64_t width) {
+    lower_ctx *c = e->c;
+    wf_tv *out = s->u.stmt.op->out;
+    split_bound first[32];
+    if (!access_index(e, s, out, val_const(c->a, 0)))
+        return false;
+    int n = e->nbounds;
+    memcpy(first, e->bounds, sizeof(split_bound) * (size_t)n);
+    if (!access_index(e, s, out, val_const(c->a, width - 1)))
+        return false;
+    for (int j = 0; j < e->nbounds; j++) {
+        const split_bound *last = &e->bounds[j], *match = NULL;
+        for (int i = 0; i < n && !match; i++)
+            match = first[i].id == last->id ? &first[i] : NULL;
+        if (match && tail_implied(c, out, match, last))
+            continue;
+        sbuf b = {0};
+        ir_print_id(&b, last->id);
+        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                 "T%d: a vector access of %lld elements may run past the end of %s, which the "
+                 "schedule does not split into whole vectors; vector accesses cannot be "
+                 "predicated element by element",
+                 out->id, (long long)width, sbuf_str(&b));
+        sbuf_free(&b);
+        return false;
+    }
+    return true;
+}
+
 static bool index_stmt(index_env *e, kir_node *s) {
     ir_op *op = s->u.stmt.op;
     kir_node *vl = vector_loop(s);
     if (vl && !check_vector(e, s, vl))
+        return false;
+    if (vl && vl->u.loop.vector && !check_vector_tail(e, s, s->u.stmt.vec))
         return false;
     for (int k = 0; k < op->nin; k++) {
         s->u.stmt.in_index[k] = access_index(e, s, op->in[k], NULL);
@@ -300,7 +381,7 @@ static bool index_stmt(index_env *e, kir_node *s) {
 }
 
 bool lower_index(lower_ctx *c) {
-    index_env e = {c, ARENA_ARRAY(c->a, const wf_val *, c->f->ids.n + 1), NULL};
+    index_env e = {.c = c, .idx = ARENA_ARRAY(c->a, const wf_val *, c->f->ids.n + 1)};
     if (!e.idx)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int k = 0; k < c->order.n; k++)

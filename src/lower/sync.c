@@ -121,11 +121,11 @@ static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader) {
     return true;
 }
 
-/* The launched dimension (0..5) on which a reader of `written` would read
+/* The launched dimension (from..5) on which a reader of `written` would read
    cells another thread or block wrote, or -1: the writer loops over an axis
    on that dimension that the reader's axis on it is not exactly mapped to. */
-static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, int ndims) {
-    for (int d = 0; d < ndims; d++) {
+static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, int from) {
+    for (int d = from; d < NPDIMS; d++) {
         const wf_iterdomain *wa = thread_axis(c, written, d), *ra = thread_axis(c, reader, d);
         if (wa && !val_is_const_eq(c->pdim[d], 1) && (!ra || !same_axis(c, wa, ra)))
             return d;
@@ -137,9 +137,9 @@ static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, 
    across those boundaries is a schedule error, not something a barrier fixes. */
 static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
     static const char *const dims[NPDIMS] = {"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"};
-    bool local = p->mem == WF_MEM_LOCAL;
-    int d = crossed_dim(c, p, reader, NPDIMS);
-    if (d < 0 || (!local && d < 3))
+    /* Registers are private to a thread; shared and tensor memory to a block. */
+    int d = crossed_dim(c, p, reader, p->mem == WF_MEM_LOCAL ? 0 : 3);
+    if (d < 0)
         return true;
     return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
                     "T%d is in %s memory, but T%d reads it across %s on %s; a producer read by "

@@ -81,6 +81,11 @@ bool sched_swizzle(wf_tv *tv, int x, int y) {
         return false;
     wf_iterdomain *ix = tv->loop.ptr[x], *iy = tv->loop.ptr[y];
     int64_t ex = ir_id_const_extent(ix), ey = ir_id_const_extent(iy);
+    if (ix->itype != IT_ITER || iy->itype != IT_ITER)
+        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                        "T%d.swizzle(XOR, %d, %d): broadcast and reduction axes cannot be "
+                        "swizzled",
+                        tv->id, x, y);
     if (!ir_swizzle_ok(ix, iy))
         return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
                         "T%d.swizzle(XOR, %d, %d): an XOR swizzle needs constant power-of-two "

@@ -38,34 +38,60 @@ static int64_t extent(rng *r) {
 /* The fusion: inputs, and the output that gets the reference schedule. */
 static wf_fusion *build(rng *r, wf_tv **out, int64_t sym[16], char *what) {
     wf_fusion *f = wf_fusion_new();
-    int64_t shape[2] = {extent(r), extent(r)};
+    int64_t shape[3] = {extent(r), extent(r), 1 + rnd(r, 5)};
     bool symbolic = chance(r, 15);
-    /* Input 0 is [M, N]; input 1 is [M, N] or, for the broadcast, [N]. */
+    /* Input 0 is [M, N] (or [M, N, K]); input 1 is [M, N], or [N] / [M] to broadcast. */
     sym[0] = sym[8] = shape[0];
-    sym[1] = shape[1];
-    sym[9] = shape[1];
-    int64_t decl[2] = {symbolic ? -1 : shape[0], symbolic ? -1 : shape[1]};
-    wf_tv *a = wf_input(f, WF_F32, 2, decl);
-    switch (rnd(r, 4)) {
+    sym[1] = sym[9] = shape[1];
+    sym[2] = shape[2];
+    int64_t decl[3] = {symbolic ? -1 : shape[0], symbolic ? -1 : shape[1], shape[2]};
+    wf_tv *a = wf_input(f, WF_F32, 2, decl), *b, *t;
+    switch (rnd(r, 8)) {
     case 0:
         strcpy(what, "copy");
         *out = wf_set(a);
         break;
-    case 1: {
+    case 1:
         strcpy(what, "pointwise");
-        wf_tv *b = wf_input(f, WF_F32, 2, decl);
-        *out = wf_unary(WF_NEG, wf_add(a, b));
+        *out = wf_unary(WF_NEG, wf_add(a, wf_input(f, WF_F32, 2, decl)));
         break;
-    }
     case 2: {
         strcpy(what, "broadcast");
         int64_t inner[1] = {decl[1]};
         bool bc[2] = {true, false};
-        wf_tv *b = wf_input(f, WF_F32, 1, inner);
+        b = wf_input(f, WF_F32, 1, inner);
         sym[8] = shape[1];
         *out = wf_mul(a, wf_broadcast(b, 2, bc));
         break;
     }
+    case 3: {
+        strcpy(what, "inner broadcast");
+        int64_t outer[1] = {decl[0]};
+        bool bc[2] = {false, true};
+        b = wf_input(f, WF_F32, 1, outer);
+        *out = wf_sub(wf_broadcast(b, 2, bc), a);
+        break;
+    }
+    case 4:
+        strcpy(what, "half casts");
+        t = wf_cast(wf_unary(WF_RELU, wf_cast(a, WF_F16)), WF_F32);
+        *out = wf_add(t, a);
+        break;
+    case 5: {
+        strcpy(what, "3-D permute");
+        static const int perm[3] = {2, 0, 1};
+        wf_fusion_free(f);
+        f = wf_fusion_new();
+        a = wf_input(f, WF_F32, 3, decl);
+        *out = wf_permute(wf_unary(WF_ABS, a), perm);
+        break;
+    }
+    case 6:
+        strcpy(what, "two outputs");
+        t = wf_unary(WF_NEG, a);
+        wf_output(f, wf_unary(WF_RELU, t));
+        *out = wf_add(t, a);
+        break;
     default:
         strcpy(what, "transpose");
         *out = wf_transpose(wf_set(a), 0, 1);
@@ -131,6 +157,48 @@ static void random_parallel(rng *r, wf_tv *tv) {
     }
 }
 
+/* Vectorize the innermost axis of a cached copy when its extent allows. */
+static void maybe_vectorize(rng *r, wf_tv *tv) {
+    int n = wf_tv_ndim(tv);
+    int64_t e = n ? wf_iterdomain_extent(wf_tv_axis(tv, -1)) : 0;
+    if (tv && (e == 2 || e == 4) && chance(r, 50))
+        wf_tv_parallelize(tv, -1, WF_VECTORIZE);
+}
+
+/* A shared tile allocated XOR-swizzled while its loops stay plain. */
+static void maybe_swizzle_allocation(rng *r, wf_tv *tv) {
+    int n = wf_tv_ndim(tv);
+    if (n < 2 || tv->mem != WF_MEM_SHARED || !chance(r, 50))
+        return;
+    wf_iterdomain *const *loop = wf_tv_loop_domain(tv, &n);
+    wf_iterdomain *ids[16];
+    int64_t ex = wf_iterdomain_extent(loop[n - 2]), ey = wf_iterdomain_extent(loop[n - 1]);
+    if (!is_pow2(ex) || !is_pow2(ey) || ex > ey || ex < 2)
+        return;
+    for (int i = 0; i < n; i++)
+        ids[i] = loop[i];
+    wf_tv_swizzle(tv, WF_SWIZZLE_XOR, n - 2, n - 1);
+    wf_tv_set_allocation_domain(tv, n, wf_tv_loop_domain(tv, &n), true);
+    wf_tv_set_loop_domain(tv, n, ids);
+}
+
+static void random_inline(rng *r, wf_fusion *f, wf_tv *out) {
+    switch (rnd(r, 3)) {
+    case 0:
+        wf_inline_most(f);
+        break;
+    case 1:
+        wf_inline_all_at(out, (int)rnd(r, (unsigned)wf_tv_ndim(out) + 1));
+        break;
+    default:
+        for (int i = 0; i < f->tvs.n; i++) {
+            wf_tv *tv = f->tvs.ptr[i];
+            if (!tv->is_input && chance(r, 50))
+                wf_tv_inline_at(tv, (int)rnd(r, (unsigned)wf_tv_ndim(tv) + 1));
+        }
+    }
+}
+
 static void random_schedule(rng *r, wf_fusion *f, wf_tv *out) {
     wf_tv *in0 = f->inputs.ptr[0];
     wf_tv *cached = chance(r, 40) ? wf_cache_after(in0) : NULL;
@@ -142,6 +210,10 @@ static void random_schedule(rng *r, wf_fusion *f, wf_tv *out) {
     random_parallel(r, out);
     if (chance(r, 80))
         wf_parallelize_all_like(out, 0);
+    /* Now and then, schedule one intermediate differently from the rest. */
+    wf_tv *odd = f->tvs.ptr[rnd(r, (unsigned)f->tvs.n)];
+    if (!odd->is_input && !odd->is_output && chance(r, 15))
+        random_transform(r, odd);
     for (int i = 0; i < f->tvs.n; i++) {
         wf_tv *tv = f->tvs.ptr[i];
         if (!tv->is_input && !tv->is_output && chance(r, 35))
@@ -149,30 +221,29 @@ static void random_schedule(rng *r, wf_fusion *f, wf_tv *out) {
     }
     if (cached && chance(r, 30))
         wf_tv_set_memory(cached, WF_MEM_SHARED);
-    (void)staged;
-    if (chance(r, 50)) {
-        wf_inline_most(f);
-    } else {
-        for (int i = 0; i < f->tvs.n; i++) {
-            wf_tv *tv = f->tvs.ptr[i];
-            if (!tv->is_input && chance(r, 50))
-                wf_tv_inline_at(tv, (int)rnd(r, (unsigned)wf_tv_ndim(tv) + 1));
-        }
+    if (cached) {
+        maybe_vectorize(r, cached);
+        maybe_swizzle_allocation(r, cached);
     }
+    if (staged)
+        maybe_vectorize(r, staged);
+    random_inline(r, f, out);
 }
 
 typedef struct {
     int accepted, rejected;
 } tally;
 
-/* Does the executor refuse these sizes' launch, with the launch-size message? */
+/* Does the executor refuse these sizes before running (a launch-time check:
+   block size, divisibility of a vectorized symbolic extent)? */
 static bool launch_too_big(wf_fusion *f, wf_kernel *k, const int64_t *sym) {
     wf_buffer in[2], out = ref_buffer(f, f->outputs.ptr[0], sym);
     for (int i = 0; i < f->inputs.n; i++)
         in[i] = ref_buffer(f, f->inputs.ptr[i], sym);
     wf_status s = wf_run(k, WF_BACKEND_INTERP, in, f->inputs.n, &out, 1);
-    bool refused = s == WF_ERR_SCHEDULE &&
-                   strncmp(wf_last_run_error(k), "for these sizes the launch", 26) == 0;
+    const char *msg = wf_last_run_error(k);
+    bool refused = s == WF_ERR_SCHEDULE && (strncmp(msg, "for these sizes the launch", 26) == 0 ||
+                                            strstr(msg, "the vectorized split needs"));
     for (int i = 0; i < f->inputs.n; i++)
         ref_free(&in[i]);
     ref_free(&out);
