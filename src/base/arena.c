@@ -17,7 +17,7 @@ struct arena_chunk {
     alignas(max_align_t) unsigned char data[];
 };
 
-enum { FIRST_CHUNK = 64 * 1024 };
+enum { FIRST_CHUNK = 64 * 1024, MAX_CHUNK = 16 * 1024 * 1024 };
 
 void arena_init(wf_arena *a) {
     a->head = NULL;
@@ -46,7 +46,8 @@ static arena_chunk *new_chunk(wf_arena *a, size_t need) {
 #else
     while (size < need)
         size *= 2;
-    a->next_size = size * 2;
+    /* Doubling amortizes malloc; past 16 MiB it would only waste memory. */
+    a->next_size = size * 2 > MAX_CHUNK ? MAX_CHUNK : size * 2;
 #endif
     arena_chunk *c = malloc(sizeof(arena_chunk) + size);
     if (!c)

@@ -1,7 +1,7 @@
 /*
  * arena.h -- the chunked bump allocator that owns all IR of a fusion.
  *
- * Memory comes from chunks (64 KiB, doubling), aligned to max_align_t and
+ * Memory comes from chunks (64 KiB, doubling up to 16 MiB), aligned to max_align_t and
  * zeroed; nothing is freed one by one, arena_free() releases everything.
  * With WF_ARENA_DEBUG defined, each allocation is its own malloc so that
  * AddressSanitizer sees per-object overflows a bump arena would hide.

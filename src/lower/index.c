@@ -318,8 +318,11 @@ static bool tail_implied(lower_ctx *c, const wf_tv *out, const split_bound *firs
     const wf_val *d = val_sub(a, last->index, first->index);
     if (!val_is_const(d) || d->c < 1)
         return false;
-    for (int64_t m = d->c + 1; m <= (int64_t)1 << 30;
-         m = m == d->c + 1 ? pow2_above(d->c) : m * 2) {
+    for (int k = 0; k < 32; k++) {
+        /* m = d + 1, then the powers of two above d */
+        int64_t m = k == 0 ? d->c + 1 : pow2_above(d->c) << (k - 1);
+        if (k > 0 && m == d->c + 1)
+            continue;
         const wf_val *mv = val_const(a, m);
         if (!val_equal(val_div(a, first->index, mv), val_div(a, last->index, mv)))
             continue;

@@ -257,6 +257,8 @@ static bool run_case(uint64_t seed, tally *t) {
     char what[32];
     wf_fusion *f = build(&r, &out, sym, what);
     random_schedule(&r, f, out);
+    if (getenv("WF_PROP_VERBOSE") && atoi(getenv("WF_PROP_VERBOSE")) > 2)
+        wf_print_transforms(f, stdout);
     wf_kernel *k = wf_compile(f, NULL);
     bool ok = true;
     if (!k) {
