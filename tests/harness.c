@@ -5,6 +5,10 @@
 #include "harness.h"
 
 #include <stdlib.h>
+#include <unistd.h>
+
+/* Seconds the whole runner may take (CI allows 10 minutes for everything). */
+#define WF_TEST_TIMEOUT_S 480
 
 typedef struct {
     const char *name;
@@ -57,6 +61,8 @@ wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *
 
 int main(int argc, char **argv) {
     int passed = 0, failed = 0, skipped = 0;
+    /* A runaway test (an endless loop in the compiler, say) must not hang CI. */
+    alarm(WF_TEST_TIMEOUT_S);
     for (int i = 0; i < ntests; i++) {
         if (argc > 1 && !strstr(tests[i].name, argv[1]))
             continue;
