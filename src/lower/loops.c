@@ -1,15 +1,10 @@
 /*
- * loops.c -- execution order and the loop nest.
+ * loops.c -- the loop nest.
  *
- * lower_sort: requires the checked fusion; provides `order`, the ops that
- * reach an output, producers first. A consumer's producers are visited
- * least-inlined first, so a producer that shares loops with its consumer is
- * emitted right before it and the shared loops stay open.
- *
- * lower_loops: provides loop groups and the kir tree. A producer's loop IDs
- * left of its compute-at position are the same loops as its consumers' loop
- * IDs at those positions (union-find). Each op runs in the loops of its
- * output's loop domain; loops already open are reused, the rest are opened.
+ * lower_loops: requires sort (the order and the loop unions); provides
+ * dense loop groups and the kir tree. Each op runs in the loops of its
+ * output's loop domain; loops already open are reused, the rest are opened
+ * (sort.c made the ops that share a loop contiguous).
  * A group's loop iterates its promoted ID: the member from the tensor latest
  * in execution order, which has the resolved (not broadcast) extent.
  */
@@ -17,69 +12,17 @@
 
 #include <stdio.h>
 
-static bool visit(lower_ctx *c, wf_tv *tv, char *state) {
-    if (tv->is_input || state[tv->id] == 2)
-        return true;
-    if (state[tv->id] == 1)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE, "the fusion has a cycle through T%d", tv->id);
-    state[tv->id] = 1;
-    ir_op *op = tv->def;
-    int order[2] = {0, 1};
-    if (op->nin == 2 && op->in[1]->ca_pos < op->in[0]->ca_pos) {
-        order[0] = 1;
-        order[1] = 0;
-    }
-    for (int k = 0; k < op->nin; k++)
-        if (!visit(c, op->in[order[k]], state))
-            return false;
-    state[tv->id] = 2;
-    c->op_pos[tv->id] = c->order.n;
-    if (!vec_push_arena(c->a, &c->order, op))
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
-    return true;
-}
-
-bool lower_sort(lower_ctx *c) {
-    wf_fusion *f = c->f;
-    char *state = ARENA_ARRAY(c->a, char, f->tvs.n + 1);
-    if (!state)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
-    for (int i = 0; i < f->tvs.n; i++)
-        c->op_pos[i] = -1;
-    /* Outputs least inlined first, for the same reason as producers. */
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < f->outputs.n; i++) {
-            wf_tv *o = f->outputs.ptr[i];
-            if ((o->ca_pos == 0) == (pass == 0) && !visit(c, o, state))
-                return false;
-        }
-    return true;
-}
-
 static int uf_find(int *uf, int x) {
     while (uf[x] != x)
         x = uf[x] = uf[uf[x]];
     return x;
 }
 
+/* Dense group numbers in execution order (the unions come from sort.c), and
+   each group's promoted ID: the member latest in execution order. */
 static void build_groups(lower_ctx *c) {
-    wf_fusion *f = c->f;
-    for (int i = 0; i < f->ids.n; i++) {
-        c->loop_uf[i] = i;
+    for (int i = 0; i < c->f->ids.n; i++)
         c->group_of[i] = -1;
-    }
-    for (int k = 0; k < c->order.n; k++) {
-        wf_tv *p = c->order.ptr[k]->out;
-        for (int u = 0; u < p->uses.n; u++) {
-            wf_tv *con = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < con->loop.n; i++) {
-                int a = uf_find(c->loop_uf, p->loop.ptr[i]->id);
-                int b = uf_find(c->loop_uf, con->loop.ptr[i]->id);
-                c->loop_uf[a > b ? a : b] = a > b ? b : a;
-            }
-        }
-    }
-    /* Dense group numbers in execution order; promotion to the latest member. */
     for (int k = 0; k < c->order.n; k++) {
         wf_tv *t = c->order.ptr[k]->out;
         for (int i = 0; i < t->loop.n; i++) {
