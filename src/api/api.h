@@ -14,9 +14,16 @@
 /* Return `ret` at once on a NULL fusion or one whose sticky error is set. */
 #define WF_GATE(f, ret)                                                                            \
     do {                                                                                           \
-        if (!(f) || err_set(&(f)->err))                                                            \
+        if (!(f) || api_failed(f))                                                                 \
             return ret;                                                                            \
     } while (0)
+
+/* Is the sticky error set? An allocation that failed since is recorded now. */
+static inline bool api_failed(wf_fusion *f) {
+    if (f->arena.failed && !err_set(&f->err))
+        wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+    return err_set(&f->err);
+}
 
 /* The same for a tensor: its fusion's gate. */
 #define TV_GATE(tv, ret)                                                                           \

@@ -16,16 +16,24 @@ void wf_fusion_free(wf_fusion *f) {
 }
 
 wf_status wf_fusion_status(const wf_fusion *f) {
-    return f ? f->err.code : WF_ERR_ARG;
+    if (!f)
+        return WF_ERR_ARG;
+    return f->err.code == WF_OK && f->arena.failed ? WF_ERR_MEMORY : f->err.code;
 }
 
 const char *wf_fusion_error(const wf_fusion *f) {
-    return f ? f->err.msg : "no fusion (NULL)";
+    if (!f)
+        return "no fusion (NULL)";
+    return f->err.code == WF_OK && f->arena.failed ? "out of memory" : f->err.msg;
 }
 
+/* Clearing also forgets a failed allocation: what it left half-built stays, as
+   after any error, but the fusion may be used again. */
 void wf_fusion_clear_error(wf_fusion *f) {
-    if (f)
+    if (f) {
         err_clear(&f->err);
+        f->arena.failed = false;
+    }
 }
 
 const char *wf_status_name(wf_status s) {

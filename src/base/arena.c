@@ -23,6 +23,7 @@ void arena_init(wf_arena *a) {
     a->head = NULL;
     a->next_size = FIRST_CHUNK;
     a->fail_after = -1;
+    a->failed = false;
 }
 
 void arena_free(wf_arena *a) {
@@ -59,9 +60,29 @@ static arena_chunk *new_chunk(wf_arena *a, size_t need) {
     return c;
 }
 
+#ifdef WF_TEST_BUILD
+/* Test-only fault injection across every arena: when it reaches 0, the next
+   allocation fails (tests/fault sweeps it over 1, 2, 3, ...). */
+long arena_test_countdown = -1;
+long arena_test_failures; /* allocations refused by the countdown */
+#endif
+
+static void *fail(wf_arena *a) {
+    a->failed = true;
+    return NULL;
+}
+
 void *arena_alloc(wf_arena *a, size_t size) {
+#ifdef WF_TEST_BUILD
+    if (arena_test_countdown == 0) {
+        arena_test_failures++;
+        return fail(a);
+    }
+    if (arena_test_countdown > 0)
+        arena_test_countdown--;
+#endif
     if (a->fail_after == 0)
-        return NULL;
+        return fail(a);
     if (a->fail_after > 0)
         a->fail_after--;
     size_t align = alignof(max_align_t);
@@ -75,7 +96,7 @@ void *arena_alloc(wf_arena *a, size_t size) {
     if (!c || c->size - c->used < size) {
         c = new_chunk(a, size);
         if (!c)
-            return NULL;
+            return fail(a);
     }
     void *p = c->data + c->used;
     c->used += size;

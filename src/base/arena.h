@@ -11,6 +11,7 @@
 #ifndef WF_BASE_ARENA_H
 #define WF_BASE_ARENA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct arena_chunk arena_chunk;
@@ -19,6 +20,7 @@ typedef struct {
     arena_chunk *head; /* newest chunk first */
     size_t next_size;  /* size of the next chunk to allocate */
     long fail_after;   /* test hook: allocations left before failing; -1 = never */
+    bool failed;       /* an allocation failed (sticky): the owner reports WF_ERR_MEMORY */
 } wf_arena;
 
 void arena_init(wf_arena *a);
@@ -26,6 +28,10 @@ void arena_free(wf_arena *a);
 void *arena_alloc(wf_arena *a, size_t size); /* zeroed; NULL when out of memory */
 char *arena_strdup(wf_arena *a, const char *s);
 void arena_fail_after(wf_arena *a, long n);
+#ifdef WF_TEST_BUILD
+extern long arena_test_countdown; /* allocations left before all arenas fail; -1 = never */
+extern long arena_test_failures;  /* allocations refused by the countdown so far */
+#endif
 
 #define ARENA_NEW(a, T)      ((T *)arena_alloc((a), sizeof(T)))
 #define ARENA_ARRAY(a, T, n) ((T *)arena_alloc((a), sizeof(T) * (size_t)(n)))

@@ -17,10 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* What every constructor returns when memory runs out: a harmless 0 that
+   keeps callers from crashing while the arena's `failed` flag makes the
+   owner report WF_ERR_MEMORY. It is never written. */
+static const wf_val oom_val = {.kind = V_CONST};
+#define OOM ((wf_val *)&oom_val)
+
 static wf_val *mk(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y) {
     wf_val *v = ARENA_NEW(a, wf_val);
     if (!v)
-        return NULL;
+        return OOM;
     v->kind = k;
     v->a = x;
     v->b = y;
@@ -29,7 +35,7 @@ static wf_val *mk(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y) {
 
 const wf_val *val_const(wf_arena *a, int64_t c) {
     wf_val *v = mk(a, V_CONST, NULL, NULL);
-    if (v)
+    if (v != OOM)
         v->c = c;
     return v;
 }
@@ -37,15 +43,15 @@ const wf_val *val_const(wf_arena *a, int64_t c) {
 const wf_val *val_sym(wf_arena *a, sym_kind k, int sa, int sb, const char *name, int64_t lo,
                       int64_t hi, const wf_val *bound) {
     wf_val *v = mk(a, V_SYM, NULL, bound);
-    if (!v)
-        return NULL;
+    if (v == OOM)
+        return v;
     v->sym = k;
     v->sym_a = sa;
     v->sym_b = sb;
     v->name = arena_strdup(a, name);
     v->lo = lo;
     v->hi = hi;
-    return v->name ? v : NULL;
+    return v->name ? v : OOM;
 }
 
 bool val_equal(const wf_val *x, const wf_val *y) {
@@ -324,19 +330,19 @@ static const wf_val *linear(wf_arena *a, const wf_val *x, const wf_val *y, int64
 
 const wf_val *val_add(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     return linear(a, x, y, 1, V_ADD);
 }
 
 const wf_val *val_sub(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     return linear(a, x, y, -1, V_SUB);
 }
 
 const wf_val *val_mul(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (x->kind == V_CONST) {
         const wf_val *s = x;
         x = y;
@@ -409,7 +415,7 @@ static bool rem_below(const wf_val *r, const wf_val *y) {
 
 const wf_val *val_div(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (val_is_const_eq(y, 1))
         return x;
     if (x->kind == V_CONST && y->kind == V_CONST && y->c != 0)
@@ -434,7 +440,7 @@ const wf_val *val_div(wf_arena *a, const wf_val *x, const wf_val *y) {
 
 const wf_val *val_mod(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (val_is_const_eq(y, 1))
         return val_const(a, 0);
     if (x->kind == V_CONST && y->kind == V_CONST && y->c != 0)
@@ -458,7 +464,7 @@ const wf_val *val_mod(wf_arena *a, const wf_val *x, const wf_val *y) {
 
 const wf_val *val_ceildiv(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (val_is_const_eq(y, 1))
         return x;
     if (x->kind == V_CONST && y->kind == V_CONST && y->c > 0)
@@ -468,7 +474,7 @@ const wf_val *val_ceildiv(wf_arena *a, const wf_val *x, const wf_val *y) {
 
 const wf_val *val_xor(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (x->kind == V_CONST && y->kind == V_CONST)
         return val_const(a, x->c ^ y->c);
     if (val_is_const_eq(x, 0))
@@ -480,7 +486,7 @@ const wf_val *val_xor(wf_arena *a, const wf_val *x, const wf_val *y) {
 
 const wf_val *val_lt(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (val_prove_lt(x, y))
         return val_const(a, 1);
     int64_t xl, xh, yl, yh;
@@ -493,7 +499,7 @@ const wf_val *val_lt(wf_arena *a, const wf_val *x, const wf_val *y) {
 
 const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (x->kind == V_CONST && y->kind == V_CONST)
         return val_const(a, x->c == y->c);
     return mk(a, V_EQ, x, y);
@@ -501,7 +507,7 @@ const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y) {
 
 const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
-        return NULL;
+        return OOM;
     if (val_is_const_eq(x, 1) || val_is_const_eq(y, 0))
         return y;
     if (val_is_const_eq(y, 1) || val_is_const_eq(x, 0))

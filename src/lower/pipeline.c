@@ -81,7 +81,11 @@ bool lower_fusion(wf_fusion *f, int sm, lower_result *out) {
     for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
         if (env_lists("WF_SKIP", passes[i].name) && passes[i].skippable)
             continue;
-        if (!passes[i].run(&c) || err_set(&f->err))
+        bool ok = passes[i].run(&c);
+        if (c.a->failed || f->arena.failed)
+            return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (%s)",
+                            passes[i].name);
+        if (!ok || err_set(&f->err))
             return false;
 #ifdef WF_TEST_BUILD
         if (!lower_verify(&c))
