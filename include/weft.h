@@ -199,7 +199,7 @@ typedef struct {
 
 typedef struct {
     int64_t grid[3], block[3]; /* -1 where it depends on run-time sizes */
-    int64_t smem_bytes;        /* static + dynamic shared memory of the kernel */
+    int64_t smem_bytes;        /* shared memory of the kernel; -1 if it depends on sizes */
     int ntmem_regions;         /* tensor-memory allocations */
     int64_t tmem_columns[8];   /* columns allocated per region (power of 2, >= 32) */
     int64_t tmem_lanes[8];

@@ -138,8 +138,9 @@ static void emit_alloc(emitter *e, const kir_alloc *a, int depth) {
     }
     sbuf_indent(&e->b, depth);
     if (a->mem == WF_MEM_SHARED) {
-        sbuf_printf(&e->b, "%s *T%d = reinterpret_cast<%s *>(wf_smem + %lld);\n", t, a->tv->id, t,
-                    (long long)a->smem_offset);
+        sbuf_printf(&e->b, "%s *T%d = reinterpret_cast<%s *>(wf_smem + ", t, a->tv->id, t);
+        val_print_cuda(&e->b, a->smem_offset);
+        sbuf_puts(&e->b, ");\n");
         return;
     }
     sbuf_printf(&e->b, "%s%s T%d[", e->aligned[a->tv->id] ? "__align__(16) " : "", t, a->tv->id);
@@ -202,7 +203,7 @@ static void emit_signature(emitter *e) {
                     tv->logical.n, tv->id);
     }
     sbuf_puts(&e->b, ") {\n");
-    if (e->r->launch.smem_bytes > 0)
+    if (!val_is_const_eq(e->r->smem, 0))
         sbuf_puts(&e->b, "  extern __shared__ __align__(16) unsigned char wf_smem[];\n");
 }
 

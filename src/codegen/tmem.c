@@ -95,8 +95,9 @@ void cg_tmem_prologue(sbuf *b, const lower_result *r) {
     const wf_launch_info *li = &r->launch;
     if (!li->ntmem_regions)
         return;
-    sbuf_printf(b, "  unsigned *wf_tmem_slots = reinterpret_cast<unsigned *>(wf_smem + %lld);\n",
-                (long long)r->tmem_slot);
+    sbuf_puts(b, "  unsigned *wf_tmem_slots = reinterpret_cast<unsigned *>(wf_smem + ");
+    val_print_cuda(b, r->tmem_slot);
+    sbuf_puts(b, ");\n");
     sbuf_printf(b, "  if (%s) {\n", warp0);
     for (int i = 0; i < li->ntmem_regions; i++)
         sbuf_printf(b,

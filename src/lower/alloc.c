@@ -232,7 +232,15 @@ static kir_node *alloc_node(lower_ctx *c, wf_tv *tv, const lower_layout *l) {
     return n;
 }
 
-static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end) {
+/* x rounded up to a multiple of 16 bytes. */
+static const wf_val *align16(wf_arena *a, const wf_val *x) {
+    return val_mul(a, val_ceildiv(a, x, val_const(a, 16)), val_const(a, 16));
+}
+
+/* Registers need sizes known at compile time; shared memory may be sized by
+   the run-time extents (the kernel's dynamic shared memory is then computed
+   at launch). */
+static bool alloc_tensor(lower_ctx *c, wf_tv *tv, const wf_val **smem_end) {
     lower_layout l;
     kir_node *n;
     if (!lower_layout_of(c, tv, &l))
@@ -240,27 +248,30 @@ static bool alloc_tensor(lower_ctx *c, wf_tv *tv, int64_t *smem_end) {
     if (tv->mem == WF_MEM_TENSOR)
         return (n = alloc_node(c, tv, &l)) && tmem_region(c, tv, &l, &n->u.alloc) &&
                place_alloc(c, tv, n);
-    if (!val_is_const(l.size)) {
+    if (tv->mem == WF_MEM_LOCAL && !val_is_const(l.size)) {
         sbuf b = {0};
         val_print(&b, l.size);
-        wf_failb(&c->f->err, tv->mem == WF_MEM_LOCAL ? WF_ERR_SCHEDULE : WF_ERR_UNSUPPORTED,
-                 "Allocations must be based on constant integers for %s memory. However, T%d "
+        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                 "Allocations must be based on constant integers for local memory. However, T%d "
                  "needs %s elements",
-                 ir_memtype_name(tv->mem), tv->id, sbuf_str(&b));
+                 tv->id, sbuf_str(&b));
         sbuf_free(&b);
         return false;
     }
     if (!(n = alloc_node(c, tv, &l)))
         return false;
     if (tv->mem == WF_MEM_SHARED) {
-        n->u.alloc.smem_offset = (*smem_end + 15) / 16 * 16;
-        *smem_end = n->u.alloc.smem_offset + l.size->c * (int64_t)wf_dtype_size(tv->dtype);
+        wf_arena *a = c->a;
+        n->u.alloc.smem_offset = align16(a, *smem_end);
+        *smem_end = val_add(a, n->u.alloc.smem_offset,
+                            val_mul(a, l.size, val_const(a, (int64_t)wf_dtype_size(tv->dtype))));
     }
     return place_alloc(c, tv, n);
 }
 
 bool lower_alloc(lower_ctx *c) {
-    int64_t smem_end = 0;
+    wf_arena *a = c->a;
+    const wf_val *smem_end = val_const(a, 0);
     for (int k = 0; k < c->order.n; k++) {
         wf_tv *tv = c->order.ptr[k]->out;
         if (tv->mem != WF_MEM_GLOBAL && !alloc_tensor(c, tv, &smem_end))
@@ -268,9 +279,10 @@ bool lower_alloc(lower_ctx *c) {
     }
     /* Tensor-memory addresses come back from tcgen05.alloc through shared memory. */
     if (c->out->launch.ntmem_regions) {
-        c->out->tmem_slot = (smem_end + 15) / 16 * 16;
-        smem_end = c->out->tmem_slot + 4 * c->out->launch.ntmem_regions;
+        c->out->tmem_slot = align16(a, smem_end);
+        smem_end = val_add(a, c->out->tmem_slot, val_const(a, 4 * c->out->launch.ntmem_regions));
     }
-    c->out->launch.smem_bytes = smem_end;
+    c->out->smem = smem_end;
+    c->out->launch.smem_bytes = val_is_const(smem_end) ? smem_end->c : -1;
     return true;
 }

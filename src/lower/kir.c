@@ -75,8 +75,10 @@ static void print_node(sbuf *b, const kir_node *n, int depth) {
     case KIR_ALLOC:
         sbuf_printf(b, "ALLOC T%d %s ", n->u.alloc.tv->id, ir_memtype_name(n->u.alloc.mem));
         val_print(b, n->u.alloc.size);
-        if (n->u.alloc.mem == WF_MEM_SHARED)
-            sbuf_printf(b, " @%lld", (long long)n->u.alloc.smem_offset);
+        if (n->u.alloc.mem == WF_MEM_SHARED) {
+            sbuf_puts(b, " @");
+            val_print(b, n->u.alloc.smem_offset);
+        }
         sbuf_puts(b, "\n");
         break;
     case KIR_STMT:

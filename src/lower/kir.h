@@ -37,10 +37,10 @@ typedef struct {
 typedef struct {
     wf_tv *tv;
     wf_memtype mem;
-    const wf_val *size;  /* elements */
-    int64_t smem_offset; /* bytes into the dynamic shared-memory array */
-    int region;          /* tensor memory: region number (launch info index) */
-    int64_t row;         /* tensor memory: elements per lane; index = lane * row + column */
+    const wf_val *size;        /* elements */
+    const wf_val *smem_offset; /* bytes into the dynamic shared-memory array */
+    int region;                /* tensor memory: region number (launch info index) */
+    int64_t row;               /* tensor memory: elements per lane; index = lane * row + column */
 } kir_alloc;
 
 typedef struct {

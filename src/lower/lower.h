@@ -31,7 +31,8 @@ typedef struct {
     VEC(lower_check) checks;
     const wf_val *grid[3], *block[3]; /* launch extents, possibly symbolic */
     wf_launch_info launch;
-    int64_t tmem_slot; /* shared-memory offset of the tensor-memory address table */
+    const wf_val *smem;      /* dynamic shared-memory bytes (symbolic when a tile is) */
+    const wf_val *tmem_slot; /* shared-memory offset of the tensor-memory address table */
     int sm;
 } lower_result;
 

@@ -147,6 +147,7 @@ typedef struct {
     void *args[MAX_PARAMS];                       /* kernelParams: args[i] = arg[i], fixed */
     unsigned char arg[MAX_PARAMS][MAX_ARG_BYTES]; /* the packed Tensor<T, N> per parameter */
     cu_ptr staged[MAX_PARAMS];                    /* device copies of host buffers, in a run */
+    int64_t smem_allowed;                         /* dynamic shared memory opted in so far */
 } cuda_state;
 
 /* The kernel's own sm when wf_compile was given one, else the device's. An
@@ -200,11 +201,10 @@ static bool get_image(wf_kernel *k, int sm, void **data, size_t *size) {
 
 /* Past 48 KiB of dynamic shared memory a kernel must opt in, up to the
    device's per-block limit. */
-static bool allow_smem(wf_kernel *k, cuda_state *s) {
+static bool allow_smem(wf_kernel *k, cuda_state *s, int64_t smem) {
     rt_cu *c = &s->cu;
-    int64_t smem = k->launch.smem_bytes;
     int optin = 0;
-    if (smem <= SMEM_DEFAULT)
+    if (smem <= SMEM_DEFAULT || smem <= s->smem_allowed)
         return true;
     if (!CU_TRY(c, &k->err, cuDeviceGetAttribute(&optin, CU_ATTR_SMEM_OPTIN, c->dev)))
         return false;
@@ -213,7 +213,10 @@ static bool allow_smem(wf_kernel *k, cuda_state *s) {
                         "the kernel needs %lld bytes of shared memory, but device 0 (%s) allows "
                         "%d per block",
                         (long long)smem, c->name, optin);
-    return CU_TRY(c, &k->err, cuFuncSetAttribute(s->fn, CU_FUNC_MAX_DYNAMIC_SMEM, (int)smem));
+    if (!CU_TRY(c, &k->err, cuFuncSetAttribute(s->fn, CU_FUNC_MAX_DYNAMIC_SMEM, (int)smem)))
+        return false;
+    s->smem_allowed = smem;
+    return true;
 }
 
 static bool load_module(wf_kernel *k, cuda_state *s) {
@@ -224,7 +227,7 @@ static bool load_module(wf_kernel *k, cuda_state *s) {
     bool ok = CU_TRY(&s->cu, &k->err, cuModuleLoadData(&s->mod, image));
     free(image);
     return ok && CU_TRY(&s->cu, &k->err, cuModuleGetFunction(&s->fn, s->mod, "weft_kernel")) &&
-           allow_smem(k, s);
+           allow_smem(k, s, k->launch.smem_bytes);
 }
 
 static void state_free(cuda_state *s) {
@@ -320,8 +323,8 @@ static bool launch(wf_kernel *k, cuda_state *s, const rt_launch *l) {
     rt_cu *c = &s->cu;
     unsigned gx = (unsigned)l->grid[0], gy = (unsigned)l->grid[1], gz = (unsigned)l->grid[2];
     unsigned bx = (unsigned)l->block[0], by = (unsigned)l->block[1], bz = (unsigned)l->block[2];
-    unsigned smem = (unsigned)k->launch.smem_bytes;
-    return CU_TRY(c, &k->err, cuCtxSetCurrent(c->ctx)) &&
+    unsigned smem = (unsigned)l->smem_bytes; /* symbolic tiles: sized for this launch */
+    return allow_smem(k, s, l->smem_bytes) && CU_TRY(c, &k->err, cuCtxSetCurrent(c->ctx)) &&
            CU_TRY(c, &k->err,
                   cuLaunchKernel(s->fn, gx, gy, gz, bx, by, bz, smem, NULL, s->args, NULL)) &&
            (!s->sync || CU_TRY(c, &k->err, cuCtxSynchronize()));

@@ -47,9 +47,11 @@ typedef struct {
     wf_dtype dtype;
     it_space space;
     int param;      /* global: kernel parameter index */
-    int64_t size;   /* local/shared/tensor: elements */
-    int64_t offset; /* shared/tensor: bytes into the block's memory */
+    int64_t size;   /* local/tensor: elements */
+    int64_t offset; /* tensor: bytes into the block's memory */
     int64_t row;    /* tensor memory: elements per lane (index = lane * row + column) */
+    const wf_val *shared_offset, *shared_size; /* shared: bytes into shared memory, elements
+                                                  (evaluated per launch: may be symbolic) */
 } it_tensor;
 
 typedef enum { IN_FOR, IN_IF, IN_ALLOC, IN_STMT, IN_SYNC } in_kind;
@@ -94,8 +96,8 @@ typedef struct it_program {
     int nstmts;
     it_stats *stats; /* per statement, from the last run */
     int max_regs;
-    int64_t block_bytes; /* per block: shared memory, then tensor memory (128 lanes x 512
-                            32-bit columns at most, one region per tensor) */
+    int64_t tmem_bytes; /* per block, first tensor memory (128 lanes x 512 32-bit columns at
+                           most, one region per tensor), then shared memory */
 } it_program;
 
 /* Build the program from the lowering result into k's arena. */

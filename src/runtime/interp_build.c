@@ -213,13 +213,18 @@ static int add_alloc(builder *b, const kir_alloc *a) {
     it_program *p = b->p;
     if (a->mem == WF_MEM_LOCAL)
         return add_tensor(b, a->tv, IT_LOCAL_T, -1, a->size->c, 0);
-    if (a->mem == WF_MEM_SHARED)
-        return add_tensor(b, a->tv, IT_SHARED_T, -1, a->size->c, a->smem_offset);
-    /* Tensor memory lives after shared memory in the block's memory. */
-    int64_t off = (p->block_bytes + 15) / 16 * 16;
+    if (a->mem == WF_MEM_SHARED) {
+        int i = add_tensor(b, a->tv, IT_SHARED_T, -1, 0, 0);
+        p->tensors[i].shared_offset = val_clone(&b->k->arena, a->smem_offset, &b->memo);
+        p->tensors[i].shared_size = val_clone(&b->k->arena, a->size, &b->memo);
+        b->oom |= !p->tensors[i].shared_offset || !p->tensors[i].shared_size;
+        return i;
+    }
+    /* Tensor memory comes first in the block's memory: its sizes are constant. */
+    int64_t off = (p->tmem_bytes + 15) / 16 * 16;
     int i = add_tensor(b, a->tv, IT_TMEM_T, -1, a->size->c, off);
     p->tensors[i].row = a->row;
-    p->block_bytes = off + a->size->c * (int64_t)wf_dtype_size(a->tv->dtype);
+    p->tmem_bytes = off + a->size->c * (int64_t)wf_dtype_size(a->tv->dtype);
     return i;
 }
 
@@ -252,7 +257,6 @@ static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups) {
         return false;
     for (int i = 0; i < r->params.n; i++)
         add_tensor(b, r->params.ptr[i].tv, IT_GLOBAL_T, i, 0, 0);
-    b->p->block_bytes = r->launch.smem_bytes;
     collect_allocs(b, &r->top);
     return true;
 }

@@ -32,6 +32,9 @@ typedef struct {
     unsigned char **gdata; /* per tensor: global base pointer */
     int64_t *gelems;       /* per tensor: addressable elements of a global buffer */
     int64_t *addr;         /* scratch: byte address per thread, for statistics */
+    int64_t *off, *size;   /* per tensor, this launch: byte offset in the block's memory
+                              (shared/tensor), elements (local/shared/tensor) */
+    int64_t block_bytes;   /* tensor memory, then shared memory */
 } ix_exec;
 
 bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l);

@@ -40,6 +40,26 @@ static int64_t addressable(const rt_launch *l, int param) {
     return end;
 }
 
+/* Where each tensor lives in this launch: shared tiles may be sized by the
+   run-time extents. */
+static bool place_tensors(ix_exec *x) {
+    const it_program *p = x->p;
+    int64_t shared_base = (p->tmem_bytes + 15) / 16 * 16;
+    for (int i = 0; i < p->ntensors; i++) {
+        const it_tensor *t = &p->tensors[i];
+        x->off[i] = t->offset;
+        x->size[i] = t->space == IT_GLOBAL_T ? x->gelems[i] : t->size;
+        if (t->space != IT_SHARED_T)
+            continue;
+        if (!rt_eval(x->k, x->l, t->shared_offset, &x->off[i]) ||
+            !rt_eval(x->k, x->l, t->shared_size, &x->size[i]))
+            return wf_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate the size of T%d", t->tv);
+        x->off[i] += shared_base;
+    }
+    x->block_bytes = shared_base + x->l->smem_bytes;
+    return true;
+}
+
 static bool alloc_tensors(ix_exec *x) {
     const it_program *p = x->p;
     int n = p->ntensors + 1;
@@ -47,7 +67,9 @@ static bool alloc_tensors(ix_exec *x) {
     x->lwritten = calloc((size_t)n, sizeof *x->lwritten);
     x->gdata = calloc((size_t)n, sizeof *x->gdata);
     x->gelems = calloc((size_t)n, sizeof *x->gelems);
-    if (!x->local || !x->lwritten || !x->gdata || !x->gelems)
+    x->off = calloc((size_t)n, sizeof *x->off);
+    x->size = calloc((size_t)n, sizeof *x->size);
+    if (!x->local || !x->lwritten || !x->gdata || !x->gelems || !x->off || !x->size)
         return false;
     for (int i = 0; i < p->ntensors; i++) {
         const it_tensor *t = &p->tensors[i];
@@ -67,7 +89,7 @@ static bool alloc_tensors(ix_exec *x) {
 
 static bool alloc_block(ix_exec *x) {
     int T = x->nthreads;
-    size_t smem = (size_t)x->p->block_bytes + 1;
+    size_t smem = (size_t)x->block_bytes + 1;
     for (int d = 0; d < 3; d++)
         if (!(x->tid[d] = malloc(sizeof(int64_t) * (size_t)T)))
             return false;
@@ -106,7 +128,15 @@ bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l) {
     x->l = l;
     x->nthreads = (int)(l->block[0] * l->block[1] * l->block[2]); /* 1..1024: rt_bind */
     memset(x->p->stats, 0, sizeof(it_stats) * (size_t)(x->p->nstmts + 1));
-    if (!alloc_block(x) || !alloc_tensors(x)) {
+    if (!alloc_tensors(x)) {
+        ix_exec_free(x);
+        return wf_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    }
+    if (!place_tensors(x)) {
+        ix_exec_free(x);
+        return false;
+    }
+    if (!alloc_block(x)) {
         ix_exec_free(x);
         return wf_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     }
@@ -129,6 +159,8 @@ void ix_exec_free(ix_exec *x) {
     free(x->lwritten);
     free(x->gdata);
     free(x->gelems);
+    free(x->off);
+    free(x->size);
     free(x->loopv);
     free(x->symv);
     free(x->regs);
@@ -140,7 +172,7 @@ void ix_exec_free(ix_exec *x) {
 }
 
 void ix_block_reset(ix_exec *x) {
-    size_t n = (size_t)x->p->block_bytes + 1;
+    size_t n = (size_t)x->block_bytes + 1;
     for (size_t i = 0; i < n; i++)
         x->sshadow[i] = (ix_cell){-1, -1, 0, 0, 0};
     x->epoch = 1;

@@ -65,7 +65,7 @@ static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, in
                                     bool write) {
     const it_tensor *tt = &x->p->tensors[tensor];
     size_t es = wf_dtype_size(tt->dtype);
-    int64_t byte = tt->offset + index * (int64_t)es;
+    int64_t byte = x->off[tensor] + index * (int64_t)es;
     ix_cell *c = &x->sshadow[byte];
     bool wrote_now = c->wepoch == x->epoch && c->writer >= 0 && c->writer != t;
     bool read_now = c->repoch == x->epoch && c->reader != -1 && c->reader != t;
@@ -107,7 +107,7 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
                              bool write) {
     const it_tensor *tt = &x->p->tensors[tensor];
     size_t es = wf_dtype_size(tt->dtype);
-    int64_t size = tt->space == IT_GLOBAL_T ? x->gelems[tensor] : tt->size;
+    int64_t size = x->size[tensor];
     if (index < 0 || index >= size)
         return out_of_bounds(x, n, tensor, index, size, t, write), NULL;
     if (tt->space == IT_GLOBAL_T)
@@ -460,8 +460,9 @@ static void record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t
         return;
     int es = (int)wf_dtype_size(tt->dtype);
     for (int t = 0; t < x->nthreads; t++)
-        x->addr[t] =
-            x->mask[t] ? idx[vary ? t : 0] * es + (tt->space == IT_SHARED_T ? tt->offset : 0) : -1;
+        x->addr[t] = x->mask[t]
+                         ? idx[vary ? t : 0] * es + (tt->space == IT_SHARED_T ? x->off[tensor] : 0)
+                         : -1;
     warp_stats(x, &x->p->stats[n->id], tt->space == IT_SHARED_T, es * n->vec);
 }
 

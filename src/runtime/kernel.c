@@ -48,6 +48,8 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
         if (!k->checks[i].cond || !k->checks[i].message)
             return false;
     }
+    if (!(k->smem = val_clone(&k->arena, r->smem, m)))
+        return false;
     for (int d = 0; d < 3; d++) {
         k->grid[d] = val_clone(&k->arena, r->grid[d], m);
         k->block[d] = val_clone(&k->arena, r->block[d], m);

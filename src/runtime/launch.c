@@ -102,6 +102,8 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
     for (int d = 0; d < 3; d++)
         if (!rt_eval(k, l, k->grid[d], &l->grid[d]) || !rt_eval(k, l, k->block[d], &l->block[d]))
             return wf_fails(&k->err, WF_ERR_ARG, "cannot evaluate the launch dimensions");
+    if (!rt_eval(k, l, k->smem, &l->smem_bytes))
+        return wf_fails(&k->err, WF_ERR_ARG, "cannot evaluate the shared-memory size");
     int64_t threads = l->block[0] * l->block[1] * l->block[2];
     if (threads > 1024 || threads <= 0 || l->grid[0] <= 0 || l->grid[1] <= 0 || l->grid[2] <= 0)
         return wf_fails(&k->err, WF_ERR_SCHEDULE,

@@ -41,6 +41,7 @@ struct wf_kernel {
     rt_param *params;
     int nparams, ninputs, noutputs;
     const wf_val *grid[3], *block[3];
+    const wf_val *smem; /* dynamic shared-memory bytes */
     rt_check *checks;
     int nchecks;
     void *cuda;                /* runtime/cuda.c state, or NULL */
@@ -57,6 +58,7 @@ typedef struct {
     int64_t shape[16][8];     /* logical sizes per parameter */
     int64_t stride[16][8];    /* element strides per parameter (actual) */
     int64_t grid[3], block[3];
+    int64_t smem_bytes;
 } rt_launch;
 
 /* Validate buffers against the kernel's parameters and evaluate the launch.

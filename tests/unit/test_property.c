@@ -237,16 +237,19 @@ typedef struct {
 /* Does the executor refuse these sizes before running (a launch-time check:
    block size, divisibility of a vectorized symbolic extent)? */
 static bool launch_too_big(wf_fusion *f, wf_kernel *k, const int64_t *sym) {
-    wf_buffer in[2], out = ref_buffer(f, f->outputs.ptr[0], sym);
+    wf_buffer in[2], out[2];
     for (int i = 0; i < f->inputs.n; i++)
         in[i] = ref_buffer(f, f->inputs.ptr[i], sym);
-    wf_status s = wf_run(k, WF_BACKEND_INTERP, in, f->inputs.n, &out, 1);
+    for (int i = 0; i < f->outputs.n; i++)
+        out[i] = ref_buffer(f, f->outputs.ptr[i], sym);
+    wf_status s = wf_run(k, WF_BACKEND_INTERP, in, f->inputs.n, out, f->outputs.n);
     const char *msg = wf_last_run_error(k);
     bool refused = s == WF_ERR_SCHEDULE && (strncmp(msg, "for these sizes the launch", 26) == 0 ||
                                             strstr(msg, "the vectorized split needs"));
     for (int i = 0; i < f->inputs.n; i++)
         ref_free(&in[i]);
-    ref_free(&out);
+    for (int i = 0; i < f->outputs.n; i++)
+        ref_free(&out[i]);
     return refused;
 }
 
