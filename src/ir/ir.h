@@ -133,7 +133,8 @@ typedef struct {
 const wf_val *val_clone(wf_arena *dst, const wf_val *v, val_memo *m);
 void val_memo_free(val_memo *m);
 /* Print as C; symbols print their name. val_print_cuda widens thread and
-   block indices to 64 bits, as the generated code needs. */
+   block indices to 64 bits where 32-bit arithmetic could overflow (an
+   expression whose every part provably stays in [0, 2^31) needs no cast). */
 void val_print(sbuf *b, const wf_val *v);
 void val_print_cuda(sbuf *b, const wf_val *v);
 

@@ -678,6 +678,31 @@ void val_print(sbuf *b, const wf_val *v) {
     print_prec(b, v, 0, false);
 }
 
+/* In the generated C, threadIdx/blockIdx are 32-bit unsigned and small
+   constants int: an operation on two such operands is done in 32 bits; one
+   with a 64-bit operand (loop variables, sizes, strides) in 64 bits. */
+static bool narrow(const wf_val *v) {
+    if (v->kind == V_CONST)
+        return v->c >= INT32_MIN && v->c <= INT32_MAX;
+    if (v->kind == V_SYM)
+        return v->sym == SYM_TID || v->sym == SYM_BID;
+    return narrow(v->a) && narrow(v->b);
+}
+
+/* Is 32-bit evaluation exact wherever C uses it: every 32-bit operation's
+   result provably within [0, 2^31)? Then no widening casts are needed. */
+static bool fits_int32(const wf_val *v) {
+    int64_t lo, hi;
+    if (v->kind == V_CONST || v->kind == V_SYM)
+        return true;
+    if (narrow(v)) {
+        val_range(v, &lo, &hi);
+        if (lo < 0 || hi > INT32_MAX)
+            return false;
+    }
+    return fits_int32(v->a) && fits_int32(v->b);
+}
+
 void val_print_cuda(sbuf *b, const wf_val *v) {
-    print_prec(b, v, 0, true);
+    print_prec(b, v, 0, !fits_int32(v));
 }

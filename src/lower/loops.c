@@ -80,7 +80,8 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op) {
     } else if (cuda) {
         int dim = lower_pdim_index(l->ptype);
         sym_kind k = dim < 3 ? SYM_TID : SYM_BID;
-        l->var = val_sym(c->a, k, dim % 3, 0, cuda, 0, hi, l->extent);
+        int64_t max = lower_pdim_max(dim);
+        l->var = val_sym(c->a, k, dim % 3, 0, cuda, 0, hi < max ? hi : max, l->extent);
     } else if (l->ptype == WF_VECTORIZE && is_vector_set(op, id)) {
         l->vector = true;
         l->var = val_const(c->a, 0);

@@ -36,6 +36,7 @@ typedef struct {
 } lower_ctx;
 
 int lower_pdim_index(wf_ptype p); /* 0..5, or -1 for non-thread/block types */
+int64_t lower_pdim_max(int d);    /* largest threadIdx/blockIdx value CUDA allows on d */
 
 bool lower_check_fusion(lower_ctx *c);
 bool lower_sort(lower_ctx *c);

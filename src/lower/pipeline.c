@@ -101,6 +101,11 @@ void lower_result_free(lower_result *r) {
     arena_free(&r->arena);
 }
 
+int64_t lower_pdim_max(int d) {
+    static const int64_t max[NPDIMS] = {1023, 1023, 63, 2147483646, 65534, 65534};
+    return max[d];
+}
+
 int lower_pdim_index(wf_ptype p) {
     switch (p) {
     case WF_TIDX:

@@ -32,7 +32,7 @@ static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
 static const wf_val *launched_index(lower_ctx *c, int d) {
     static const char *const names[NPDIMS] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
                                               "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
-    return val_sym(c->a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0, INT64_MAX, NULL);
+    return val_sym(c->a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0, lower_pdim_max(d), NULL);
 }
 
 /* A write to memory that threads (shared) or threads and blocks (global)

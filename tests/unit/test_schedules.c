@@ -91,8 +91,8 @@ static void schedule_like(wf_fusion *f, wf_tv *ref) {
     wf_inline_most(f);
 }
 
-#define IDX_B128 "(wf_index)blockIdx.x * 128 + (wf_index)threadIdx.x"
-#define IDX_B256 "(wf_index)blockIdx.x * 256 + (wf_index)threadIdx.x"
+#define IDX_B128 "blockIdx.x * 128 + threadIdx.x"
+#define IDX_B256 "blockIdx.x * 256 + threadIdx.x"
 
 /* ---- copies ---- */
 
@@ -120,8 +120,8 @@ TEST(copy_2d_64x96_bidx_tidx_rows_have_stride_96) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 64, 1, 96, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)blockIdx.x * 96 + (wf_index)threadIdx.x] = "
-                                       "T0[(wf_index)blockIdx.x * 96 + (wf_index)threadIdx.x];");
+        CHECK_HAS(wf_kernel_source(k), "T1[blockIdx.x * 96 + threadIdx.x] = "
+                                       "T0[blockIdx.x * 96 + threadIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -176,9 +176,8 @@ TEST(copy_2d_tiles_bidy_bidx_tidy_tidx_index_rows_and_columns) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 3, 8, 32, 8, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "T1[(wf_index)blockIdx.y * 768 + (wf_index)threadIdx.y * 96 + "
-                  "(wf_index)blockIdx.x * 32 + (wf_index)threadIdx.x]");
+        CHECK_HAS(wf_kernel_source(k), "T1[blockIdx.y * 768 + threadIdx.y * 96 + "
+                                       "blockIdx.x * 32 + threadIdx.x]");
         CHECK_LACKS(wf_kernel_source(k), "if (");
         nvrtc_and_free(TS, k);
     }
@@ -335,7 +334,7 @@ TEST(broadcast_outer_unmerged_bidx_tidx_reads_input_at_tidx) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 64, 1, 256, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "T2[0] = T1[(wf_index)threadIdx.x];");
+        CHECK_HAS(wf_kernel_source(k), "T2[0] = T1[threadIdx.x];");
         CHECK_HAS(wf_kernel_source(k), "T3[" IDX_B256 "] = T0[" IDX_B256 "] + T2[0];");
         nvrtc_and_free(TS, k);
     }
@@ -354,7 +353,7 @@ TEST(broadcast_inner_split_64_reads_input_at_bidx_inside_serial_loop) {
     if (k) {
         check_launch(TS, k, 64, 1, 64, 1, 0);
         check_order(TS, wf_kernel_source(k), "for (wf_index i0 = 0; i0 < 4; ++i0) {",
-                    "T2[0] = T1[(wf_index)blockIdx.x];");
+                    "T2[0] = T1[blockIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -371,8 +370,8 @@ TEST(transpose_naive_reads_input_down_a_column) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 96, 1, 64, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)blockIdx.x * 64 + (wf_index)threadIdx.x] = "
-                                       "T0[(wf_index)threadIdx.x * 96 + (wf_index)blockIdx.x];");
+        CHECK_HAS(wf_kernel_source(k), "T1[blockIdx.x * 64 + threadIdx.x] = "
+                                       "T0[threadIdx.x * 96 + blockIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -417,13 +416,13 @@ TEST(transpose_tiled_32x32_smem_4096_bytes_sync_between_write_and_read) {
         check_launch(TS, k, 32, 64, 32, 32, 4096);
         CHECK_HAS(src, "float *T2 = reinterpret_cast<float *>(wf_smem + 0);");
         check_order(TS, src,
-                    "T2[(wf_index)threadIdx.y * 32 + (wf_index)threadIdx.x] = "
-                    "T0[(wf_index)blockIdx.x * 65536 + (wf_index)threadIdx.y * 2048 + "
-                    "(wf_index)blockIdx.y * 32 + (wf_index)threadIdx.x];\n"
+                    "T2[threadIdx.y * 32 + threadIdx.x] = "
+                    "T0[blockIdx.x * 65536 + threadIdx.y * 2048 + "
+                    "blockIdx.y * 32 + threadIdx.x];\n"
                     "  __syncthreads();\n",
-                    "T1[(wf_index)blockIdx.y * 32768 + (wf_index)threadIdx.y * 1024 + "
-                    "(wf_index)blockIdx.x * 32 + (wf_index)threadIdx.x] = "
-                    "T2[(wf_index)threadIdx.x * 32 + (wf_index)threadIdx.y];");
+                    "T1[blockIdx.y * 32768 + threadIdx.y * 1024 + "
+                    "blockIdx.x * 32 + threadIdx.x] = "
+                    "T2[threadIdx.x * 32 + threadIdx.y];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -439,12 +438,12 @@ TEST(transpose_tiled_xor_swizzled_smem_tile_indexes_with_xor) {
         check_launch(TS, k, 32, 64, 32, 32, 4096);
         CHECK_HAS(src, " ^ ");
         /* the tile is stored row-major, the column swizzled on the read side */
-        CHECK_HAS(src, "T2[(wf_index)threadIdx.y * 32 + (wf_index)threadIdx.x] = "
-                       "T0[(wf_index)blockIdx.x * 65536 + (wf_index)threadIdx.y * 2048 + "
-                       "(wf_index)blockIdx.y * 32 + ((wf_index)threadIdx.y ^ "
-                       "(wf_index)threadIdx.x)];");
-        CHECK_HAS(src, "= T2[(wf_index)threadIdx.x * 32 + ((wf_index)threadIdx.x ^ "
-                       "(wf_index)threadIdx.y)];");
+        CHECK_HAS(src, "T2[threadIdx.y * 32 + threadIdx.x] = "
+                       "T0[blockIdx.x * 65536 + threadIdx.y * 2048 + "
+                       "blockIdx.y * 32 + (threadIdx.y ^ "
+                       "threadIdx.x)];");
+        CHECK_HAS(src, "= T2[threadIdx.x * 32 + (threadIdx.x ^ "
+                       "threadIdx.y)];");
         CHECK_HAS(src, "__syncthreads();");
         nvrtc_and_free(TS, k);
     }
@@ -465,10 +464,9 @@ TEST(split_1000_by_128_then_inner_by_3_predicates_tile_and_tensor) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 8, 1, 43, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "for (wf_index i0 = 0; i0 < 3; ++i0) {\n"
-                  "    if ((wf_index)threadIdx.x * 3 + i0 < 128 && "
-                  "(wf_index)blockIdx.x * 128 + (wf_index)threadIdx.x * 3 + i0 < 1000) {");
+        CHECK_HAS(wf_kernel_source(k), "for (wf_index i0 = 0; i0 < 3; ++i0) {\n"
+                                       "    if (threadIdx.x * 3 + i0 < 128 && "
+                                       "blockIdx.x * 128 + threadIdx.x * 3 + i0 < 1000) {");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -485,9 +483,9 @@ TEST(split_100_by_128_predicates_tidx_below_100) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 1, 1, 128, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "if ((wf_index)threadIdx.x < 100) {\n"
-                                       "    T1[(wf_index)threadIdx.x] = "
-                                       "T0[(wf_index)threadIdx.x];");
+        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x < 100) {\n"
+                                       "    T1[threadIdx.x] = "
+                                       "T0[threadIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -504,7 +502,7 @@ TEST(split_outer_1000_by_4_divides_evenly_without_predicate) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 4, 1, 250, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)blockIdx.x * 250 + (wf_index)threadIdx.x]");
+        CHECK_HAS(wf_kernel_source(k), "T1[blockIdx.x * 250 + threadIdx.x]");
         CHECK_LACKS(wf_kernel_source(k), "if (");
         nvrtc_and_free(TS, k);
     }
@@ -522,8 +520,7 @@ TEST(split_outer_1000_by_3_inner_334_predicates_below_1000) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 3, 1, 334, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "if ((wf_index)blockIdx.x * 334 + (wf_index)threadIdx.x < 1000) {");
+        CHECK_HAS(wf_kernel_source(k), "if (blockIdx.x * 334 + threadIdx.x < 1000) {");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -556,10 +553,9 @@ TEST(split_100_by_32_then_merge_outer_divides_and_mods_bidx) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 120, 1, 32, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "if ((wf_index)blockIdx.x % 4 * 32 + (wf_index)threadIdx.x < 100) {\n"
-                  "    T1[(wf_index)blockIdx.x / 4 * 100 + (wf_index)blockIdx.x % 4 * 32 + "
-                  "(wf_index)threadIdx.x] = ");
+        CHECK_HAS(wf_kernel_source(k), "if (blockIdx.x % 4 * 32 + threadIdx.x < 100) {\n"
+                                       "    T1[blockIdx.x / 4 * 100 + blockIdx.x % 4 * 32 + "
+                                       "threadIdx.x] = ");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -575,8 +571,8 @@ TEST(split_128_by_32_then_merge_outer_folds_div_mod_away) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 128, 1, 32, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)threadIdx.x + (wf_index)blockIdx.x * 32] = "
-                                       "T0[(wf_index)threadIdx.x + (wf_index)blockIdx.x * 32];");
+        CHECK_HAS(wf_kernel_source(k), "T1[threadIdx.x + blockIdx.x * 32] = "
+                                       "T0[threadIdx.x + blockIdx.x * 32];");
         CHECK_LACKS(wf_kernel_source(k), "/ 4");
         CHECK_LACKS(wf_kernel_source(k), "% 4");
         nvrtc_and_free(TS, k);
@@ -594,9 +590,9 @@ TEST(split_100_by_32_then_merge_inner_predicates_tidx_below_100) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 30, 1, 128, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "if ((wf_index)threadIdx.x < 100) {\n"
-                                       "    T1[(wf_index)blockIdx.x * 100 + "
-                                       "(wf_index)threadIdx.x] = ");
+        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x < 100) {\n"
+                                       "    T1[blockIdx.x * 100 + "
+                                       "threadIdx.x] = ");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -614,8 +610,8 @@ TEST(merge_axes_0_and_2_of_4x6x8_splits_tidx_by_8) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 6, 1, 32, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)threadIdx.x / 8 * 48 + "
-                                       "(wf_index)blockIdx.x * 8 + (wf_index)threadIdx.x % 8]");
+        CHECK_HAS(wf_kernel_source(k), "T1[threadIdx.x / 8 * 48 + "
+                                       "blockIdx.x * 8 + threadIdx.x % 8]");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -630,9 +626,8 @@ TEST(unroll_axis_emits_pragma_unroll_loop) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 8, 1, 128, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "  #pragma unroll\n  for (wf_index i0 = 0; i0 < 4; ++i0) {\n"
-                  "    T1[(wf_index)blockIdx.x * 512 + (wf_index)threadIdx.x * 4 + i0] = ");
+        CHECK_HAS(wf_kernel_source(k), "  #pragma unroll\n  for (wf_index i0 = 0; i0 < 4; ++i0) {\n"
+                                       "    T1[blockIdx.x * 512 + threadIdx.x * 4 + i0] = ");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -676,8 +671,8 @@ TEST(reorder_pair_minus1_to_0_moves_innermost_to_front) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 2, 1, 7, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "T1[(wf_index)blockIdx.x * 105 + i0 * 35 + i1 * 7 + "
-                                       "(wf_index)threadIdx.x]");
+        CHECK_HAS(wf_kernel_source(k), "T1[blockIdx.x * 105 + i0 * 35 + i1 * 7 + "
+                                       "threadIdx.x]");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -696,9 +691,8 @@ TEST(reorder_all_2_0_1_sends_old_axis_i_to_position_old2new_i) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 3, 1, 2, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "for (wf_index i0 = 0; i0 < 5; ++i0) {\n"
-                  "    T1[(wf_index)threadIdx.x * 15 + (wf_index)blockIdx.x * 5 + i0] = ");
+        CHECK_HAS(wf_kernel_source(k), "for (wf_index i0 = 0; i0 < 5; ++i0) {\n"
+                                       "    T1[threadIdx.x * 15 + blockIdx.x * 5 + i0] = ");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -733,10 +727,10 @@ TEST(vectorize_4xf32_copy_loads_and_stores_with_wf_vec_copy) {
         const char *s = wf_kernel_source(k);
         check_launch(TS, k, 2048, 1, 128, 1, 0);
         CHECK_HAS(s, "  __align__(16) float T2[4];\n");
-        CHECK_HAS(s, "wf_vec_copy<float, 4>(&T2[0], &T0[(wf_index)blockIdx.x * 512 + "
-                     "(wf_index)threadIdx.x * 4]);");
-        CHECK_HAS(s, "wf_vec_copy<float, 4>(&T1[(wf_index)blockIdx.x * 512 + "
-                     "(wf_index)threadIdx.x * 4], &T3[0]);");
+        CHECK_HAS(s, "wf_vec_copy<float, 4>(&T2[0], &T0[blockIdx.x * 512 + "
+                     "threadIdx.x * 4]);");
+        CHECK_HAS(s, "wf_vec_copy<float, 4>(&T1[blockIdx.x * 512 + "
+                     "threadIdx.x * 4], &T3[0]);");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -749,10 +743,10 @@ TEST(vectorize_8xf16_copy_loads_and_stores_with_wf_vec_copy) {
         const char *s = wf_kernel_source(k);
         check_launch(TS, k, 1024, 1, 128, 1, 0);
         CHECK_HAS(s, "  __align__(16) wf_half T2[8];\n");
-        CHECK_HAS(s, "wf_vec_copy<wf_half, 8>(&T2[0], &T0[(wf_index)blockIdx.x * 1024 + "
-                     "(wf_index)threadIdx.x * 8]);");
-        CHECK_HAS(s, "wf_vec_copy<wf_half, 8>(&T1[(wf_index)blockIdx.x * 1024 + "
-                     "(wf_index)threadIdx.x * 8], &T3[0]);");
+        CHECK_HAS(s, "wf_vec_copy<wf_half, 8>(&T2[0], &T0[blockIdx.x * 1024 + "
+                     "threadIdx.x * 8]);");
+        CHECK_HAS(s, "wf_vec_copy<wf_half, 8>(&T1[blockIdx.x * 1024 + "
+                     "threadIdx.x * 8], &T3[0]);");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -767,7 +761,9 @@ TEST(symbolic_1d_grid_is_runtime_and_predicate_uses_size0) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, -1, 1, 128, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "if (" IDX_B128 " < T0.size[0]) {");
+        /* blockIdx.x * 128 could overflow 32 bits with a run-time grid: widened. */
+        CHECK_HAS(wf_kernel_source(k),
+                  "if ((wf_index)blockIdx.x * 128 + (wf_index)threadIdx.x < T0.size[0]) {");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -783,7 +779,8 @@ TEST(symbolic_2d_merged_predicate_uses_product_of_sizes) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, -1, 1, 256, 1, 0);
-        CHECK_HAS(wf_kernel_source(k), "if (" IDX_B256 " < T0.size[0] * T0.size[1]) {");
+        CHECK_HAS(wf_kernel_source(k), "if ((wf_index)blockIdx.x * 256 + (wf_index)threadIdx.x < "
+                                       "T0.size[0] * T0.size[1]) {");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -820,9 +817,8 @@ TEST(noncontiguous_outer_dim_indexes_input_with_stride0) {
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
         check_launch(TS, k, 128, 1, 64, 1, 0);
-        CHECK_HAS(wf_kernel_source(k),
-                  "T1[(wf_index)blockIdx.x * 64 + (wf_index)threadIdx.x] = "
-                  "T0[(wf_index)blockIdx.x * T0.stride[0] + (wf_index)threadIdx.x];");
+        CHECK_HAS(wf_kernel_source(k), "T1[blockIdx.x * 64 + threadIdx.x] = "
+                                       "T0[blockIdx.x * T0.stride[0] + threadIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -835,8 +831,8 @@ TEST(noncontiguous_inner_dim_scales_both_indices_by_stride1) {
     bidx_tidx(out);
     wf_kernel *k = CHECK_INTERP(f, sym_sizes);
     if (k) {
-        CHECK_HAS(wf_kernel_source(k), "T0[(wf_index)blockIdx.x * (T0.stride[1] * 64) + "
-                                       "(wf_index)threadIdx.x * T0.stride[1]]");
+        CHECK_HAS(wf_kernel_source(k), "T0[blockIdx.x * (T0.stride[1] * 64) + "
+                                       "threadIdx.x * T0.stride[1]]");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -854,10 +850,10 @@ TEST(symbolic_strided_split_loops_to_ceildiv_and_predicates_size1) {
         check_launch(TS, k, -1, 1, 128, 1, 0);
         CHECK_HAS(wf_kernel_source(k),
                   "for (wf_index i0 = 0; i0 < wf_ceildiv(T0.size[1], 128); ++i0) {\n"
-                  "    if (i0 * 128 + (wf_index)threadIdx.x < T0.size[1]) {\n"
-                  "      T1[(wf_index)blockIdx.x * T0.size[1] + i0 * 128 + (wf_index)threadIdx.x] "
-                  "= T0[(wf_index)blockIdx.x * T0.stride[0] + i0 * 128 + "
-                  "(wf_index)threadIdx.x];");
+                  "    if (i0 * 128 + threadIdx.x < T0.size[1]) {\n"
+                  "      T1[blockIdx.x * T0.size[1] + i0 * 128 + threadIdx.x] "
+                  "= T0[blockIdx.x * T0.stride[0] + i0 * 128 + "
+                  "threadIdx.x];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -946,10 +942,10 @@ TEST(cache_chain_fully_inlined_smem_holds_one_row_of_64) {
         const char *s = wf_kernel_source(k);
         check_launch(TS, k, 64, 1, 64, 1, 256);
         CHECK_HAS(s, "for (wf_index i0 = 0; i0 < 4; ++i0) {\n    float T3[1];\n");
-        CHECK_HAS(s, "T2[(wf_index)threadIdx.x] = T0[(wf_index)blockIdx.x * 256 + i0 * 64 + "
-                     "(wf_index)threadIdx.x];");
-        CHECK_HAS(s, "T3[0] = wf_exp(T2[(wf_index)threadIdx.x]);");
-        CHECK_HAS(s, "T1[(wf_index)blockIdx.x * 256 + i0 * 64 + (wf_index)threadIdx.x] = T3[0];");
+        CHECK_HAS(s, "T2[threadIdx.x] = T0[blockIdx.x * 256 + i0 * 64 + "
+                     "threadIdx.x];");
+        CHECK_HAS(s, "T3[0] = wf_exp(T2[threadIdx.x]);");
+        CHECK_HAS(s, "T1[blockIdx.x * 256 + i0 * 64 + threadIdx.x] = T3[0];");
         nvrtc_and_free(TS, k);
     }
     wf_fusion_free(f);
@@ -967,10 +963,10 @@ TEST(cache_chain_smem_inline_at_1_holds_whole_row_read_back_by_its_writers) {
     if (k) {
         const char *s = wf_kernel_source(k);
         check_launch(TS, k, 64, 1, 64, 1, 1024);
-        CHECK_HAS(s, "    T2[i0 * 64 + (wf_index)threadIdx.x] = T0[");
+        CHECK_HAS(s, "    T2[i0 * 64 + threadIdx.x] = T0[");
         CHECK_HAS(s, "  }\n  for (wf_index i1 = 0; i1 < 4; ++i1) {\n"
                      "    float T3[1];\n"
-                     "    T3[0] = wf_exp(T2[i1 * 64 + (wf_index)threadIdx.x]);");
+                     "    T3[0] = wf_exp(T2[i1 * 64 + threadIdx.x]);");
         /* thread x reads only the cells i * 64 + x that it wrote itself */
         CHECK_LACKS(s, "__syncthreads();");
         nvrtc_and_free(TS, k);
@@ -1003,10 +999,10 @@ TEST(inline_all_at_1_shares_bidx_and_keeps_a_register_row_of_4) {
     if (k) {
         const char *s = wf_kernel_source(k);
         CHECK_HAS(s, "  float T1[4];\n  for (wf_index i0 = 0; i0 < 4; ++i0) {\n"
-                     "    T1[i0] = T0[(wf_index)blockIdx.x * 256 + i0 * 64 + "
-                     "(wf_index)threadIdx.x];");
+                     "    T1[i0] = T0[blockIdx.x * 256 + i0 * 64 + "
+                     "threadIdx.x];");
         CHECK_HAS(s, "for (wf_index i1 = 0; i1 < 4; ++i1) {\n"
-                     "    T2[(wf_index)blockIdx.x * 256 + i1 * 64 + (wf_index)threadIdx.x] = "
+                     "    T2[blockIdx.x * 256 + i1 * 64 + threadIdx.x] = "
                      "wf_relu(T1[i1]);");
         nvrtc_and_free(TS, k);
     }
@@ -1080,7 +1076,7 @@ TEST(smem_written_and_read_by_the_same_thread_needs_no_sync) {
     if (k) {
         const char *s = wf_kernel_source(k);
         check_launch(TS, k, 64, 1, 128, 1, 512);
-        check_order(TS, s, "T1[(wf_index)threadIdx.x] = T0[", "] = T1[(wf_index)threadIdx.x];");
+        check_order(TS, s, "T1[threadIdx.x] = T0[", "] = T1[threadIdx.x];");
         /* each thread reads back only the cell it wrote: no barrier needed */
         CHECK_LACKS(s, "__syncthreads();");
         nvrtc_and_free(TS, k);
@@ -1105,8 +1101,8 @@ TEST(smem_producer_on_16_of_32_threads_predicates_tidx_below_16) {
         const char *s = wf_kernel_source(k);
         check_launch(TS, k, 64, 1, 32, 1, 128);
         /* 32 threads are launched; only 16 may write the 32-float tile */
-        CHECK_HAS(s, "if ((wf_index)threadIdx.x < 16) {\n"
-                     "      T1[i0 * 16 + (wf_index)threadIdx.x] = ");
+        CHECK_HAS(s, "if (threadIdx.x < 16) {\n"
+                     "      T1[i0 * 16 + threadIdx.x] = ");
         CHECK_HAS(s, "__syncthreads();");
         nvrtc_and_free(TS, k);
     }
