@@ -623,3 +623,18 @@ TEST(sticky_error_ignores_later_calls_until_cleared) {
     compiles(TS, f, 64, 32);
     wf_fusion_free(f);
 }
+
+TEST(set_loop_domain_must_cover_the_logical_domain) {
+    wf_tv *out;
+    wf_fusion *f = copy_64x128(&out);
+    wf_iterdomain *first[1] = {wf_tv_axis(out, 0)};
+    wf_tv_set_loop_domain(out, 1, first);
+    check_error(TS, f, WF_ERR_ARG,
+                "T1.set_loop_domain: the domain must cover T1's logical domain, but nothing in "
+                "it derives from iS3{128}");
+    CHECK_EQ_I64(wf_tv_ndim(out), 2); /* unchanged */
+    clear_error(TS, f);
+    bidx_tidx(out);
+    compiles(TS, f, 64, 128);
+    wf_fusion_free(f);
+}
