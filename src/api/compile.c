@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 0 lets lowering pick: sm_100a when the kernel uses tensor memory, else sm_90a. */
 static int target_sm(const wf_compile_options *opt) {
-    return opt && opt->sm > 0 ? opt->sm : 90;
+    return opt && opt->sm > 0 ? opt->sm : 0;
 }
 
 wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt) {
@@ -26,7 +27,9 @@ wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt) {
         k = source ? rt_kernel_new(&r, source) : NULL;
         free(source);
         if (k)
-            k->sm_explicit = opt && opt->sm > 0; /* else the CUDA runtime targets the device */
+            /* Unless asked for (or needed: sm_100a for tensor memory), the CUDA runtime
+               targets the device's architecture. */
+            k->sm_explicit = (opt && opt->sm > 0) || r.sm >= 100;
         if (k && !rt_interp_build(k, &r)) {
             rt_kernel_free(k);
             k = NULL;

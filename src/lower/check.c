@@ -6,7 +6,8 @@
  * Requires: a fusion. Provides: the guarantee that every tensor is one the
  * later passes handle: inputs and outputs in global memory, no global
  * intermediates, no reductions or hardware copies yet, compute-at positions
- * that the inlining rules allow.
+ * that the inlining rules allow; and the target: the one asked for, else
+ * sm_100a where tensor memory is used and sm_90a otherwise.
  */
 #include "lower/lower_int.h"
 
@@ -55,6 +56,8 @@ static bool check_tmem_op(lower_ctx *c, const ir_op *op) {
                         "and T%d in %s memory",
                         out->id, in->id, ir_memtype_name(in->mem), out->id,
                         ir_memtype_name(out->mem));
+    if ((st || ld) && c->out->sm == 0)
+        c->out->sm = 100; /* no target asked for: the kernel needs Blackwell */
     if ((st || ld) && c->out->sm < 100)
         return wf_failb(e, WF_ERR_SCHEDULE,
                         "T%d uses tensor memory, which needs Blackwell: compile for sm 100 or "
@@ -141,5 +144,7 @@ bool lower_check_fusion(lower_ctx *c) {
     for (int i = 0; i < f->ops.n; i++)
         if (!check_op(c, f->ops.ptr[i]) || !check_operand_extents(c, f->ops.ptr[i]))
             return false;
+    if (c->out->sm == 0)
+        c->out->sm = 90; /* the default target: Hopper */
     return true;
 }

@@ -424,3 +424,23 @@ TEST(seed000_tmem_performant_vectorized_copy) {
     wf_kernel_free(k);
     wf_fusion_free(c.f);
 }
+
+/* Without a target, a tensor-memory kernel is compiled for sm_100a; asking for
+   Hopper explicitly is an error. */
+TEST(seed000_tmem_default_target_is_blackwell) {
+    int64_t shape[2] = {128, 4};
+    chain c = chain_new(WF_F32, 2, shape, false);
+    wf_tv_parallelize(c.tv4, 0, WF_TIDX);
+    wf_parallelize_all_like(c.tv4, 0);
+    wf_tv_set_tmem_dimsep(c.tv2, 1);
+    wf_kernel *k = wf_compile(c.f, NULL);
+    CHECK(k != NULL);
+    if (k && !harness_nvrtc(TS, k, 0, __FILE__, __LINE__) && TS->failed)
+        printf("  (the default target did not compile)\n");
+    wf_kernel_free(k);
+    wf_compile_options hopper = {90};
+    CHECK(wf_compile(c.f, &hopper) == NULL);
+    CHECK_STR(wf_fusion_error(c.f), "T2 uses tensor memory, which needs Blackwell: compile for sm "
+                                    "100 or later (wf_compile_options.sm), not 90");
+    wf_fusion_free(c.f);
+}
