@@ -24,12 +24,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../harness.h"
 #include "weft.h"
 
-typedef struct {
-    bool failed, skipped;
-    char reason[512];
-} gt_state;
+/* The CHECK macros and the test state are the CPU suite's (tests/harness.h). */
+typedef test_state gt_state;
 
 typedef void (*gt_fn)(gt_state *);
 void gt_register(const char *name, gt_fn fn);
@@ -41,26 +40,6 @@ void gt_register(const char *name, gt_fn fn);
     }                                                                                              \
     static void gt_##name(gt_state *ts_)
 
-#define TS ts_
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);                      \
-            ts_->failed = true;                                                                    \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_EQ_I64(a, b)                                                                         \
-    do {                                                                                           \
-        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
-        if (a_ != b_) {                                                                            \
-            printf("  %s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, #a, #b, a_,     \
-                   b_);                                                                            \
-            ts_->failed = true;                                                                    \
-        }                                                                                          \
-    } while (0)
-
 #define CHECK_STATUS(s, want, k)                                                                   \
     do {                                                                                           \
         wf_status s_ = (s);                                                                        \
@@ -69,33 +48,6 @@ void gt_register(const char *name, gt_fn fn);
                    wf_status_name(s_), wf_status_name(want), wf_last_run_error(k));                \
             ts_->failed = true;                                                                    \
         }                                                                                          \
-    } while (0)
-
-#define CHECK_STR(a, b)                                                                            \
-    do {                                                                                           \
-        const char *a_ = (a), *b_ = (b);                                                           \
-        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                   \
-            printf("  %s:%d: %s == %s failed:\n    got:      \"%s\"\n    expected: \"%s\"\n",      \
-                   __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");            \
-            ts_->failed = true;                                                                    \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_HAS(a, b)                                                                            \
-    do {                                                                                           \
-        const char *a_ = (a), *b_ = (b);                                                           \
-        if (!a_ || !b_ || !strstr(a_, b_)) {                                                       \
-            printf("  %s:%d: %s does not contain \"%s\"; it is:\n    %s\n", __FILE__, __LINE__,    \
-                   #a, b_ ? b_ : "(null)", a_ ? a_ : "(null)");                                    \
-            ts_->failed = true;                                                                    \
-        }                                                                                          \
-    } while (0)
-
-#define SKIP(why)                                                                                  \
-    do {                                                                                           \
-        ts_->skipped = true;                                                                       \
-        snprintf(ts_->reason, sizeof ts_->reason, "%s", (why));                                    \
-        return;                                                                                    \
     } while (0)
 
 /* Is there a GPU to run on, and if not, what wf_run said was missing. */
@@ -149,7 +101,7 @@ void gt_check(gt_state *ts, const gt_case *c, const char *file, int line);
 /* wf_compile, failing the test with the fusion's error if that fails. */
 wf_kernel *gt_compile(gt_state *ts, wf_fusion *f, const wf_compile_options *opt, const char *file,
                       int line);
-#define COMPILE(f) gt_compile(ts_, (f), NULL, __FILE__, __LINE__)
+#define GT_COMPILE(f) gt_compile(ts_, (f), NULL, __FILE__, __LINE__)
 
 /* A wf_buffer over a host tensor (device -1). */
 wf_buffer gt_host_buffer(const gt_tensor *x);

@@ -90,7 +90,7 @@ static int run_tests(int nfilters, char **filters) {
             printf("[FAIL] %s\n", tests[i].name);
             failed++;
         } else if (ts.skipped) {
-            printf("[SKIP] %s (%s)\n", tests[i].name, ts.reason);
+            printf("[SKIP] %s (%s)\n", tests[i].name, ts.skip_reason);
             skipped++;
         } else {
             printf("[PASS] %s\n", tests[i].name);

@@ -55,7 +55,7 @@ GPU_TEST(copy_2d_merged_and_split_by_128_nondivisible) {
     wf_tv_split(b, 0, 128);
     wf_tv_parallelize(b, 0, WF_BIDX);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     check_unary(TS, k, 2, shape, identity, GT_EXACT);
     wf_kernel_free(k);
     wf_fusion_free(f);
@@ -70,7 +70,7 @@ GPU_TEST(exp_1000_split_by_128_nondivisible) {
     wf_tv_split(b, 0, 128);
     wf_tv_parallelize(b, 0, WF_BIDX);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     if (k)
         CHECK_EQ_I64(wf_kernel_launch(k)->grid[0], 8);
     check_unary(TS, k, 1, shape, exp_ref, GT_REL);
@@ -87,7 +87,7 @@ GPU_TEST(add_pointwise_split_by_256) {
     wf_tv_split(c, 0, 256);
     wf_tv_parallelize(c, 0, WF_BIDX);
     wf_tv_parallelize(c, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     gt_tensor in[2] = {gt_dense(WF_F32, 1, shape), gt_dense(WF_F32, 1, shape)};
     gt_fill_random(&in[0]);
     gt_fill_random(&in[1]);
@@ -118,7 +118,7 @@ GPU_TEST(add_broadcast_row_over_merged_split_by_128) {
     wf_tv_parallelize(c, 1, WF_TIDX);
     wf_parallelize_all_like(c, 0);
     wf_inline_most(f);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     gt_tensor in[2] = {gt_dense(WF_F32, 2, sa), gt_dense(WF_F32, 1, sb)};
     gt_fill_random(&in[0]);
     gt_fill_random(&in[1]);
@@ -159,7 +159,7 @@ GPU_TEST(transpose_tiled_32x32_through_shared_memory) {
     wf_tv_parallelize(s, 2, WF_TIDY);
     wf_tv_parallelize(s, 3, WF_TIDX);
     wf_tv_inline_at(s, 2);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     if (k)
         CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, 32 * 32 * 4);
     gt_tensor in = gt_dense(WF_F32, 2, shape);
@@ -204,7 +204,7 @@ static wf_kernel *vector_copy(gt_state *ts_, wf_fusion *f, int64_t n, int thread
         wf_tv_inline_at(ca, 1);
         wf_tv_inline_at(cb, 1);
     }
-    return COMPILE(f);
+    return GT_COMPILE(f);
 }
 
 GPU_TEST(copy_vectorized_by_4_split_by_128) {
@@ -240,7 +240,7 @@ GPU_TEST(relu_symbolic_extents_two_shapes) {
     wf_tv_split(b, 0, 256);
     wf_tv_parallelize(b, 0, WF_BIDX);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     check_unary(TS, k, 2, s1, relu_ref, GT_EXACT);
     check_unary(TS, k, 2, s2, relu_ref, GT_EXACT);
     wf_kernel_free(k);
@@ -269,7 +269,7 @@ GPU_TEST(cast_f16_strided_input_rows_80_apart) {
     wf_output(f, b);
     wf_tv_parallelize(b, 0, WF_BIDX);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     if (k)
         CHECK(strstr(wf_kernel_source(k), "T0.stride[0]") != NULL);
     gt_tensor in = gt_strided(WF_F16, 2, shape, strides);
@@ -295,7 +295,7 @@ GPU_TEST(copy_through_64k_of_shared_memory) {
     wf_tv_set_memory(s, WF_MEM_SHARED);
     wf_tv_parallelize(s, 1, WF_TIDX);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     if (k)
         CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, 65536);
     check_unary(TS, k, 2, shape, identity, GT_EXACT);

@@ -23,7 +23,7 @@ static void define_small_add(wf_fusion *f) {
 
 static wf_kernel *small_add(gt_state *ts_, wf_fusion *f) {
     define_small_add(f);
-    return COMPILE(f);
+    return GT_COMPILE(f);
 }
 
 static bool all_poison(const float *x, int n) {
@@ -71,7 +71,7 @@ GPU_TEST(grid_beyond_cuda_limits_is_refused) {
     wf_output(f, b);
     wf_tv_parallelize(b, 0, WF_BIDY);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     gt_tensor in = gt_dense(WF_F32, 2, shape), out = gt_dense(WF_F32, 2, shape);
     wf_buffer bi = gt_host_buffer(&in), bo = gt_host_buffer(&out);
     if (k) {
@@ -100,7 +100,7 @@ GPU_TEST(vectorized_symbolic_extent_not_divisible_is_refused) {
     wf_tv_parallelize(ca, 1, WF_VECTORIZE);
     wf_tv_parallelize(b, 1, WF_VECTORIZE);
     wf_inline_most(f);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     gt_tensor in = gt_dense(WF_F32, 1, n), out = gt_dense(WF_F32, 1, n);
     wf_buffer bi = gt_host_buffer(&in), bo = gt_host_buffer(&out);
     if (k)
@@ -248,7 +248,7 @@ static void run_fresh(gt_state *ts_, wf_fusion *f, const char *path, const char 
                       const char *what) {
     static char now[1 << 20];
     int64_t shape[1] = {777};
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     gt_tensor in = gt_dense(WF_F32, 1, shape), want = gt_dense(WF_F32, 1, shape);
     gt_fill_random(&in);
     memcpy(want.data, in.data, 777 * sizeof(float));
@@ -380,7 +380,7 @@ GPU_TEST(wf_time_and_memcpy_time_give_plausible_medians) {
     wf_tv_split(b, 0, 256);
     wf_tv_parallelize(b, 0, WF_BIDX);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    wf_kernel *k = COMPILE(f);
+    wf_kernel *k = GT_COMPILE(f);
     void *x = wf_device_alloc(bytes), *y = wf_device_alloc(bytes);
     wf_buffer in = {x, WF_F32, 1, {16 << 20}, {0}, 0}, out = {y, WF_F32, 1, {16 << 20}, {0}, 0};
     CHECK(x && y);

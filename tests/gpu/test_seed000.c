@@ -31,7 +31,7 @@ static void both(gsg *g, int axis, wf_ptype p) {
 /* Schedule, check the reported shared memory, run and compare exactly. */
 static void check_gsg(gt_state *ts_, gsg *g, int64_t smem_bytes) {
     int64_t shape[2] = {2, 4};
-    wf_kernel *k = COMPILE(g->f);
+    wf_kernel *k = GT_COMPILE(g->f);
     if (!k)
         return;
     CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, smem_bytes);
@@ -91,7 +91,7 @@ GPU_TEST(seed000_fancy_transformations_copy_4096x4096) {
     wf_propagate_transforms(tv);
     wf_parallelize_all_like(tv, 0);
     wf_inline_most(g.f);
-    wf_kernel *k = COMPILE(g.f);
+    wf_kernel *k = GT_COMPILE(g.f);
     gt_tensor in = gt_dense(WF_F32, 2, shape), want = gt_dense(WF_F32, 2, shape);
     gt_fill_random(&in);
     memcpy(want.data, in.data, sizeof(float) * 4096 * 4096);
