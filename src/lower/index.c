@@ -176,7 +176,7 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     }
 }
 
-static const wf_val *linearize(index_env *e, wf_tv *tv, const lower_layout *l) {
+static const wf_val *linearize(index_env *e, const kir_node *s, wf_tv *tv, const lower_layout *l) {
     wf_arena *a = e->c->a;
     const wf_val *sum = val_const(a, 0);
     for (int i = 0; i < l->n; i++) {
@@ -186,10 +186,13 @@ static const wf_val *linearize(index_env *e, wf_tv *tv, const lower_layout *l) {
         if (!v) {
             sbuf b = {0};
             ir_print_id(&b, l->ids[i]);
+            const wf_tv *out = s->u.stmt.op->out;
             wf_fail(&e->c->f->err, WF_ERR_SCHEDULE,
-                    "cannot index T%d: no path in the IterDomain graph from the loops to its "
-                    "allocation axis %s",
-                    tv->id, sbuf_str(&b));
+                    "cannot index T%d in the loops of T%d: no path in the IterDomain graph from "
+                    "them to T%d's allocation axis %s (T%d's inline position shares loops it "
+                    "is not exactly mapped to; inline it less deeply or schedule it like its "
+                    "consumer)",
+                    tv->id, out->id, tv->id, sbuf_str(&b), out->id);
             sbuf_free(&b);
             return NULL;
         }
@@ -207,7 +210,7 @@ static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf
         return NULL;
     seed(e, s, vec_var);
     propagate(e, tv, &l);
-    return linearize(e, tv, &l);
+    return linearize(e, s, tv, &l);
 }
 
 /* The vector loop of a statement, if it is a vector access. */
