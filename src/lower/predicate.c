@@ -44,8 +44,11 @@ static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s) {
     if (m != WF_MEM_SHARED && m != WF_MEM_GLOBAL)
         return NULL;
     for (int d = 0; d < (m == WF_MEM_SHARED ? 3 : NPDIMS); d++) {
-        if (val_is_const_eq(c->pdim[d], 1) ||
-            val_uses_sym(s->out_index, d < 3 ? SYM_TID : SYM_BID, d % 3))
+        sym_kind k = d < 3 ? SYM_TID : SYM_BID;
+        /* If the bounds predicate depends on the dimension, it already picks the
+           threads that write (a swizzle can make only one of them valid). */
+        if (val_is_const_eq(c->pdim[d], 1) || val_uses_sym(s->out_index, k, d % 3) ||
+            (s->pred && val_uses_sym(s->pred, k, d % 3)))
             continue;
         p = and_into(c->a, p, val_eq(c->a, launched_index(c, d), val_const(c->a, 0)));
     }
