@@ -166,6 +166,9 @@ WF_API void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]);
 WF_API void wf_tv_reorder_all(wf_tv *tv, const int *old2new);
 /* XOR swizzle: (x, y) -> (x, x ^ y); power-of-two constant extents, ext(x) <= ext(y). */
 WF_API void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y);
+/* Run an axis on threads/blocks, unroll it, or vectorize it (the innermost
+   axis of a copy; 1-16 bytes, or up to 512 for tensor-memory copies). A
+   broadcast axis of extent 1 stays serial: there is nothing to spread. */
 WF_API void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p);
 WF_API void wf_tv_set_memory(wf_tv *tv, wf_memtype m);
 WF_API void wf_tv_set_ldst(wf_tv *tv, wf_ldst op); /* op type of tv's definition */
