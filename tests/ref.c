@@ -53,10 +53,6 @@ static double round_to(wf_dtype t, double x) {
     }
 }
 
-static bool is_float32ish(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16;
-}
-
 static double load(const wf_buffer *b, int64_t off) {
     const unsigned char *p =
         (const unsigned char *)b->data + off * (int64_t)wf_dtype_size(b->dtype);
@@ -156,53 +152,54 @@ static int64_t offset_of(const wf_buffer *b, int64_t lin) {
     return off;
 }
 
-static double unary(int op, double x, bool f32) {
-    float xf = (float)x;
+/* Computed in double; the caller rounds to the output's type (one rounding,
+   like the executor: exact for + - * / and sqrt, within a few ulp of the
+   GPU's float transcendentals). */
+static double unary(int op, double x) {
     switch (op) {
     case WF_NEG:
         return -x;
     case WF_ABS:
         return fabs(x);
     case WF_EXP:
-        return f32 ? expf(xf) : exp(x);
+        return exp(x);
     case WF_LOG:
-        return f32 ? logf(xf) : log(x);
+        return log(x);
     case WF_SQRT:
-        return f32 ? sqrtf(xf) : sqrt(x);
+        return sqrt(x);
     case WF_RSQRT:
-        return f32 ? 1.0f / sqrtf(xf) : 1.0 / sqrt(x);
+        return 1.0 / sqrt(x);
     case WF_SIN:
-        return f32 ? sinf(xf) : sin(x);
+        return sin(x);
     case WF_COS:
-        return f32 ? cosf(xf) : cos(x);
+        return cos(x);
     case WF_TANH:
-        return f32 ? tanhf(xf) : tanh(x);
+        return tanh(x);
     case WF_SIGMOID:
-        return f32 ? 1.0f / (1.0f + expf(-xf)) : 1.0 / (1.0 + exp(-x));
+        return 1.0 / (1.0 + exp(-x));
     case WF_RELU:
         return x > 0 ? x : 0;
     default:
-        return f32 ? 1.0f / xf : 1.0 / x;
+        return 1.0 / x;
     }
 }
 
-static double binary(int op, double a, double b, bool f32) {
-    float af = (float)a, bf = (float)b;
+static double binary(int op, double a, double b) {
     switch (op) {
     case WF_ADD:
-        return f32 ? (double)(af + bf) : a + b;
+        return a + b;
     case WF_SUB:
-        return f32 ? (double)(af - bf) : a - b;
+        return a - b;
     case WF_MUL:
-        return f32 ? (double)(af * bf) : a * b;
+        return a * b;
     case WF_DIV:
-        return f32 ? (double)(af / bf) : a / b;
+        return a / b;
     case WF_MAX:
         return a > b ? a : b;
     case WF_MIN:
         return a < b ? a : b;
     default:
-        return f32 ? powf(af, bf) : pow(a, b);
+        return pow(a, b);
     }
 }
 
@@ -235,7 +232,6 @@ static double read_input(const ir_op *op, int k, const rtensor *in, const int64_
 static bool eval_op(const ir_op *op, rtensor *t) {
     rtensor *o = &t[op->out->id];
     wf_dtype od = op->out->dtype;
-    bool f32 = is_float32ish(od);
     int64_t n = numel(o->shape, o->ndim), idx[8];
     o->v = malloc(sizeof(double) * (size_t)(n ? n : 1));
     if (!o->v)
@@ -244,9 +240,9 @@ static bool eval_op(const ir_op *op, rtensor *t) {
         unravel(i, o->shape, o->ndim, idx);
         double a = read_input(op, 0, &t[op->in[0]->id], idx), r = a;
         if (op->kind == OP_UNARY)
-            r = unary(op->sub, a, f32);
+            r = unary(op->sub, a);
         else if (op->kind == OP_BINARY)
-            r = binary(op->sub, a, read_input(op, 1, &t[op->in[1]->id], idx), f32);
+            r = binary(op->sub, a, read_input(op, 1, &t[op->in[1]->id], idx));
         o->v[i] = round_to(od, r);
     }
     return true;

@@ -239,35 +239,10 @@ static value convert(value v, ctype from, ctype to) {
     return r;
 }
 
-static float unary_f(int op, float x) {
-    switch (op) {
-    case WF_NEG:
-        return -x;
-    case WF_ABS:
-        return fabsf(x);
-    case WF_EXP:
-        return expf(x);
-    case WF_LOG:
-        return logf(x);
-    case WF_SQRT:
-        return sqrtf(x);
-    case WF_RSQRT:
-        return 1.0f / sqrtf(x);
-    case WF_SIN:
-        return sinf(x);
-    case WF_COS:
-        return cosf(x);
-    case WF_TANH:
-        return tanhf(x);
-    case WF_SIGMOID:
-        return 1.0f / (1.0f + expf(-x));
-    case WF_RELU:
-        return x > 0 ? x : 0;
-    default:
-        return 1.0f / x;
-    }
-}
-
+/* The math of unary and binary ops, in double. A float op is computed here
+   and rounded once to float: for + - * / and sqrt that is exactly the
+   float result (double carries more than twice float's precision); for
+   transcendentals it is within the GPU's own few-ulp error. */
 static double unary_d(int op, double x) {
     switch (op) {
     case WF_NEG:
@@ -294,25 +269,6 @@ static double unary_d(int op, double x) {
         return x > 0 ? x : 0;
     default:
         return 1.0 / x;
-    }
-}
-
-static float binary_f(int op, float a, float b) {
-    switch (op) {
-    case WF_ADD:
-        return a + b;
-    case WF_SUB:
-        return a - b;
-    case WF_MUL:
-        return a * b;
-    case WF_DIV:
-        return a / b;
-    case WF_MAX:
-        return a > b ? a : b;
-    case WF_MIN:
-        return a < b ? a : b;
-    default:
-        return powf(a, b);
     }
 }
 
@@ -365,7 +321,7 @@ static bool binary_i(int op, int64_t a, int64_t b, int64_t *r) {
 
 static value unary_v(int op, value v, ctype c) {
     if (c == CT_FLOAT)
-        v.f = unary_f(op, v.f);
+        v.f = (float)unary_d(op, (double)v.f);
     else if (c == CT_DOUBLE)
         v.d = unary_d(op, v.d);
     else
@@ -392,7 +348,7 @@ static bool compute(const ix_exec *x, const in_node *n, value in[2], value *out)
     case OP_BINARY: {
         value b = convert(in[1], compute_type(x->p->tensors[n->in[1]].dtype), oc);
         if (oc == CT_FLOAT)
-            out->f = binary_f(n->sub, a.f, b.f);
+            out->f = (float)binary_d(n->sub, (double)a.f, (double)b.f);
         else if (oc == CT_DOUBLE)
             out->d = binary_d(n->sub, a.d, b.d);
         else if (!binary_i(n->sub, a.i, b.i, &out->i))
