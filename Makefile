@@ -30,7 +30,7 @@ EXAMPLES  := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 # The GPU test program (tests/gpu/, its own harness and main) links the public
 # library only; it is not part of `make test`.
-GPU_TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/gpu/*.c)))
+GPU_TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/gpu/*.c)) tests/fixtures.c)
 GPU_ASAN_ENV := ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/gpu/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 

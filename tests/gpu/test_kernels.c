@@ -6,6 +6,7 @@
  * with more than the default 48 KiB of shared memory. Each case runs on
  * host buffers and on device buffers (gt_check).
  */
+#include "../fixtures.h"
 #include "gpu.h"
 
 #include <math.h>
@@ -138,27 +139,8 @@ GPU_TEST(add_broadcast_row_over_merged_split_by_128) {
    memory, a barrier, a coalesced write of the transposed tile. */
 GPU_TEST(transpose_tiled_32x32_through_shared_memory) {
     NEED_GPU();
-    static const int r[4] = {0, 2, 1, 3}, r2[4] = {0, 1, 3, 2};
     int64_t shape[2] = {1024, 2048}, tshape[2] = {2048, 1024};
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *a = wf_input(f, WF_F32, 2, shape);
-    wf_tv *t = wf_transpose(a, 0, 1);
-    wf_output(f, t);
-    wf_tv *s = wf_cache_after(a);
-    wf_tv_set_memory(s, WF_MEM_SHARED);
-    wf_tv_split(t, 0, 32);
-    wf_tv_split(t, 2, 32);
-    wf_tv_reorder_all(t, r);
-    wf_propagate_transforms(t);
-    wf_tv_parallelize(t, 0, WF_BIDY);
-    wf_tv_parallelize(t, 1, WF_BIDX);
-    wf_tv_parallelize(t, 2, WF_TIDY);
-    wf_tv_parallelize(t, 3, WF_TIDX);
-    wf_parallelize_all_like(t, (1u << WF_BIDX) | (1u << WF_BIDY));
-    wf_tv_reorder_all(s, r2);
-    wf_tv_parallelize(s, 2, WF_TIDY);
-    wf_tv_parallelize(s, 3, WF_TIDX);
-    wf_tv_inline_at(s, 2);
+    wf_fusion *f = fx_tiled_transpose(1024, 2048, FX_PLAIN, NULL);
     wf_kernel *k = GT_COMPILE(f);
     if (k)
         CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, 32 * 32 * 4);

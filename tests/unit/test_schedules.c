@@ -9,6 +9,7 @@
  * executor against the plain reference (random inputs, poisoned outputs),
  * and compiles it with NVRTC.
  */
+#include "fixtures.h"
 #include "harness.h"
 
 #include <stdlib.h>
@@ -379,31 +380,7 @@ TEST(transpose_naive_reads_input_down_a_column) {
 
 /* [1024, 2048] -> transpose through a 32x32 shared tile; swizzle optional. */
 static wf_fusion *tiled_transpose(bool swizzle, wf_tv **smem) {
-    int64_t shape[2] = {1024, 2048};
-    static const int tiles[4] = {0, 2, 1, 3}, inner[4] = {0, 1, 3, 2};
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *a = wf_input(f, WF_F32, 2, shape);
-    wf_tv *t = wf_transpose(a, 0, 1);
-    wf_output(f, t);
-    wf_tv *s = wf_cache_after(a);
-    wf_tv_set_memory(s, WF_MEM_SHARED);
-    wf_tv_split(t, 0, 32);
-    wf_tv_split(t, 2, 32);
-    wf_tv_reorder_all(t, tiles);
-    wf_propagate_transforms(t);
-    wf_tv_parallelize(t, 0, WF_BIDY);
-    wf_tv_parallelize(t, 1, WF_BIDX);
-    wf_tv_parallelize(t, 2, WF_TIDY);
-    wf_tv_parallelize(t, 3, WF_TIDX);
-    wf_parallelize_all_like(t, (1u << WF_BIDX) | (1u << WF_BIDY));
-    wf_tv_reorder_all(s, inner); /* coalesced reads of the input */
-    if (swizzle)
-        wf_tv_swizzle(s, WF_SWIZZLE_XOR, 2, 3);
-    wf_tv_parallelize(s, 2, WF_TIDY);
-    wf_tv_parallelize(s, 3, WF_TIDX);
-    wf_tv_inline_at(s, 2);
-    *smem = s;
-    return f;
+    return fx_tiled_transpose(1024, 2048, swizzle ? FX_SWIZZLE_LOOP : FX_PLAIN, smem);
 }
 
 TEST(transpose_tiled_32x32_smem_4096_bytes_sync_between_write_and_read) {
