@@ -37,6 +37,13 @@ extern "C" {
 #define WF_VERSION_NUMBER (WF_VERSION_MAJOR * 10000 + WF_VERSION_MINOR * 100 + WF_VERSION_PATCH)
 WF_API const char *wf_version(void);
 
+/* Named limits. A tensor has at most WF_MAX_RANK logical dims (the rank of
+   wf_buffer); a kernel has at most WF_MAX_TMEM_REGIONS tensor-memory
+   allocations (the arrays of wf_launch_info). Exceeding one is a clear
+   WF_ERR_ARG / WF_ERR_UNSUPPORTED error; everything else grows as needed. */
+#define WF_MAX_RANK         8
+#define WF_MAX_TMEM_REGIONS 8
+
 typedef struct wf_fusion wf_fusion;
 typedef struct wf_tv wf_tv;
 typedef struct wf_iterdomain wf_iterdomain;
@@ -204,8 +211,9 @@ typedef struct {
     int64_t grid[3], block[3]; /* -1 where it depends on run-time sizes */
     int64_t smem_bytes;        /* shared memory of the kernel; -1 if it depends on sizes */
     int ntmem_regions;         /* tensor-memory allocations */
-    int64_t tmem_columns[8];   /* columns allocated per region (power of 2, >= 32) */
-    int64_t tmem_lanes[8];
+    int64_t
+        tmem_columns[WF_MAX_TMEM_REGIONS]; /* columns allocated per region (power of 2, >= 32) */
+    int64_t tmem_lanes[WF_MAX_TMEM_REGIONS];
 } wf_launch_info;
 
 WF_API wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt); /* NULL on error */
@@ -222,9 +230,9 @@ typedef struct {
     void *data; /* host pointer (device == -1) or device pointer */
     wf_dtype dtype;
     int ndim;
-    int64_t shape[8];
-    int64_t strides[8]; /* in elements; all 0 = contiguous */
-    int device;         /* -1 = host memory */
+    int64_t shape[WF_MAX_RANK];
+    int64_t strides[WF_MAX_RANK]; /* in elements; all 0 = contiguous */
+    int device;                   /* -1 = host memory */
 } wf_buffer;
 
 /* Runs the kernel: inputs in fusion-input order, outputs in fusion-output
