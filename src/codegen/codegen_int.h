@@ -7,10 +7,7 @@
 
 #include "codegen/codegen.h"
 
-void cg_tmem_helpers(sbuf *b, const lower_result *r);  /* device functions, before the kernel */
-void cg_tmem_prologue(sbuf *b, const lower_result *r); /* allocation, at kernel start */
-void cg_tmem_epilogue(sbuf *b, const lower_result *r); /* deallocation, at kernel end */
+void cg_tmem_helpers(sbuf *b, const lower_result *r); /* device functions, before the kernel */
 void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth);
-void cg_tmem_stmt(sbuf *b, const kir_stmt *s, int depth);
 
 #endif

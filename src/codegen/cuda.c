@@ -7,7 +7,7 @@
  * the vector access). Statements compute in float for 16-bit types and in
  * their own type otherwise; vector statements become wf_vec_copy calls.
  */
-#include "codegen/codegen_int.h"
+#include "codegen/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,10 +90,8 @@ static void emit_value(emitter *e, const kir_stmt *s) {
 }
 
 static void emit_stmt(emitter *e, const kir_stmt *s, int depth) {
-    if (s->tmem_lane) {
-        cg_tmem_stmt(&e->b, s, depth);
+    if (cg_copy_emit(&e->b, s, depth))
         return;
-    }
     sbuf_indent(&e->b, depth);
     if (s->vec > 1) {
         sbuf_printf(&e->b, "wf_vec_copy<%s, %d>(&", ir_dtype_name(s->op->out->dtype), s->vec);
@@ -169,9 +167,14 @@ static void emit_node(emitter *e, const kir_node *n, int depth) {
         emit_stmt(e, &n->u.stmt, depth);
         break;
     case KIR_SYNC:
-        sbuf_indent(&e->b, depth);
-        /* Tensor-memory accesses are ordered around barriers by tcgen05 fences. */
-        sbuf_puts(&e->b, e->r->launch.ntmem_regions ? "wf_tmem_sync();\n" : "__syncthreads();\n");
+        cg_emit_sync(&e->b, e->r, &n->u.sync, depth);
+        break;
+    case KIR_HW:
+        if (cg_emit_hw(&e->b, e->r, &n->u.hw, depth)) {
+            emit_list(e, &n->u.hw.body, depth + 1);
+            sbuf_indent(&e->b, depth);
+            sbuf_puts(&e->b, "}\n");
+        }
         break;
     }
 }
@@ -215,9 +218,8 @@ char *cg_emit_cuda(const lower_result *r) {
     cg_emit_prelude(&e.b);
     cg_tmem_helpers(&e.b, r);
     emit_signature(&e);
-    cg_tmem_prologue(&e.b, r);
+    cg_sync_decls(&e.b, r);
     emit_list(&e, &r->top, 1);
-    cg_tmem_epilogue(&e.b, r);
     sbuf_puts(&e.b, "}\n");
     free(e.aligned);
     if (e.b.oom) {

@@ -1,23 +1,18 @@
 /*
  * tmem.c -- CUDA for tensor memory (Blackwell tcgen05, PTX ISA "Tensor
- * Memory"): allocation, the 32x32b loads and stores, and deallocation.
+ * Memory"): the device helpers, the region variables, and the life-cycle
+ * nodes of lower/tmem.c: the address table, warp 0's region, allocation,
+ * relinquish, deallocation and the waits after accesses.
  *
  * Warp 0 allocates each region with tcgen05.alloc, which writes the region's
- * address into shared memory; after a fenced barrier every thread reads it.
- * A StTMem statement becomes tcgen05.st.sync.aligned.32x32b.x<N>.b32 from
- * the thread's registers (N 32-bit cells) followed by tcgen05.wait::st, an
- * LdTMem statement tcgen05.ld ... then tcgen05.wait::ld. The address of a
- * warp-collective access is the warp's first lane (lane & ~31, in the high
- * 16 bits) plus the column. At the end warp 0 deallocates after a barrier.
+ * address into shared memory; after a fenced barrier (wf_tmem_sync: every
+ * block barrier of a kernel with tensor memory is fenced) every thread reads
+ * it. At the end warp 0 deallocates after a barrier. The copies themselves
+ * are codegen/copy_tmem.c.
  */
-#include "codegen/codegen_int.h"
+#include "codegen/copy.h"
 
 #include <string.h>
-
-static int cells_of(const kir_stmt *s) {
-    const wf_tv *t = s->op->ldst == WF_LDST_TMEM_STORE ? s->op->out : s->op->in[0];
-    return (int)((int64_t)s->vec * (int64_t)wf_dtype_size(t->dtype) / 4);
-}
 
 static void collect(const kir_list *l, bool st[8], bool ld[8]) {
     for (int i = 0; i < l->n; i++) {
@@ -27,10 +22,11 @@ static void collect(const kir_list *l, bool st[8], bool ld[8]) {
             collect(body, st, ld);
             continue;
         }
-        if (n->kind != KIR_STMT || !n->u.stmt.tmem_lane)
+        bool store = n->kind == KIR_STMT && n->u.stmt.copy == WF_LDST_TMEM_STORE;
+        if (n->kind != KIR_STMT || (!store && n->u.stmt.copy != WF_LDST_TMEM_LOAD))
             continue;
-        int k = __builtin_ctz((unsigned)cells_of(&n->u.stmt));
-        if (n->u.stmt.op->ldst == WF_LDST_TMEM_STORE)
+        int k = __builtin_ctz((unsigned)cg_tmem_cells(&n->u.stmt));
+        if (store)
             st[k] = true;
         else
             ld[k] = true;
@@ -91,35 +87,51 @@ void cg_tmem_helpers(sbuf *b, const lower_result *r) {
 static const char warp0[] =
     "threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y < 32";
 
-void cg_tmem_prologue(sbuf *b, const lower_result *r) {
-    const wf_launch_info *li = &r->launch;
-    if (!li->ntmem_regions)
-        return;
-    sbuf_puts(b, "  unsigned *wf_tmem_slots = reinterpret_cast<unsigned *>(wf_smem + ");
-    val_print_cuda(b, r->tmem_slot);
-    sbuf_puts(b, ");\n");
-    sbuf_printf(b, "  if (%s) {\n", warp0);
-    for (int i = 0; i < li->ntmem_regions; i++)
+static void region_op(sbuf *b, const kir_hw *h, int depth) {
+    sbuf_indent(b, depth);
+    if (h->kind == KHW_TMEM_ALLOC)
         sbuf_printf(b,
-                    "    asm volatile(\"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 "
+                    "asm volatile(\"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 "
                     "[%%0], %%1;\" :: \"r\"(wf_smem_addr(&wf_tmem_slots[%d])), \"r\"(%lld) : "
                     "\"memory\");\n",
-                    i, (long long)li->tmem_columns[i]);
-    sbuf_puts(b, "    asm volatile(\"tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\" "
-                 "::: \"memory\");\n  }\n  wf_tmem_sync();\n");
+                    h->region, (long long)h->columns);
+    else
+        sbuf_printf(b,
+                    "asm volatile(\"tcgen05.dealloc.cta_group::1.sync.aligned.b32 %%0, %%1;\" "
+                    ":: \"r\"(wf_tmem_slots[%d]), \"r\"(%lld) : \"memory\");\n",
+                    h->region, (long long)h->columns);
 }
 
-void cg_tmem_epilogue(sbuf *b, const lower_result *r) {
-    const wf_launch_info *li = &r->launch;
-    if (!li->ntmem_regions)
-        return;
-    sbuf_printf(b, "  wf_tmem_sync();\n  if (%s) {\n", warp0);
-    for (int i = 0; i < li->ntmem_regions; i++)
-        sbuf_printf(b,
-                    "    asm volatile(\"tcgen05.dealloc.cta_group::1.sync.aligned.b32 %%0, %%1;\" "
-                    ":: \"r\"(wf_tmem_slots[%d]), \"r\"(%lld) : \"memory\");\n",
-                    i, (long long)li->tmem_columns[i]);
-    sbuf_puts(b, "  }\n");
+bool cg_emit_hw(sbuf *b, const lower_result *r, const kir_hw *h, int depth) {
+    switch (h->kind) {
+    case KHW_WARP0:
+        sbuf_indent(b, depth);
+        sbuf_printf(b, "if (%s) {\n", warp0);
+        return true;
+    case KHW_TMEM_SLOTS:
+        sbuf_indent(b, depth);
+        sbuf_puts(b, "unsigned *wf_tmem_slots = reinterpret_cast<unsigned *>(wf_smem + ");
+        val_print_cuda(b, h->offset);
+        sbuf_puts(b, ");\n");
+        break;
+    case KHW_TMEM_ALLOC:
+    case KHW_TMEM_DEALLOC:
+        region_op(b, h, depth);
+        break;
+    case KHW_TMEM_RELINQUISH:
+        sbuf_indent(b, depth);
+        sbuf_puts(b, "asm volatile(\"tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\" "
+                     "::: \"memory\");\n");
+        break;
+    case KHW_TMEM_WAIT_LD:
+    case KHW_TMEM_WAIT_ST:
+        sbuf_indent(b, depth);
+        sbuf_printf(b, "asm volatile(\"tcgen05.wait::%s.sync.aligned;\" ::: \"memory\");\n",
+                    h->kind == KHW_TMEM_WAIT_ST ? "st" : "ld");
+        break;
+    }
+    (void)r;
+    return false;
 }
 
 void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth) {
@@ -127,22 +139,4 @@ void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth
     sbuf_printf(b, "const unsigned T%d_tmem = wf_tmem_slots[%d]; // %lld lanes x %lld columns\n",
                 a->tv->id, a->region, (long long)r->launch.tmem_lanes[a->region],
                 (long long)r->launch.tmem_columns[a->region]);
-}
-
-void cg_tmem_stmt(sbuf *b, const kir_stmt *s, int depth) {
-    bool st = s->op->ldst == WF_LDST_TMEM_STORE;
-    const wf_tv *tmem = st ? s->op->out : s->op->in[0], *regs = st ? s->op->in[0] : s->op->out;
-    const wf_val *ridx = st ? s->in_index[0] : s->out_index;
-    sbuf_indent(b, depth);
-    sbuf_printf(b, "wf_tmem_%s_x%d(T%d_tmem + wf_tmem_offset(", st ? "st" : "ld", cells_of(s),
-                tmem->id);
-    val_print_cuda(b, s->tmem_lane);
-    sbuf_puts(b, ", ");
-    val_print_cuda(b, s->tmem_col);
-    sbuf_printf(b, "), reinterpret_cast<%sunsigned *>(&T%d[", st ? "const " : "", regs->id);
-    val_print_cuda(b, ridx);
-    sbuf_puts(b, "]));\n");
-    sbuf_indent(b, depth);
-    sbuf_printf(b, "asm volatile(\"tcgen05.wait::%s.sync.aligned;\" ::: \"memory\");\n",
-                st ? "st" : "ld");
 }

@@ -248,7 +248,15 @@ const char *ir_binary_name(int op);
 const char *ir_dtype_name(wf_dtype t);  /* "float", "__half", ... (CUDA spelling) */
 const char *ir_dtype_short(wf_dtype t); /* "float", "half", "bfloat", ... */
 const char *ir_memtype_name(wf_memtype m);
-const char *ir_ldst_name(wf_ldst l);
+const char *ir_ldst_name(wf_ldst l); /* from ir/ldst.def, the copy-kind table */
+/* The rows of ir/ldst.def: IR_LDST_ROW_<kind> is a row's position (it must
+   equal the kind: the layers' hook tables are indexed by wf_ldst). */
+enum {
+#define LDST(kind, name, hooks, wide) IR_LDST_ROW_##kind,
+#include "ir/ldst.def"
+#undef LDST
+    IR_NLDST
+};
 
 wf_fusion *ir_fusion_new(void);
 void ir_fusion_free(wf_fusion *f);

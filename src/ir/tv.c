@@ -140,7 +140,10 @@ const char *ir_memtype_name(wf_memtype m) {
 }
 
 const char *ir_ldst_name(wf_ldst l) {
-    static const char *const names[] = {"Set",      "LdTMem",   "StTMem", "CpAsyncBulkTensorTile",
-                                        "LdMatrix", "StMatrix", "CpAsync"};
+    static const char *const names[] = {
+#define LDST(kind, name, hooks, wide) name,
+#include "ir/ldst.def"
+#undef LDST
+    };
     return (unsigned)l < sizeof names / sizeof *names ? names[l] : "?";
 }

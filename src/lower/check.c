@@ -9,7 +9,7 @@
  * that the inlining rules allow; and the target: the one asked for, else
  * sm_100a where tensor memory is used and sm_90a otherwise.
  */
-#include "lower/lower_int.h"
+#include "lower/copy.h"
 
 #include <stdio.h>
 
@@ -28,56 +28,9 @@ static bool check_memory(lower_ctx *c, const wf_tv *tv) {
     return true;
 }
 
-/* Registers are the only way in and out of tensor memory: StTMem writes a
-   tensor-memory tensor from registers, LdTMem reads one into registers. */
-static bool check_tmem_op(lower_ctx *c, const ir_op *op) {
-    wf_err *e = &c->f->err;
-    const wf_tv *in = op->in[0], *out = op->out;
-    bool st = op->ldst == WF_LDST_TMEM_STORE, ld = op->ldst == WF_LDST_TMEM_LOAD;
-    if (out->mem == WF_MEM_TENSOR && !st)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d is in tensor memory, so its definition must be a StTMem copy "
-                        "(wf_tv_set_ldst(T%d, WF_LDST_TMEM_STORE))",
-                        out->id, out->id);
-    if (in->mem == WF_MEM_TENSOR && !ld)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d reads T%d from tensor memory, so it must be an LdTMem copy "
-                        "(wf_tv_set_ldst(T%d, WF_LDST_TMEM_LOAD))",
-                        out->id, in->id, out->id);
-    if (st && (out->mem != WF_MEM_TENSOR || in->mem != WF_MEM_LOCAL))
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: StTMem copies registers to tensor memory, but T%d is in %s memory "
-                        "and T%d in %s memory",
-                        out->id, in->id, ir_memtype_name(in->mem), out->id,
-                        ir_memtype_name(out->mem));
-    if (ld && (in->mem != WF_MEM_TENSOR || out->mem != WF_MEM_LOCAL))
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: LdTMem copies tensor memory to registers, but T%d is in %s memory "
-                        "and T%d in %s memory",
-                        out->id, in->id, ir_memtype_name(in->mem), out->id,
-                        ir_memtype_name(out->mem));
-    if ((st || ld) && c->out->sm == 0)
-        c->out->sm = 100; /* no target asked for: the kernel needs Blackwell */
-    if ((st || ld) && c->out->sm < 100)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d uses tensor memory, which needs Blackwell: compile for sm 100 or "
-                        "later (wf_compile_options.sm), not %d",
-                        out->id, c->out->sm);
-    return true;
-}
-
+/* Copy kinds (and tensor memory's rules) are checked by their own hooks (copy.h). */
 static bool check_op(lower_ctx *c, const ir_op *op) {
-    bool tmem = op->ldst == WF_LDST_TMEM_STORE || op->ldst == WF_LDST_TMEM_LOAD;
-    if (ir_op_is_copy(op) && op->ldst != WF_LDST_SET && !tmem)
-        return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                        "T%d is defined by %s, which this build cannot lower yet", op->out->id,
-                        ir_ldst_name(op->ldst));
-    bool touches_tmem =
-        op->out->mem == WF_MEM_TENSOR || (op->nin && op->in[0]->mem == WF_MEM_TENSOR);
-    if (touches_tmem && !ir_op_is_copy(op))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: only StTMem and LdTMem copies can access tensor memory", op->out->id);
-    return (!tmem && !touches_tmem) || check_tmem_op(c, op);
+    return lower_copy_validate(c, op);
 }
 
 static bool check_axes(lower_ctx *c, const wf_tv *tv) {

@@ -20,7 +20,7 @@
  * statement's predicate. The linear index is the sum of allocated IDs'
  * indices times their strides.
  */
-#include "lower/lower_int.h"
+#include "lower/copy.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -274,8 +274,7 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl) {
     wf_tv *out = op->out;
     int64_t width = ir_id_const_extent(vl->u.loop.id);
     size_t bytes = (size_t)width * wf_dtype_size(out->dtype);
-    bool tmem = op->ldst == WF_LDST_TMEM_LOAD || op->ldst == WF_LDST_TMEM_STORE;
-    if (!tmem && (bytes > 16 || (bytes & (bytes - 1)) != 0)) /* tmem.c checks tcgen05 widths */
+    if (!lower_copy_wide(op) && (bytes > 16 || (bytes & (bytes - 1)) != 0))
         return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
                         "T%d: vectorizing %lld elements of %s moves %zu bytes per access; a "
                         "vector access must be 1, 2, 4, 8 or 16 bytes",

@@ -2,7 +2,9 @@
  * kir.c -- building and printing kernel IR nodes.
  *
  * The printer is the WF_DUMP format: one node per line, indented by depth,
- * with loops, predicates, allocations and statements with their indices.
+ * with loops, predicates, allocations and statements with their indices,
+ * barriers, mbarrier operations and fences by their kind's name, and the
+ * hardware statements (WARP0 holds a body, like IF).
  */
 #include "lower/kir.h"
 
@@ -13,11 +15,45 @@ kir_node *kir_new(wf_arena *a, kir_kind k) {
     return n;
 }
 
+kir_node *kir_new_sync(wf_arena *a, kir_sync_kind k) {
+    kir_node *n = kir_new(a, KIR_SYNC);
+    if (n)
+        n->u.sync.kind = k;
+    return n;
+}
+
+kir_node *kir_new_hw(wf_arena *a, kir_hw_kind k) {
+    kir_node *n = kir_new(a, KIR_HW);
+    if (n)
+        n->u.hw.kind = k;
+    return n;
+}
+
+const char *kir_sync_name(kir_sync_kind k) {
+    static const char *const names[] = {
+#define X(kind, name) name,
+        KIR_SYNC_KINDS(X)
+#undef X
+    };
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+const char *kir_hw_name(kir_hw_kind k) {
+    static const char *const names[] = {
+#define X(kind, name) name,
+        KIR_HW_KINDS(X)
+#undef X
+    };
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
 kir_list *kir_body(kir_node *n) {
     if (n->kind == KIR_FOR)
         return &n->u.loop.body;
     if (n->kind == KIR_IF)
         return &n->u.cond.body;
+    if (n->kind == KIR_HW && n->u.hw.kind == KHW_WARP0)
+        return &n->u.hw.body;
     return NULL;
 }
 
@@ -55,6 +91,40 @@ void kir_print_stmt(sbuf *b, const kir_stmt *s) {
         sbuf_printf(b, " vec=%d", s->vec);
 }
 
+/* SYNC, or e.g. "MBAR_WAIT 0 phase=1". */
+static void print_sync(sbuf *b, const kir_sync *s) {
+    sbuf_puts(b, kir_sync_name(s->kind));
+    switch (s->kind) {
+    case KSYNC_MBAR_INIT:
+        sbuf_printf(b, " %d count=%lld", s->mbar, (long long)s->count);
+        break;
+    case KSYNC_MBAR_ARRIVE_TX:
+    case KSYNC_MBAR_COMPLETE_TX:
+        sbuf_printf(b, " %d bytes=", s->mbar);
+        val_print(b, s->bytes);
+        break;
+    case KSYNC_MBAR_WAIT:
+        sbuf_printf(b, " %d phase=%lld", s->mbar, (long long)s->phase);
+        break;
+    default:
+        break;
+    }
+    sbuf_puts(b, "\n");
+}
+
+static void print_hw(sbuf *b, const kir_hw *h, int depth) {
+    sbuf_puts(b, kir_hw_name(h->kind));
+    if (h->kind == KHW_TMEM_ALLOC || h->kind == KHW_TMEM_DEALLOC)
+        sbuf_printf(b, " region=%d columns=%lld", h->region, (long long)h->columns);
+    if (h->kind == KHW_TMEM_SLOTS) {
+        sbuf_puts(b, " @");
+        val_print(b, h->offset);
+    }
+    sbuf_puts(b, "\n");
+    if (h->kind == KHW_WARP0)
+        print_list(b, &h->body, depth + 1);
+}
+
 static void print_node(sbuf *b, const kir_node *n, int depth) {
     sbuf_indent(b, depth);
     switch (n->kind) {
@@ -86,7 +156,10 @@ static void print_node(sbuf *b, const kir_node *n, int depth) {
         sbuf_puts(b, "\n");
         break;
     case KIR_SYNC:
-        sbuf_puts(b, "SYNC\n");
+        print_sync(b, &n->u.sync);
+        break;
+    case KIR_HW:
+        print_hw(b, &n->u.hw, depth);
         break;
     }
 }

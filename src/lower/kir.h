@@ -6,7 +6,12 @@
  * print as nothing, their index is threadIdx/blockIdx), `if` (a predicate),
  * `alloc` (a tensor's buffer: memory type, size, shared-memory offset),
  * tensor statements (out[index] = op(in[index], ...), possibly a vector
- * access), and `sync` (__syncthreads). Every node lives in the compile
+ * access, carrying their copy kind: ir/ldst.def), `sync` (a barrier, an
+ * mbarrier operation or a proxy fence: kir_sync_kind) and `hw` (the other
+ * hardware statements: tensor-memory allocation and waits, and the warp-0
+ * region that holds the warp-collective ones). Every node is typed: passes,
+ * the printer, codegen, the executor and the verifier switch on the kinds,
+ * never on which fields happen to be set. Every node lives in the compile
  * scratch arena. Lowering passes build and annotate it; codegen prints it.
  */
 #ifndef WF_LOWER_KIR_H
@@ -14,7 +19,7 @@
 
 #include "ir/ir.h"
 
-typedef enum { KIR_FOR, KIR_IF, KIR_ALLOC, KIR_STMT, KIR_SYNC } kir_kind;
+typedef enum { KIR_FOR, KIR_IF, KIR_ALLOC, KIR_STMT, KIR_SYNC, KIR_HW } kir_kind;
 
 typedef struct kir_node kir_node;
 typedef VEC(kir_node *) kir_list;
@@ -45,12 +50,67 @@ typedef struct {
 
 typedef struct {
     ir_op *op;
+    wf_ldst copy; /* the copy kind (ir/ldst.def); WF_LDST_SET for every non-copy op */
     const wf_val *out_index;
     const wf_val *in_index[2];
-    int vec;                            /* elements per access; 1 = scalar */
-    const wf_val *pred;                 /* bounds predicate from indexing, NULL = none */
-    const wf_val *tmem_lane, *tmem_col; /* StTMem/LdTMem: lane and 32-bit column */
+    int vec;            /* elements per access; 1 = scalar */
+    const wf_val *pred; /* bounds predicate from indexing, NULL = none */
+    union {             /* what the copy kind's index hook adds, by `copy` */
+        struct {
+            const wf_val *lane, *col; /* StTMem/LdTMem: lane and 32-bit column */
+        } tmem;
+    } hw;
 } kir_stmt;
+
+/* Barriers, mbarriers and proxy fences. The sync pass makes KSYNC_BLOCK; the
+   mbarrier kinds are the completion mechanism of asynchronous copies (TMA):
+   an mbarrier (64 bits of shared memory, wf_mbar[mbar]) counts arrivals and
+   transaction bytes per phase; when both reach zero its phase completes. */
+#define KIR_SYNC_KINDS(X)                                                                          \
+    X(KSYNC_BLOCK, "SYNC")                           /* __syncthreads() */                         \
+    X(KSYNC_MBAR_INIT, "MBAR_INIT")                  /* mbarrier.init: `count` arrivals a phase */ \
+    X(KSYNC_MBAR_ARRIVE_TX, "MBAR_ARRIVE_EXPECT_TX") /* each thread arrives, expecting `bytes` */  \
+    X(KSYNC_MBAR_COMPLETE_TX, "MBAR_COMPLETE_TX")    /* `bytes` of transactions complete */        \
+    X(KSYNC_MBAR_WAIT, "MBAR_WAIT")                  /* try_wait.parity until `phase` completes */ \
+    X(KSYNC_FENCE_PROXY_ASYNC, "FENCE_PROXY_ASYNC")  /* order generic before async-proxy accesses  \
+                                                      */
+typedef enum {
+#define X(kind, name) kind,
+    KIR_SYNC_KINDS(X)
+#undef X
+} kir_sync_kind;
+
+typedef struct {
+    kir_sync_kind kind;
+    int mbar;            /* mbarrier kinds: which mbarrier */
+    int64_t count;       /* MBAR_INIT: arrivals that complete a phase */
+    const wf_val *bytes; /* ARRIVE_TX / COMPLETE_TX: transaction bytes */
+    int64_t phase;       /* MBAR_WAIT: the phase waited for (its parity is what PTX tests) */
+} kir_sync;
+
+/* Hardware statements other than copies and barriers: tensor memory's life
+   cycle (seed 000) and the region of warp 0 that runs its collectives. */
+#define KIR_HW_KINDS(X)                                                                            \
+    X(KHW_WARP0, "WARP0")                     /* body: run by the threads of warp 0 only */        \
+    X(KHW_TMEM_SLOTS, "TMEM_SLOTS")           /* the shared table tcgen05.alloc writes into */     \
+    X(KHW_TMEM_ALLOC, "TMEM_ALLOC")           /* tcgen05.alloc of `columns` for `region` */        \
+    X(KHW_TMEM_RELINQUISH, "TMEM_RELINQUISH") /* tcgen05.relinquish_alloc_permit */                \
+    X(KHW_TMEM_DEALLOC, "TMEM_DEALLOC")       /* tcgen05.dealloc of `region` */                    \
+    X(KHW_TMEM_WAIT_LD, "TMEM_WAIT_LD")       /* tcgen05.wait::ld: loads reached the registers */  \
+    X(KHW_TMEM_WAIT_ST, "TMEM_WAIT_ST")       /* tcgen05.wait::st: stores left the registers */
+typedef enum {
+#define X(kind, name) kind,
+    KIR_HW_KINDS(X)
+#undef X
+} kir_hw_kind;
+
+typedef struct {
+    kir_hw_kind kind;
+    int region;           /* TMEM_ALLOC / TMEM_DEALLOC: the region (launch info index) */
+    int64_t columns;      /* TMEM_ALLOC / TMEM_DEALLOC: 32-bit columns */
+    const wf_val *offset; /* TMEM_SLOTS: bytes into the dynamic shared memory */
+    kir_list body;        /* WARP0 */
+} kir_hw;
 
 struct kir_node {
     kir_kind kind;
@@ -60,13 +120,23 @@ struct kir_node {
         kir_if cond;
         kir_alloc alloc;
         kir_stmt stmt;
+        kir_sync sync;
+        kir_hw hw;
     } u;
 };
 
 kir_node *kir_new(wf_arena *a, kir_kind k);
 bool kir_append(wf_arena *a, kir_list *l, kir_node *n, kir_node *parent);
 bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent);
-kir_list *kir_body(kir_node *n); /* the child list of a for/if, NULL otherwise */
+kir_list *kir_body(kir_node *n); /* the child list of a for/if/WARP0, NULL otherwise */
+kir_node *kir_new_sync(wf_arena *a, kir_sync_kind k);
+kir_node *kir_new_hw(wf_arena *a, kir_hw_kind k);
+/* A block-wide barrier (__syncthreads), as opposed to mbarrier operations and fences. */
+static inline bool kir_is_barrier(const kir_node *n) {
+    return n->kind == KIR_SYNC && n->u.sync.kind == KSYNC_BLOCK;
+}
+const char *kir_sync_name(kir_sync_kind k);
+const char *kir_hw_name(kir_hw_kind k);
 /* Print the tree (for WF_DUMP and golden tests), or one statement. */
 void kir_print(sbuf *b, const kir_list *top);
 void kir_print_stmt(sbuf *b, const kir_stmt *s);

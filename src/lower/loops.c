@@ -121,6 +121,7 @@ static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth) {
     if (!s || !kir_append(c->a, body, s, parent))
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     s->u.stmt.op = op;
+    s->u.stmt.copy = op->ldst;
     s->u.stmt.vec = 1;
     c->stmt_of[c->op_pos[t->id]] = s;
     return true;

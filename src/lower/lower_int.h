@@ -44,7 +44,6 @@ bool lower_loops(lower_ctx *c);
 bool lower_pdims(lower_ctx *c);
 bool lower_alloc(lower_ctx *c);
 bool lower_index(lower_ctx *c);
-bool lower_tmem(lower_ctx *c);
 bool lower_predicate(lower_ctx *c);
 bool lower_sync(lower_ctx *c);
 bool lower_launch(lower_ctx *c);

@@ -9,7 +9,7 @@
  * purpose, which is how the tests prove that the CPU reference executor
  * catches out-of-bounds accesses and shared-memory races.
  */
-#include "lower/lower_int.h"
+#include "lower/copy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +69,9 @@ bool lower_fusion(wf_fusion *f, int sm, lower_result *out) {
         {"check", lower_check_fusion, false}, {"sort", lower_sort, false},
         {"loops", lower_loops, false},        {"pdims", lower_pdims, false},
         {"alloc", lower_alloc, false},        {"index", lower_index, false},
-        {"tmem", lower_tmem, false},          {"predicate", lower_predicate, true},
-        {"sync", lower_sync, true},           {"launch", lower_launch, false},
+        {"copy", lower_copy_index, false},    {"predicate", lower_predicate, true},
+        {"sync", lower_sync, true},           {"place", lower_copy_place, false},
+        {"tmem", lower_tmem, false},          {"launch", lower_launch, false},
     };
     lower_ctx c;
     memset(out, 0, sizeof *out);

@@ -54,14 +54,14 @@ static int index_in(const kir_list *l, const kir_node *n) {
 
 static bool has_sync_between(const kir_list *l, int from, int to) {
     for (int i = from + 1; i < to; i++)
-        if (l->ptr[i]->kind == KIR_SYNC)
+        if (kir_is_barrier(l->ptr[i]))
             return true;
     return false;
 }
 
 static bool insert_sync(lower_ctx *c, kir_node *parent, int at) {
     kir_list *body = parent ? kir_body(parent) : &c->out->top;
-    kir_node *n = kir_new(c->a, KIR_SYNC);
+    kir_node *n = kir_new_sync(c->a, KSYNC_BLOCK);
     return (n && kir_insert(c->a, body, at, n, parent)) ||
            wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
@@ -85,7 +85,7 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
         if (!is_serial_loop(n))
             continue;
         kir_list *lb = kir_body(n);
-        if (lb->n && lb->ptr[lb->n - 1]->kind == KIR_SYNC)
+        if (lb->n && kir_is_barrier(lb->ptr[lb->n - 1]))
             return true;
         return insert_sync(c, n, lb->n);
     }

@@ -1,189 +1,48 @@
 /*
- * tmem.c -- validation of tensor-memory loads and stores (seed 000).
+ * tmem.c -- tensor memory's life cycle around the kernel (seed 000; PTX ISA
+ * "Tensor Memory": tcgen05.alloc, relinquish_alloc_permit, dealloc).
  *
- * Requires index and pdims. Provides nothing but errors: every StTMem and
- * LdTMem statement must be a warp-collective tcgen05.st/ld in the 32x32b
- * shape. Rather than matching the IterDomain graph against patterns, the
- * check evaluates the lane and column each thread of each warp computes,
- * for the statement's loop iterations: a warp must touch 32 consecutive
- * lanes (lane stride 1 across its threads) in one column, and warp i only
- * the lanes of sub-partition i % 4 (32 * (i % 4) .. 32 * (i % 4) + 31).
- * The 16x64b, 16x128b, 16x256b and 16x32bx2 shapes are not implemented; a
- * schedule that needs them is reported with the pattern prefix alone and one
- * line per shape. Each access moves a whole number of 32-bit cells per
- * thread (vectorized up to 128 cells). Provides each statement's lane and
- * 32-bit column expressions for code generation.
+ * Requires alloc (the regions and the shared-memory address table, in the
+ * launch info) and sync (so that the barriers added here are not taken for
+ * the sync pass's own). Provides typed hardware nodes: at the start of the
+ * kernel the address table (TMEM_SLOTS), then on warp 0 one TMEM_ALLOC per
+ * region and TMEM_RELINQUISH, then a barrier after which every thread reads
+ * the addresses; at the end a barrier, then on warp 0 one TMEM_DEALLOC per
+ * region. Nothing is added to kernels without tensor memory.
  */
-#include "lower/lower_int.h"
+#include "lower/copy.h"
 
-#include <stdio.h>
-#include <string.h>
-
-#define PREFIX "Invalid data access pattern in TMem load/store:"
-
-typedef struct {
-    int64_t tid[3];
-    int64_t loops[16]; /* values of the statement's serial loops, by nesting */
-    const kir_node *loop_nodes[16];
-    int nloops;
-} tmem_point;
-
-static bool bind(void *ctx, const wf_val *v, int64_t *out) {
-    const tmem_point *p = ctx;
-    if (v->sym == SYM_TID) {
-        *out = p->tid[v->sym_a];
-        return true;
+static kir_node *region_node(lower_ctx *c, kir_hw_kind k, int region) {
+    kir_node *n = kir_new_hw(c->a, k);
+    if (n) {
+        n->u.hw.region = region;
+        n->u.hw.columns = c->out->launch.tmem_columns[region];
     }
-    if (v->sym == SYM_BID) {
-        *out = 0;
-        return true;
-    }
-    for (int i = 0; v->sym == SYM_LOOP && i < p->nloops; i++)
-        if (p->loop_nodes[i]->u.loop.var == v || val_equal(p->loop_nodes[i]->u.loop.var, v)) {
-            *out = p->loops[i];
-            return true;
-        }
-    return false;
+    return n;
 }
 
-typedef struct {
-    lower_ctx *c;
-    const kir_stmt *s;
-    const wf_tv *tmem;
-    const wf_val *lane, *col;
-    int64_t block[3];
-} tmem_check;
-
-static bool fail(tmem_check *t, const char *what) {
-    return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "T%d: " PREFIX " %s", t->s->op->out->id, what);
-}
-
-static bool fail_shapes(tmem_check *t, const char *why) {
-    return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                    "T%d: " PREFIX "\nNot 32x32b because %s.\n"
-                    "Not 16x64b because it is not implemented in weft yet.\n"
-                    "Not 16x128b because it is not implemented in weft yet.\n"
-                    "Not 16x256b because it is not implemented in weft yet.\n"
-                    "Not 16x32bx2 because it is not implemented in weft yet.",
-                    t->s->op->out->id, why);
-}
-
-/* Lanes and columns of the 32 threads of warp w at one loop iteration. */
-static bool eval_warp(tmem_check *t, tmem_point *p, int w, int64_t lane[32], int64_t col[32]) {
-    for (int i = 0; i < 32; i++) {
-        int64_t lin = (int64_t)w * 32 + i;
-        p->tid[0] = lin % t->block[0];
-        p->tid[1] = lin / t->block[0] % t->block[1];
-        p->tid[2] = lin / (t->block[0] * t->block[1]);
-        if (!val_eval(t->lane, bind, p, &lane[i]) || !val_eval(t->col, bind, p, &col[i]))
-            return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                            "T%d: cannot evaluate the tensor-memory lane of each thread (the "
-                            "index depends on run-time sizes)",
-                            t->s->op->out->id);
-    }
-    return true;
-}
-
-static bool check_warp(tmem_check *t, tmem_point *p, int w) {
-    int64_t lane[32], col[32];
-    if (!eval_warp(t, p, w, lane, col))
-        return false;
-    int64_t stride = lane[1] - lane[0];
-    for (int i = 0; i < 32; i++)
-        if (lane[i] != lane[0] + i * stride)
-            return fail_shapes(t, "warps are not linearly accessing the lane allocation");
-    if (stride == 0)
-        return fail_shapes(t, "each warp accesses a single lane");
-    for (int i = 0; i < 32; i++)
-        if (col[i] != col[0])
-            return fail_shapes(t, "the threads of a warp access different columns");
-    if (stride != 1)
-        return fail(t, "Warp linearly accessing lanes, but not with stride 1.");
-    if (lane[0] != 32 * (w % 4))
-        return fail(t, "Warps are not accessing the correct sub-partition.");
-    return true;
-}
-
-/* Visit every combination of the statement's serial loop values (at most a
-   few thousand: the first and last values of long loops suffice, since lane
-   indices are affine in them or built by XOR of bounded values). */
-static bool each_point(tmem_check *t, tmem_point *p, int depth, int nwarps) {
-    if (depth == p->nloops) {
-        for (int w = 0; w < nwarps; w++)
-            if (!check_warp(t, p, w))
-                return false;
-        return true;
-    }
-    const kir_for *l = &p->loop_nodes[depth]->u.loop;
-    int64_t n = val_is_const(l->extent) ? l->extent->c : 1;
-    for (int64_t i = 0; i < n; i++) {
-        if (n > 16 && i > 3 && i < n - 4)
-            continue;
-        p->loops[depth] = i;
-        if (!each_point(t, p, depth + 1, nwarps))
-            return false;
-    }
-    return true;
-}
-
-static bool check_cells(tmem_check *t) {
-    const kir_stmt *s = t->s;
-    int64_t es = (int64_t)wf_dtype_size(t->tmem->dtype), bytes = es * s->vec;
-    if (bytes % 4 != 0) {
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "T%d: Vectorize size is not a multiple of 4 bytes. vec_size: %d, dtype_size: "
-                 "%lld, vec_size_in_bytes: %lld",
-                 s->op->out->id, s->vec, (long long)es, (long long)bytes);
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
-    }
-    if (bytes > 512)
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: a tensor-memory access moves %lld bytes per thread; at most 512 "
-                        "(128 cells) are allowed",
-                        s->op->out->id, (long long)bytes);
-    return true;
-}
-
-static bool check_stmt(lower_ctx *c, kir_node *n) {
-    const kir_stmt *s = &n->u.stmt;
-    bool st = s->op->ldst == WF_LDST_TMEM_STORE;
-    tmem_check t = {c, s, st ? s->op->out : s->op->in[0], NULL, NULL, {0}};
-    const kir_alloc *a = &c->alloc_of[t.tmem->id]->u.alloc;
-    const wf_val *idx = st ? s->out_index : s->in_index[0];
-    int64_t es = (int64_t)wf_dtype_size(t.tmem->dtype);
-    t.lane = val_div(c->a, idx, val_const(c->a, a->row));
-    t.col = val_mod(c->a, idx, val_const(c->a, a->row));
-    n->u.stmt.tmem_lane = t.lane;
-    n->u.stmt.tmem_col =
-        val_div(c->a, val_mul(c->a, t.col, val_const(c->a, es)), val_const(c->a, 4));
-    for (int d = 0; d < 3; d++) {
-        if (!val_is_const(c->pdim[d]))
-            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                            "T%d: tensor-memory accesses need a block size known at compile time",
-                            s->op->out->id);
-        t.block[d] = c->pdim[d]->c;
-    }
-    int64_t threads = t.block[0] * t.block[1] * t.block[2];
-    if (threads % 32 != 0)
-        return fail(&t, "TMem load/store must be warp-collective, but the innermost extent is "
-                        "not a multiple of 32.");
-    if (!check_cells(&t))
-        return false;
-    tmem_point p = {.nloops = 0};
-    for (const kir_node *k = n->parent; k && p.nloops < 16; k = k->parent)
-        if (k->kind == KIR_FOR && k->u.loop.var->kind == V_SYM && k->u.loop.var->sym == SYM_LOOP)
-            p.loop_nodes[p.nloops++] = k;
-    return each_point(&t, &p, 0, (int)(threads / 32));
+/* A WARP0 node holding one `k` per region, then `last` unless it is -1. */
+static kir_node *warp0(lower_ctx *c, kir_hw_kind k, int last) {
+    kir_node *w = kir_new_hw(c->a, KHW_WARP0);
+    for (int i = 0; w && i < c->out->launch.ntmem_regions; i++)
+        if (!kir_append(c->a, &w->u.hw.body, region_node(c, k, i), w))
+            return NULL;
+    if (w && last >= 0 && !kir_append(c->a, &w->u.hw.body, kir_new_hw(c->a, (kir_hw_kind)last), w))
+        return NULL;
+    return w;
 }
 
 bool lower_tmem(lower_ctx *c) {
-    for (int k = 0; k < c->order.n; k++) {
-        const ir_op *op = c->order.ptr[k];
-        if (op->ldst != WF_LDST_TMEM_STORE && op->ldst != WF_LDST_TMEM_LOAD)
-            continue;
-        if (!check_stmt(c, c->stmt_of[k]))
-            return false;
-    }
-    return true;
+    kir_list *top = &c->out->top;
+    if (!c->out->launch.ntmem_regions)
+        return true;
+    kir_node *slots = kir_new_hw(c->a, KHW_TMEM_SLOTS);
+    if (slots)
+        slots->u.hw.offset = c->out->tmem_slot;
+    bool ok = slots && kir_insert(c->a, top, 0, slots, NULL) &&
+              kir_insert(c->a, top, 1, warp0(c, KHW_TMEM_ALLOC, KHW_TMEM_RELINQUISH), NULL) &&
+              kir_insert(c->a, top, 2, kir_new_sync(c->a, KSYNC_BLOCK), NULL) &&
+              kir_append(c->a, top, kir_new_sync(c->a, KSYNC_BLOCK), NULL) &&
+              kir_append(c->a, top, warp0(c, KHW_TMEM_DEALLOC, -1), NULL);
+    return ok || wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }

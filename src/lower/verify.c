@@ -4,8 +4,11 @@
  * It checks the invariants later passes and codegen rely on: parent links
  * match the tree, loops have an index and an extent, each tensor is
  * allocated before any statement touches it, statements are indexed once
- * the index pass ran, and no SYNC sits under an IF (threads that skip it
- * would deadlock the block). A violation is a bug in weft: wf_assert.
+ * the index pass ran, a statement's copy kind is its op's, and no block
+ * barrier sits under an IF or WARP0 (threads that skip it would deadlock the
+ * block); hardware statements of warp-collective kinds (tensor-memory
+ * allocation) sit in a WARP0 region, and a WARP0 holds only those. A
+ * violation is a bug in weft: wf_assert.
  */
 #include "lower/lower_int.h"
 
@@ -27,6 +30,23 @@ static void verify_stmt(verifier *v, const kir_stmt *s) {
             v->ok = false;
     if (s->out_index && op->nin > 0 && !s->in_index[0])
         v->ok = false;
+    if (s->copy != op->ldst)
+        v->ok = false;
+}
+
+static bool warp_collective(kir_hw_kind k) {
+    return k == KHW_TMEM_ALLOC || k == KHW_TMEM_RELINQUISH || k == KHW_TMEM_DEALLOC;
+}
+
+static void verify_hw(verifier *v, const kir_node *n) {
+    const kir_hw *h = &n->u.hw;
+    bool in_warp0 = n->parent && n->parent->kind == KIR_HW && n->parent->u.hw.kind == KHW_WARP0;
+    if (warp_collective(h->kind) != in_warp0)
+        v->ok = false;
+    if (h->kind == KHW_TMEM_SLOTS && !h->offset)
+        v->ok = false;
+    if (h->kind == KHW_WARP0)
+        verify_list(v, &h->body, n, true);
 }
 
 static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, bool under_if) {
@@ -50,8 +70,11 @@ static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, 
         verify_stmt(v, &n->u.stmt);
         break;
     case KIR_SYNC:
-        if (under_if)
+        if (under_if && n->u.sync.kind == KSYNC_BLOCK)
             v->ok = false;
+        break;
+    case KIR_HW:
+        verify_hw(v, n);
         break;
     }
 }

@@ -54,7 +54,7 @@ typedef struct {
                                                   (evaluated per launch: may be symbolic) */
 } it_tensor;
 
-typedef enum { IN_FOR, IN_IF, IN_ALLOC, IN_STMT, IN_SYNC } in_kind;
+typedef enum { IN_FOR, IN_IF, IN_ALLOC, IN_STMT, IN_SYNC, IN_HW } in_kind;
 
 typedef struct in_node in_node;
 struct in_node {
@@ -69,7 +69,10 @@ struct in_node {
     ix_expr cond;
     /* IN_ALLOC */
     int tensor;
+    /* IN_SYNC (but a block barrier), IN_HW: the typed payload (interp_hw.c) */
+    const struct ix_hw *hw;
     /* IN_STMT */
+    wf_ldst copy;     /* its copy kind: the executor's hook (interp_copy.c) */
     int id;           /* statement number, for statistics */
     const char *text; /* the statement as kir prints it, for messages */
     op_kind op;

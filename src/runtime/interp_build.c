@@ -7,7 +7,7 @@
  * and each instruction knows whether it varies between the threads of a
  * block, so uniform work is done once per block step.
  */
-#include "runtime/interp.h"
+#include "runtime/interp_hw.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +144,7 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     sbuf_free(&text);
     n->id = b->p->nstmts++;
     n->op = s->op->kind;
+    n->copy = s->copy;
     n->sub = s->op->sub;
     n->out = b->tensor_of_tv[s->op->out->id];
     n->nin = s->op->nin;
@@ -192,6 +193,14 @@ static in_node *build_node(builder *b, const kir_node *k) {
         break;
     case KIR_SYNC:
         n->kind = IN_SYNC;
+        if (k->u.sync.kind != KSYNC_BLOCK)
+            b->oom |= !(n->hw = ix_hw_of_sync(b->k, &k->u.sync));
+        break;
+    case KIR_HW:
+        n->kind = IN_HW;
+        b->oom |= !(n->hw = ix_hw_of_node(b->k, &k->u.hw));
+        if (k->u.hw.kind == KHW_WARP0)
+            build_list(b, &k->u.hw.body, n);
         break;
     }
     return n;

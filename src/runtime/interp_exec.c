@@ -11,7 +11,7 @@
  * 64-bit integers) so results match the GPU's bit for bit where the
  * operations are exact.
  */
-#include "runtime/interp_int.h"
+#include "runtime/interp_hw.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +122,11 @@ static bool run_node(ix_exec *x, const in_node *n) {
     case IN_ALLOC:
         return ix_alloc(x, n->tensor);
     case IN_STMT:
-        return ix_stmt(x, n);
+        return ix_copy_execute(x, n);
     case IN_SYNC:
-        return run_sync(x);
+        return n->hw ? ix_hw_sync(x, n) : run_sync(x);
+    case IN_HW:
+        return ix_hw_run(x, n, run_list);
     }
     return false;
 }

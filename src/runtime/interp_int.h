@@ -35,6 +35,8 @@ typedef struct {
     int64_t *off, *size;   /* per tensor, this launch: byte offset in the block's memory
                               (shared/tensor), elements (local/shared/tensor) */
     int64_t block_bytes;   /* tensor memory, then shared memory */
+
+    struct ix_mbars *mbars; /* mbarriers of the current block (interp_hw.c), or NULL */
 } ix_exec;
 
 bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l);

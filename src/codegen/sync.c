@@ -1,0 +1,90 @@
+/*
+ * sync.c -- CUDA for the synchronisation nodes (kir_sync): block barriers,
+ * mbarriers and proxy fences (PTX ISA "mbarrier", "membar/fence").
+ *
+ * A block barrier is __syncthreads(), fenced for tensor memory in kernels
+ * that use it (wf_tmem_sync, codegen/tmem.c). The mbarriers are 64-bit
+ * words of static shared memory, wf_mbar[0..n-1], declared at kernel start
+ * when the kernel has any. A wait spins on mbarrier.try_wait.parity with the
+ * parity of the phase it waits for (a phase completes when its arrivals and
+ * transaction bytes reach zero).
+ */
+#include "codegen/copy.h"
+
+#include <stdio.h>
+
+static int max_mbar(const kir_list *l) {
+    int m = -1;
+    for (int i = 0; i < l->n; i++) {
+        const kir_node *n = l->ptr[i];
+        const kir_list *body = kir_body((kir_node *)n);
+        int k = body ? max_mbar(body)
+                : n->kind == KIR_SYNC && n->u.sync.kind != KSYNC_BLOCK &&
+                        n->u.sync.kind != KSYNC_FENCE_PROXY_ASYNC
+                    ? n->u.sync.mbar
+                    : -1;
+        m = k > m ? k : m;
+    }
+    return m;
+}
+
+void cg_sync_decls(sbuf *b, const lower_result *r) {
+    int n = max_mbar(&r->top) + 1;
+    if (n > 0)
+        sbuf_printf(b, "  __shared__ __align__(8) unsigned long long wf_mbar[%d];\n", n);
+}
+
+static void mbar_op(sbuf *b, const char *ptx, const kir_sync *s, const char *operand) {
+    sbuf_printf(b, "asm volatile(\"%s [%%0], %%1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(",
+                ptx);
+    sbuf_printf(b, "&wf_mbar[%d])), \"r\"((unsigned)(", s->mbar);
+    if (operand)
+        sbuf_puts(b, operand);
+    else
+        val_print_cuda(b, s->bytes);
+    sbuf_puts(b, ")) : \"memory\");\n");
+}
+
+static void mbar_wait(sbuf *b, const kir_sync *s, int depth) {
+    sbuf_puts(b, "for (unsigned wf_done = 0; !wf_done;) {\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_printf(b,
+                "asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, "
+                "[%%1], %%2; selp.u32 %%0, 1, 0, p; }\" : \"=r\"(wf_done) : "
+                "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d])), \"r\"(%lldu) : "
+                "\"memory\");\n",
+                s->mbar, (long long)(s->phase & 1));
+    sbuf_indent(b, depth);
+    sbuf_puts(b, "}\n");
+}
+
+void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) {
+    char count[32];
+    sbuf_indent(b, depth);
+    switch (s->kind) {
+    case KSYNC_BLOCK:
+        /* Tensor-memory accesses are ordered around barriers by tcgen05 fences. */
+        sbuf_puts(b, r->launch.ntmem_regions ? "wf_tmem_sync();\n" : "__syncthreads();\n");
+        break;
+    case KSYNC_MBAR_INIT:
+        snprintf(count, sizeof count, "%lld", (long long)s->count);
+        mbar_op(b, "mbarrier.init.shared::cta.b64", s, count);
+        break;
+    case KSYNC_MBAR_ARRIVE_TX:
+        sbuf_puts(b, "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: ");
+        sbuf_printf(b, "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d])), \"r\"((unsigned)(",
+                    s->mbar);
+        val_print_cuda(b, s->bytes);
+        sbuf_puts(b, ")) : \"memory\");\n");
+        break;
+    case KSYNC_MBAR_COMPLETE_TX:
+        mbar_op(b, "mbarrier.complete_tx.shared::cta.b64", s, NULL);
+        break;
+    case KSYNC_MBAR_WAIT:
+        mbar_wait(b, s, depth);
+        break;
+    case KSYNC_FENCE_PROXY_ASYNC:
+        sbuf_puts(b, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n");
+        break;
+    }
+}

@@ -1,0 +1,45 @@
+/*
+ * copy.h -- the lowering layer's copy-kind table (rows: ir/ldst.def).
+ *
+ * Each copy kind has three lowering hooks, in its own file copy_<hooks>.c:
+ * validate (the capability check, run for every op before lowering starts:
+ * memory types in and out, target sm), index (after the index pass: extra
+ * lowering, e.g. tensor memory's lane and column) and place (after the sync
+ * pass, once the tree is final: the hardware statements that go with the
+ * copy, e.g. tcgen05.wait after a tensor-memory access). Non-copy ops use
+ * the WF_LDST_SET row. Kinds not implemented yet have the "unsupported"
+ * hooks: validate refuses them with WF_ERR_UNSUPPORTED.
+ */
+#ifndef WF_LOWER_COPY_H
+#define WF_LOWER_COPY_H
+
+#include "lower/lower_int.h"
+
+typedef struct {
+    bool (*validate)(lower_ctx *c, const ir_op *op); /* before lowering: may it be lowered? */
+    bool (*index)(lower_ctx *c, kir_node *stmt);     /* after index: the kind's own lowering */
+    bool (*place)(lower_ctx *c, kir_node *stmt);     /* after sync: its hardware statements */
+    bool wide; /* accesses may exceed 16 bytes per thread (the index hook checks widths) */
+} lower_copy_kind;
+
+const lower_copy_kind *lower_copy_kind_of(wf_ldst k);
+/* The capability check of op's copy kind (WF_LDST_SET for non-copies), from check.c. */
+bool lower_copy_validate(lower_ctx *c, const ir_op *op);
+/* May a vectorized access of op move more than 16 bytes per thread? (index.c) */
+bool lower_copy_wide(const ir_op *op);
+/* Passes: every statement's index hook (after index), then place hook (after sync). */
+bool lower_copy_index(lower_ctx *c);
+bool lower_copy_place(lower_ctx *c);
+
+/* The hooks, by the `hooks` column of ir/ldst.def (rows may share hooks). */
+#define LDST(kind, name, hooks, wide)                                                              \
+    bool lower_copy_validate_##hooks(lower_ctx *c, const ir_op *op);                               \
+    bool lower_copy_index_##hooks(lower_ctx *c, kir_node *stmt);                                   \
+    bool lower_copy_place_##hooks(lower_ctx *c, kir_node *stmt);
+#include "ir/ldst.def"
+#undef LDST
+
+/* Tensor memory (lower/tmem.c): its allocation, address table and release, around the kernel. */
+bool lower_tmem(lower_ctx *c);
+
+#endif

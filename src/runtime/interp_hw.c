@@ -1,0 +1,181 @@
+/*
+ * interp_hw.c -- the executor's hardware statements: mbarriers, proxy
+ * fences, warp 0's region and tensor memory's life cycle.
+ *
+ * An mbarrier (PTX ISA "mbarrier") is modelled per block: initialized with
+ * the arrivals that complete a phase; arrive.expect_tx adds the transaction
+ * bytes each arriving thread announces and counts its arrival;
+ * complete_tx subtracts bytes (what a finished asynchronous copy does); a
+ * phase completes when both counts reach zero, and the next phase begins.
+ * Threads run in lockstep, so a wait for a phase that has not completed
+ * when every active thread reached it can never complete: it is reported
+ * as a deadlock (a GPU would hang). A parity wait only tells the current
+ * phase from the one before, so waiting for any other phase is reported
+ * too. Every access of the executor is in program order, so a proxy fence
+ * has nothing to do; tensor memory is block memory here, with its limits
+ * checked at compile time, so its allocation statements are no-ops.
+ */
+#include "runtime/interp_hw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    bool init;
+    int64_t count;   /* arrivals per phase */
+    int64_t pending; /* arrivals still missing in the current phase */
+    int64_t tx;      /* transaction bytes still pending in the current phase */
+    int64_t phase;   /* the current phase = phases completed */
+} ix_mbar;
+
+struct ix_mbars {
+    int64_t bid[3]; /* the block the state belongs to */
+    int n;
+    ix_mbar *m;
+};
+
+struct ix_hw *ix_hw_of_sync(wf_kernel *k, const kir_sync *s) {
+    struct ix_hw *h = ARENA_NEW(&k->arena, struct ix_hw);
+    if (!h)
+        return NULL;
+    h->is_sync = true;
+    h->sync = s->kind;
+    h->mbar = s->mbar;
+    h->count = s->count;
+    h->phase = s->phase;
+    if (s->bytes) {
+        val_memo m = {0};
+        h->bytes = val_clone(&k->arena, s->bytes, &m);
+        val_memo_free(&m);
+        if (!h->bytes)
+            return NULL;
+    }
+    return h;
+}
+
+struct ix_hw *ix_hw_of_node(wf_kernel *k, const kir_hw *hw) {
+    struct ix_hw *h = ARENA_NEW(&k->arena, struct ix_hw);
+    if (h)
+        h->hw = hw->kind;
+    return h;
+}
+
+void ix_hw_free(ix_exec *x) {
+    if (x->mbars)
+        free(x->mbars->m);
+    free(x->mbars);
+    x->mbars = NULL;
+}
+
+/* Mbarrier i of the current block (state from another block is dropped). */
+static ix_mbar *mbar_of(ix_exec *x, int i) {
+    struct ix_mbars *s = x->mbars;
+    if (!s && !(s = x->mbars = calloc(1, sizeof *s)))
+        return NULL;
+    if (memcmp(s->bid, x->bid, sizeof s->bid) != 0) {
+        memcpy(s->bid, x->bid, sizeof s->bid);
+        memset(s->m, 0, sizeof *s->m * (size_t)s->n);
+    }
+    if (i >= s->n) {
+        ix_mbar *grown = realloc(s->m, sizeof *grown * (size_t)(i + 1));
+        if (!grown)
+            return NULL;
+        memset(grown + s->n, 0, sizeof *grown * (size_t)(i + 1 - s->n));
+        s->m = grown;
+        s->n = i + 1;
+    }
+    return &s->m[i];
+}
+
+static int64_t active_threads(const ix_exec *x) {
+    int64_t n = 0;
+    for (int t = 0; t < x->nthreads; t++)
+        n += x->mask[t];
+    return n;
+}
+
+static void complete_phase(ix_mbar *m) {
+    if (m->pending == 0 && m->tx == 0) {
+        m->phase++;
+        m->pending = m->count;
+    }
+}
+
+static bool wait(ix_exec *x, const struct ix_hw *h, const ix_mbar *m) {
+    if (h->phase == m->phase - 1)
+        return true;
+    if (h->phase == m->phase)
+        return ix_fail(x,
+                       "deadlock: block (%lld, %lld, %lld) waits on mbarrier %d for phase %lld, "
+                       "which never completes: %lld of %lld arrivals and %lld transaction bytes "
+                       "are still pending",
+                       (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar,
+                       (long long)h->phase, (long long)m->pending, (long long)m->count,
+                       (long long)m->tx);
+    return ix_fail(x,
+                   "block (%lld, %lld, %lld) waits on mbarrier %d for phase %lld, but it is in "
+                   "phase %lld; a parity wait only tells the current phase from the one before",
+                   (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar,
+                   (long long)h->phase, (long long)m->phase);
+}
+
+/* Arrivals and transaction bytes of the active threads. */
+static bool account(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
+    int64_t bytes = 0, n = active_threads(x);
+    if (!rt_eval(x->k, x->l, h->bytes, &bytes))
+        return ix_fail(x, "cannot evaluate the transaction bytes of mbarrier %d", h->mbar);
+    if (h->sync == KSYNC_MBAR_COMPLETE_TX) {
+        m->tx -= bytes * n;
+    } else {
+        m->tx += bytes * n;
+        m->pending -= n;
+        if (m->pending < 0)
+            return ix_fail(x,
+                           "mbarrier %d receives %lld more arrivals in phase %lld than the %lld "
+                           "it was initialized for",
+                           h->mbar, (long long)-m->pending, (long long)m->phase,
+                           (long long)m->count);
+    }
+    complete_phase(m);
+    return true;
+}
+
+bool ix_hw_sync(ix_exec *x, const in_node *n) {
+    const struct ix_hw *h = n->hw;
+    if (h->sync == KSYNC_FENCE_PROXY_ASYNC || h->sync == KSYNC_BLOCK)
+        return true;
+    ix_mbar *m = mbar_of(x, h->mbar);
+    if (!m)
+        return ix_fail(x, "out of memory");
+    if (h->sync == KSYNC_MBAR_INIT) {
+        if (h->count <= 0)
+            return ix_fail(x, "mbarrier %d is initialized for %lld arrivals; it needs at least 1",
+                           h->mbar, (long long)h->count);
+        *m = (ix_mbar){true, h->count, h->count, 0, 0};
+        return true;
+    }
+    if (!m->init)
+        return ix_fail(x, "mbarrier %d is used before it is initialized (mbarrier.init)", h->mbar);
+    return h->sync == KSYNC_MBAR_WAIT ? wait(x, h, m) : account(x, h, m);
+}
+
+/* Warp 0 runs the body; the other threads skip it. */
+static bool run_warp0(ix_exec *x, const in_node *n, ix_run_body run_body) {
+    uint8_t saved[1024]; /* a block has at most 1024 threads (rt_bind) */
+    int T = x->nthreads < 1024 ? x->nthreads : 1024, active = 0;
+    memcpy(saved, x->mask, (size_t)T);
+    for (int t = 0; t < T; t++)
+        active += x->mask[t] = (uint8_t)(x->mask[t] && t < 32);
+    bool ok = active == 0 || run_body(x, n);
+    memcpy(x->mask, saved, (size_t)T);
+    return ok;
+}
+
+bool ix_hw_run(ix_exec *x, const in_node *n, ix_run_body run_body) {
+    switch (n->hw->hw) {
+    case KHW_WARP0:
+        return run_warp0(x, n, run_body);
+    default:
+        return true; /* tensor memory's life cycle: see the comment atop */
+    }
+}

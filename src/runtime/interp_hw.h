@@ -1,0 +1,38 @@
+/*
+ * interp_hw.h -- the executor's typed hardware statements: copy kinds
+ * (their execute hooks, a table keyed by ir/ldst.def), mbarrier operations
+ * and proxy fences, and the hardware nodes of kir_hw (warp 0's region,
+ * tensor memory's life cycle).
+ */
+#ifndef WF_RUNTIME_INTERP_HW_H
+#define WF_RUNTIME_INTERP_HW_H
+
+#include "runtime/interp_int.h"
+
+/* The payload of an IN_SYNC (other than a block barrier) or IN_HW node. */
+struct ix_hw {
+    bool is_sync;
+    kir_sync_kind sync;
+    kir_hw_kind hw;
+    int mbar;
+    int64_t count, phase;
+    const wf_val *bytes; /* in the kernel's arena; uniform (launch symbols only) */
+};
+
+/* Build-time: the payload of a kir sync or hw node, in k's arena (NULL on OOM). */
+struct ix_hw *ix_hw_of_sync(wf_kernel *k, const kir_sync *s);
+struct ix_hw *ix_hw_of_node(wf_kernel *k, const kir_hw *h);
+
+/* Run-time. run_body executes a node's kids (interp_exec.c's run_list). */
+typedef bool (*ix_run_body)(ix_exec *x, const in_node *n);
+bool ix_hw_sync(ix_exec *x, const in_node *n);
+bool ix_hw_run(ix_exec *x, const in_node *n, ix_run_body run_body);
+void ix_hw_free(ix_exec *x);
+
+/* A statement by its copy kind's execute hook. */
+bool ix_copy_execute(ix_exec *x, const in_node *n);
+#define LDST(kind, name, hooks, wide) bool ix_copy_execute_##hooks(ix_exec *x, const in_node *n);
+#include "ir/ldst.def"
+#undef LDST
+
+#endif
