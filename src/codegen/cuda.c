@@ -8,6 +8,7 @@
  * their own type otherwise; vector statements become wf_vec_copy calls.
  */
 #include "codegen/copy.h"
+#include "codegen/param.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -201,9 +202,8 @@ static void mark_aligned(emitter *e, const kir_list *l) {
 static void emit_signature(emitter *e) {
     sbuf_puts(&e->b, "\nextern \"C\" __global__ void " CG_KERNEL_NAME "(");
     for (int i = 0; i < e->r->params.n; i++) {
-        const wf_tv *tv = e->r->params.ptr[i].tv;
-        sbuf_printf(&e->b, "%sTensor<%s, %d> T%d", i ? ", " : "", ir_dtype_name(tv->dtype),
-                    tv->logical.n, tv->id);
+        sbuf_puts(&e->b, i ? ", " : "");
+        cg_emit_param(&e->b, &e->r->params.ptr[i]);
     }
     sbuf_puts(&e->b, ") {\n");
     if (!val_is_const_eq(e->r->smem, 0))

@@ -47,6 +47,15 @@ const char *kir_hw_name(kir_hw_kind k) {
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
+const char *kir_param_name(kir_param_kind k) {
+    static const char *const names[] = {
+#define X(kind, name) name,
+        KIR_PARAM_KINDS(X)
+#undef X
+    };
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
 kir_list *kir_body(kir_node *n) {
     if (n->kind == KIR_FOR)
         return &n->u.loop.body;

@@ -112,6 +112,22 @@ typedef struct {
     kir_list body;        /* WARP0 */
 } kir_hw;
 
+/* What a kernel parameter passes (lower_param, rt_param). Each layer keeps a
+   table keyed by this one: codegen's declaration (codegen/param.c), the
+   CUDA launch's argument bytes and the executor's binding (runtime/param.c). */
+#define KIR_PARAM_KINDS(X)                                                                         \
+    X(KP_TENSOR, "tensor")           /* Tensor<T, N>: data pointer, sizes, strides */              \
+    X(KP_SCALAR, "scalar")           /* a value, e.g. a run-time size or a constant */             \
+    X(KP_TENSOR_MAP, "tensor map")   /* a CUtensorMap for TMA, passed __grid_constant__ */         \
+    X(KP_WORK_BUFFER, "work buffer") /* scratch global memory, e.g. grid reductions' partials */
+typedef enum {
+#define X(kind, name) kind,
+    KIR_PARAM_KINDS(X)
+#undef X
+        KIR_NPARAM_KINDS
+} kir_param_kind;
+const char *kir_param_name(kir_param_kind k);
+
 struct kir_node {
     kir_kind kind;
     kir_node *parent;

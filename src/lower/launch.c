@@ -38,12 +38,12 @@ bool lower_launch(lower_ctx *c) {
         r->launch.block[0] > 0 && r->launch.block[1] > 0 && r->launch.block[2] > 0)
         return too_many_threads(c);
     for (int i = 0; i < c->f->inputs.n; i++) {
-        lower_param p = {c->f->inputs.ptr[i], false, i};
+        lower_param p = {c->f->inputs.ptr[i], false, i, KP_TENSOR};
         if (!vec_push_arena(c->a, &r->params, p))
             return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }
     for (int i = 0; i < c->f->outputs.n; i++) {
-        lower_param p = {c->f->outputs.ptr[i], true, i};
+        lower_param p = {c->f->outputs.ptr[i], true, i, KP_TENSOR};
         if (!vec_push_arena(c->a, &r->params, p))
             return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }

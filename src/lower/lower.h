@@ -16,6 +16,8 @@ typedef struct {
     wf_tv *tv;
     bool is_output;
     int index; /* position among the fusion's inputs or outputs */
+    /* What is passed (kir.h): KP_TENSOR for every fusion input and output today. */
+    kir_param_kind kind;
 } lower_param;
 
 /* A condition that must hold at launch (e.g. divisibility of a symbolic extent). */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "base/dl.h"
+#include "runtime/param.h"
 #include "runtime/nvrtc.h"
 
 #define MAX_PARAMS    16              /* rt_launch's capacity */
@@ -311,12 +312,9 @@ static bool check_devices(wf_kernel *k, const rt_launch *l, bool *host) {
     return true;
 }
 
+/* The argument bytes by parameter kind (runtime/param.c). */
 static void pack(cuda_state *s, const wf_kernel *k, const rt_launch *l, int i, cu_ptr data) {
-    size_t n = (size_t)k->params[i].ndim * sizeof(int64_t);
-    unsigned char *a = s->arg[i];
-    memcpy(a, &data, sizeof data);
-    memcpy(a + sizeof data, l->shape[i], n);
-    memcpy(a + sizeof data + n, l->stride[i], n);
+    rt_param_pack(k, l, i, (uint64_t)data, s->arg[i]);
 }
 
 static bool launch(wf_kernel *k, cuda_state *s, const rt_launch *l) {

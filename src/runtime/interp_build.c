@@ -8,6 +8,7 @@
  * block, so uniform work is done once per block step.
  */
 #include "runtime/interp_hw.h"
+#include "runtime/param.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -265,7 +266,8 @@ static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups) {
     if (!b->p->tensors || !b->p->root)
         return false;
     for (int i = 0; i < r->params.n; i++)
-        add_tensor(b, r->params.ptr[i].tv, IT_GLOBAL_T, i, 0, 0);
+        if (rt_param_is_global_tensor(r->params.ptr[i].kind))
+            add_tensor(b, r->params.ptr[i].tv, IT_GLOBAL_T, i, 0, 0);
     collect_allocs(b, &r->top);
     return true;
 }

@@ -155,7 +155,9 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
         return true;
     }
     if (!m->init)
-        return ix_fail(x, "mbarrier %d is used before it is initialized (mbarrier.init)", h->mbar);
+        return ix_fail(
+            x, "block (%lld, %lld, %lld) uses mbarrier %d before it is initialized (mbarrier.init)",
+            (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar);
     return h->sync == KSYNC_MBAR_WAIT ? wait(x, h, m) : account(x, h, m);
 }
 

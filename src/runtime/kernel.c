@@ -17,6 +17,7 @@ static bool copy_param(wf_kernel *k, rt_param *p, const lower_param *lp, val_mem
     p->ndim = tv->logical.n;
     p->is_output = lp->is_output;
     p->index = lp->index;
+    p->kind = lp->kind;
     for (int d = 0; d < p->ndim && d < 8; d++) {
         p->extent[d] = val_clone(&k->arena, tv->logical.ptr[d]->extent, m);
         p->contig[d] = tv->contig ? tv->contig[d] : 1;

@@ -7,7 +7,7 @@
  * strides must be the dense ones where the fusion declared a dim contiguous.
  * Then the grid and block extents and the launch-time checks are evaluated.
  */
-#include "runtime/runtime.h"
+#include "runtime/param.h"
 
 #include <string.h>
 
@@ -130,7 +130,7 @@ wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
     for (int i = 0; i < k->nparams; i++) {
         const rt_param *p = &k->params[i];
         const wf_buffer *buf = p->is_output ? &out[p->index] : &in[p->index];
-        if (check_buffer(k, i, buf, l) != WF_OK)
+        if (rt_param_check(k, i) != WF_OK || check_buffer(k, i, buf, l) != WF_OK)
             return k->err.code;
     }
     for (int i = 0; i < k->nparams; i++)

@@ -23,6 +23,7 @@ typedef struct {
     int index;               /* among the fusion's inputs or outputs */
     const wf_val *extent[8]; /* logical extents (constants or size symbols) */
     int8_t contig[8];        /* inputs: 1 = contiguous with the next inner dim */
+    kir_param_kind kind;     /* what is passed (runtime/param.h) */
 } rt_param;
 
 typedef struct {
