@@ -88,7 +88,9 @@ void kir_print_stmt(sbuf *b, const kir_stmt *s) {
     sbuf_printf(b, "T%d[", s->op->out->id);
     if (s->out_index)
         val_print(b, s->out_index);
-    sbuf_printf(b, "] = %s(", ir_op_name(s->op->kind));
+    /* A hardware copy prints as its kind (StTMem, ...), everything else as its op. */
+    bool hw = s->copy != WF_LDST_SET;
+    sbuf_printf(b, "] = %s(", hw ? ir_ldst_name(s->copy) : ir_op_name(s->op->kind));
     for (int i = 0; i < s->op->nin; i++) {
         sbuf_printf(b, "%sT%d[", i ? ", " : "", s->op->in[i]->id);
         if (s->in_index[i])

@@ -86,6 +86,8 @@ TEST(copy_kind_tmem_life_cycle_is_typed_kernel_ir) {
     const char *s = sbuf_str(&b);
     CHECK(strncmp(s, "TMEM_SLOTS @", 12) == 0);
     CHECK_HAS(s, "\nWARP0\n  TMEM_ALLOC region=0 columns=32\n  TMEM_RELINQUISH\nSYNC\n");
+    CHECK_HAS(s, "] = StTMem(T1[");
+    CHECK_HAS(s, "] = LdTMem(T2[");
     CHECK_HAS(s, "TMEM_WAIT_ST\n");
     CHECK_HAS(s, "TMEM_WAIT_LD\n");
     size_t n = strlen(s), m = strlen("SYNC\nWARP0\n  TMEM_DEALLOC region=0 columns=32\n");
