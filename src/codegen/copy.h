@@ -28,6 +28,6 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth);
 void cg_sync_decls(sbuf *b, const lower_result *r);
 /* tmem.c: a hardware node. True when it opened a region (WARP0) whose body
    the caller emits at depth + 1, then closes with "}". */
-bool cg_emit_hw(sbuf *b, const lower_result *r, const kir_hw *h, int depth);
+bool cg_emit_hw(sbuf *b, const kir_hw *h, int depth);
 
 #endif

@@ -171,7 +171,7 @@ static void emit_node(emitter *e, const kir_node *n, int depth) {
         cg_emit_sync(&e->b, e->r, &n->u.sync, depth);
         break;
     case KIR_HW:
-        if (cg_emit_hw(&e->b, e->r, &n->u.hw, depth)) {
+        if (cg_emit_hw(&e->b, &n->u.hw, depth)) {
             emit_list(e, &n->u.hw.body, depth + 1);
             sbuf_indent(&e->b, depth);
             sbuf_puts(&e->b, "}\n");

@@ -102,7 +102,7 @@ static void region_op(sbuf *b, const kir_hw *h, int depth) {
                     h->region, (long long)h->columns);
 }
 
-bool cg_emit_hw(sbuf *b, const lower_result *r, const kir_hw *h, int depth) {
+bool cg_emit_hw(sbuf *b, const kir_hw *h, int depth) {
     switch (h->kind) {
     case KHW_WARP0:
         sbuf_indent(b, depth);
@@ -130,7 +130,6 @@ bool cg_emit_hw(sbuf *b, const lower_result *r, const kir_hw *h, int depth) {
                     h->kind == KHW_TMEM_WAIT_ST ? "st" : "ld");
         break;
     }
-    (void)r;
     return false;
 }
 

@@ -34,6 +34,18 @@ static void verify_stmt(verifier *v, const kir_stmt *s) {
         v->ok = false;
 }
 
+/* Mbarrier operations name a barrier; init counts arrivals, tx kinds carry bytes. */
+static void verify_sync(verifier *v, const kir_node *n, bool under_if) {
+    const kir_sync *s = &n->u.sync;
+    bool tx = s->kind == KSYNC_MBAR_ARRIVE_TX || s->kind == KSYNC_MBAR_COMPLETE_TX;
+    if (s->kind == KSYNC_BLOCK && under_if)
+        v->ok = false;
+    if (s->kind != KSYNC_BLOCK && s->kind != KSYNC_FENCE_PROXY_ASYNC && s->mbar < 0)
+        v->ok = false;
+    if ((s->kind == KSYNC_MBAR_INIT && s->count <= 0) || (tx && !s->bytes))
+        v->ok = false;
+}
+
 static bool warp_collective(kir_hw_kind k) {
     return k == KHW_TMEM_ALLOC || k == KHW_TMEM_RELINQUISH || k == KHW_TMEM_DEALLOC;
 }
@@ -70,8 +82,7 @@ static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, 
         verify_stmt(v, &n->u.stmt);
         break;
     case KIR_SYNC:
-        if (under_if && n->u.sync.kind == KSYNC_BLOCK)
-            v->ok = false;
+        verify_sync(v, n, under_if);
         break;
     case KIR_HW:
         verify_hw(v, n);

@@ -54,16 +54,20 @@ static wf_kernel *build(handmade *h) {
     return k;
 }
 
-/* Runs on the executor; the output must be the input when it succeeds. */
-static wf_status run(test_state *ts_, wf_kernel *k) {
+/* Runs on backend `be`; the output must be the input when it succeeds. */
+static wf_status run_on(test_state *ts_, wf_kernel *k, wf_backend be) {
     float in[32], out[32];
     for (int i = 0; i < 32; i++)
         in[i] = (float)i, out[i] = -1;
     wf_buffer a = {in, WF_F32, 1, {32}, {0}, -1}, b = {out, WF_F32, 1, {32}, {0}, -1};
-    wf_status s = wf_run(k, WF_BACKEND_INTERP, &a, 1, &b, 1);
+    wf_status s = wf_run(k, be, &a, 1, &b, 1);
     for (int i = 0; s == WF_OK && i < 32; i++)
         CHECK(out[i] == in[i]);
     return s;
+}
+
+static wf_status run(test_state *ts_, wf_kernel *k) {
+    return run_on(ts_, k, WF_BACKEND_INTERP);
 }
 
 static void done(handmade *h, wf_kernel *k) {
@@ -97,6 +101,9 @@ TEST(kir_sync_mbarrier_phase_completes_printed_emitted_and_run) {
         CHECK_HAS(src, "fence.proxy.async.shared::cta;");
         CHECK_EQ_I64(run(ts_, k), WF_OK);
         CHECK_NVRTC(k, 90);
+        /* On a GPU (sm_90 or later) the phase completes and the wait returns. */
+        if (wf_cuda_available())
+            CHECK_EQ_I64(run_on(ts_, k, WF_BACKEND_CUDA), WF_OK);
     }
     done(&h, k);
 }
