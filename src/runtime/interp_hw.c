@@ -146,7 +146,7 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
         return true;
     ix_mbar *m = mbar_of(x, h->mbar);
     if (!m)
-        return ix_fail(x, "out of memory");
+        return wf_failb(&x->k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     if (h->sync == KSYNC_MBAR_INIT) {
         if (h->count <= 0)
             return ix_fail(x, "mbarrier %d is initialized for %lld arrivals; it needs at least 1",
