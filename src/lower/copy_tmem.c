@@ -7,18 +7,18 @@
  * place: each access is followed by its tcgen05.wait (KHW_TMEM_WAIT_ST/LD),
  * inside the same predicate.
  *
- * index: requires index and pdims. Every StTMem and
- * LdTMem statement must be a warp-collective tcgen05.st/ld in the 32x32b
- * shape. Rather than matching the IterDomain graph against patterns, the
- * check evaluates the lane and column each thread of each warp computes,
- * for the statement's loop iterations: a warp must touch 32 consecutive
- * lanes (lane stride 1 across its threads) in one column, and warp i only
- * the lanes of sub-partition i % 4 (32 * (i % 4) .. 32 * (i % 4) + 31).
- * The 16x64b, 16x128b, 16x256b and 16x32bx2 shapes are not implemented; a
- * schedule that needs them is reported with the pattern prefix alone and one
- * line per shape. Each access moves a whole number of 32-bit cells per
- * thread (vectorized up to 128 cells). Provides each statement's lane and
- * 32-bit column expressions for code generation.
+ * index: requires index and pdims. Every StTMem and LdTMem statement must
+ * be a warp-collective tcgen05.st/ld in the 32x32b shape. Rather than
+ * matching the IterDomain graph against patterns, the check evaluates the
+ * lane and column each thread of each warp computes, for the statement's
+ * loop iterations: a warp must touch 32 consecutive lanes (lane stride 1
+ * across its threads) in one column, and warp i only the lanes of
+ * sub-partition i % 4 (32 * (i % 4) .. 32 * (i % 4) + 31). The 16x64b,
+ * 16x128b, 16x256b and 16x32bx2 shapes are not implemented; a schedule that
+ * needs them is reported with the pattern prefix alone and one line per
+ * shape. Each access moves a whole number of 32-bit cells per thread
+ * (vectorized up to 128 cells). Provides each statement's lane and 32-bit
+ * column expressions (kir_stmt.hw.tmem) for code generation.
  */
 #include "lower/copy.h"
 
