@@ -7,7 +7,7 @@
  * and each instruction knows whether it varies between the threads of a
  * block, so uniform work is done once per block step.
  */
-#include "runtime/interp.h"
+#include "runtime/interp_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +145,8 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->id = b->p->nstmts++;
     n->op = s->op->kind;
     n->sub = s->op->sub;
+    /* The IR's promotion gives every op a type its math is defined for. */
+    wf_assert(&b->k->err, ix_op_valid(n->op, n->sub, s->op->out->dtype));
     n->out = b->tensor_of_tv[s->op->out->id];
     n->nin = s->op->nin;
     n->vec = s->vec;

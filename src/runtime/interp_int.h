@@ -37,6 +37,20 @@ typedef struct {
     int64_t block_bytes;   /* tensor memory, then shared memory */
 } ix_exec;
 
+/* ---- op math (interp_ops.c): the generated CUDA's semantics ---- */
+typedef union {
+    double d;
+    float f;
+    int64_t i;
+} ix_value;
+typedef enum { IX_CT_FLOAT, IX_CT_DOUBLE, IX_CT_INT } ix_ctype; /* what an op computes in */
+ix_value ix_load(wf_dtype t, const unsigned char *p);
+void ix_store(wf_dtype t, unsigned char *p, ix_value v);
+ix_value ix_convert(ix_value v, wf_dtype from, wf_dtype to);
+bool ix_op_valid(op_kind kind, int sub, wf_dtype out); /* the table has this op for out */
+ix_value ix_unary(int op, ix_value v, wf_dtype t);
+ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t);
+
 bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l);
 void ix_exec_free(ix_exec *x);
 void ix_block_reset(ix_exec *x);
