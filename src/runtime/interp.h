@@ -96,8 +96,10 @@ typedef struct it_program {
     int nstmts;
     it_stats *stats; /* per statement, from the last run */
     int max_regs;
-    int64_t tmem_bytes; /* per block, first tensor memory (128 lanes x 512 32-bit columns at
-                           most, one region per tensor), then shared memory */
+    int max_if_depth;         /* IFs nested in IFs: the depth of the mask stack */
+    int64_t max_access_bytes; /* bytes one thread moves in one access, at most */
+    int64_t tmem_bytes;       /* per block, first tensor memory (128 lanes x 512 32-bit columns at
+                                 most, one region per tensor), then shared memory */
 } it_program;
 
 /* Build the program from the lowering result into k's arena. */

@@ -4,11 +4,8 @@
  *
  * Every access goes through access(): it bounds-checks the index, applies
  * the shared-memory race rules and the never-written rule, and returns the
- * element's storage. Statistics are computed per warp (32 consecutive
- * linear thread ids) and per access: for global memory, the 32-byte sectors
- * touched; for shared memory, the wavefronts needed, i.e. the most distinct
- * 4-byte words any one of the 32 banks must serve (a word read by several
- * threads is broadcast), and at least one wavefront per 128 bytes.
+ * element's storage (and marks output elements written). The op math is
+ * interp_ops.c's, the statistics interp_stats.c's.
  */
 #include "runtime/interp_int.h"
 
@@ -107,8 +104,11 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     int64_t size = x->size[tensor];
     if (index < 0 || index >= size)
         return out_of_bounds(x, n, tensor, index, size, t, write), NULL;
-    if (tt->space == IT_GLOBAL_T)
+    if (tt->space == IT_GLOBAL_T) {
+        if (write && x->gwritten[tensor])
+            x->gwritten[tensor][index] = 1;
         return x->gdata[tensor] + index * (int64_t)es;
+    }
     if (tt->space == IT_TMEM_T && !in_subpartition(x, n, tensor, index, t))
         return NULL;
     if (tt->space == IT_SHARED_T || tt->space == IT_TMEM_T)
@@ -140,67 +140,6 @@ static ix_value compute(const ix_exec *x, const in_node *n, const ix_value in[2]
     }
 }
 
-/* ---- statistics ---- */
-
-static int64_t count_distinct(int64_t *v, int n) {
-    int64_t d = 0;
-    for (int i = 0; i < n; i++) {
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++)
-            seen = v[j] == v[i];
-        d += !seen;
-    }
-    return d;
-}
-
-/* x->addr holds, per thread, the first byte of its access (-1 if inactive). */
-static void warp_stats(ix_exec *x, it_stats *s, bool shared, int bytes) {
-    int64_t units[32 * 16];
-    for (int w = 0; w < x->nthreads; w += 32) {
-        int n = 0, lanes = x->nthreads - w < 32 ? x->nthreads - w : 32;
-        int unit = shared ? 4 : 32;
-        for (int t = w; t < w + lanes; t++)
-            for (int64_t b = x->addr[t]; x->addr[t] >= 0 && b < x->addr[t] + bytes; b += unit)
-                units[n++] = b / unit;
-        if (n == 0)
-            continue;
-        int64_t distinct = count_distinct(units, n);
-        if (!shared) {
-            s->gmem_accesses++;
-            s->gmem_sectors += distinct;
-            continue;
-        }
-        int64_t per_bank[32] = {0}, words[32 * 16];
-        int nw = 0;
-        for (int i = 0; i < n; i++) {
-            bool seen = false;
-            for (int j = 0; j < nw && !seen; j++)
-                seen = words[j] == units[i];
-            if (!seen)
-                per_bank[(words[nw++] = units[i]) % 32]++;
-        }
-        int64_t wave = (distinct + 31) / 32;
-        for (int b = 0; b < 32; b++)
-            wave = per_bank[b] > wave ? per_bank[b] : wave;
-        s->smem_accesses++;
-        s->smem_wavefronts += wave;
-        if (wave > s->smem_max_degree)
-            s->smem_max_degree = (int)wave;
-    }
-}
-
-static void record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary) {
-    const it_tensor *tt = &x->p->tensors[tensor];
-    if (tt->space == IT_LOCAL_T || tt->space == IT_TMEM_T)
-        return;
-    int es = (int)wf_dtype_size(tt->dtype);
-    for (int t = 0; t < x->nthreads; t++)
-        x->addr[t] = x->mask[t]
-                         ? idx[vary ? t : 0] * es + (tt->space == IT_SHARED_T ? x->off[tensor] : 0)
-                         : -1;
-    warp_stats(x, &x->p->stats[n->id], tt->space == IT_SHARED_T, es * n->vec);
-}
-
 /* ---- the statement ---- */
 
 static bool element(ix_exec *x, const in_node *n, int t, int64_t e, const int64_t *oi, bool ov,
@@ -223,15 +162,13 @@ static bool element(ix_exec *x, const in_node *n, int t, int64_t e, const int64_
 bool ix_stmt(ix_exec *x, const in_node *n) {
     const int64_t *oi, *ii[2] = {NULL, NULL};
     bool ov, iv[2] = {false, false};
-    int64_t *copy[2] = {NULL, NULL};
     /* Index results live in the register file: evaluate, then copy the inputs'. */
-    int64_t saved[2][1024];
     for (int k = 0; k < n->nin; k++) {
         if (!ix_eval(x, &n->in_index[k], &ii[k], &iv[k]))
             return ix_fail(x, "an index divides by zero in statement: %s", n->text);
-        memcpy(saved[k], ii[k], sizeof(int64_t) * (size_t)(iv[k] ? x->nthreads : 1));
-        copy[k] = saved[k];
-        ii[k] = copy[k];
+        int64_t *copy = x->saved + (size_t)k * (size_t)x->nthreads;
+        memcpy(copy, ii[k], sizeof(int64_t) * (size_t)(iv[k] ? x->nthreads : 1));
+        ii[k] = copy;
     }
     if (!ix_eval(x, &n->out_index, &oi, &ov))
         return ix_fail(x, "an index divides by zero in statement: %s", n->text);
@@ -240,7 +177,7 @@ bool ix_stmt(ix_exec *x, const in_node *n) {
             if (!element(x, n, t, e, oi, ov, ii, iv))
                 return false;
     for (int k = 0; k < n->nin; k++)
-        record_stats(x, n, n->in[k], ii[k], iv[k]);
-    record_stats(x, n, n->out, oi, ov);
+        ix_record_stats(x, n, n->in[k], ii[k], iv[k]);
+    ix_record_stats(x, n, n->out, oi, ov);
     return true;
 }
