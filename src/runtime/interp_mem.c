@@ -50,7 +50,7 @@ static int64_t addressable(const rt_launch *l, int param) {
 
 static bool too_large(ix_exec *x, const char *what, int tv) {
     return wf_failb(&x->k->err, WF_ERR_ARG,
-                    "T%d: the %s does not fit in 64-bit sizes; the CPU reference executor cannot "
+                    "T%d: the %s overflows 64-bit sizes; the CPU reference executor cannot "
                     "address it (use smaller extents or strides)",
                     tv, what);
 }
@@ -113,7 +113,7 @@ static bool alloc_tensors(ix_exec *x) {
             x->gdata[i] = x->l->buf[t->param]->data;
             x->gelems[i] = addressable(x->l, t->param);
             if (x->gelems[i] < 0)
-                return too_large(x, "buffer's shape and strides", t->tv);
+                return too_large(x, "reach of the buffer's shape and strides", t->tv);
             if (x->k->params[t->param].is_output && !track_writes(x, i, t->param))
                 return false;
         } else if (t->space == IT_LOCAL_T) {

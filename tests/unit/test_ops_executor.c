@@ -65,3 +65,25 @@ TEST(ops_executor_reports_the_first_output_element_no_thread_wrote) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* Size arithmetic is checked: a stride whose reach overflows 64 bits was
+   signed overflow (UBSan) and then a confusing out-of-bounds report. */
+TEST(ops_executor_buffer_reach_beyond_64_bits_is_a_clear_error) {
+    int64_t shape[2] = {-1, -1};
+    int8_t contig[2] = {0, 0};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *b = wf_set(wf_input_strided(f, WF_F32, 2, shape, contig));
+    wf_output(f, b);
+    wf_kernel *k = COMPILE(f);
+    if (!k)
+        return;
+    float in[8] = {0}, out[8];
+    wf_buffer ib[1] = {{in, WF_F32, 2, {3, 2}, {INT64_MAX / 2, 1}, -1}};
+    wf_buffer ob[1] = {{out, WF_F32, 2, {3, 2}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, ib, 1, ob, 1), WF_ERR_ARG);
+    CHECK_STR(wf_last_run_error(k),
+              "T0: the reach of the buffer's shape and strides overflows 64-bit sizes; the CPU "
+              "reference executor cannot address it (use smaller extents or strides)");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}

@@ -256,3 +256,16 @@ TEST(ops_val_apply_wraps_and_defines_min_over_minus_one) {
     CHECK(!val_apply(V_DIV, 1, 0, &r));
     CHECK(!val_apply(V_CEILDIV, 1, 0, &r));
 }
+
+/* Only sm_90 and later have "a" targets: sm_80 used to be compiled as sm_80a,
+   which NVRTC rejects. */
+TEST(ops_nvrtc_targets_before_sm_90_have_no_a_suffix) {
+    int64_t shape[1] = {8};
+    wf_fusion *f = wf_fusion_new();
+    wf_output(f, wf_unary(WF_EXP, wf_input(f, WF_F32, 1, shape)));
+    wf_kernel *k = COMPILE(f);
+    CHECK_NVRTC(k, 80);
+    CHECK_NVRTC(k, 90);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
