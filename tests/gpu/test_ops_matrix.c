@@ -16,3 +16,11 @@ GPU_TEST(ops_matrix_every_op_and_cast_in_every_dtype_on_the_gpu) {
     CHECK_EQ_I64(r.kernels, 30);
     CHECK_EQ_I64(r.failed, 0);
 }
+
+GPU_TEST(ops_matrix_binary_ops_on_mixed_dtypes_on_the_gpu) {
+    NEED_GPU();
+    om_report r = {0, 0, {0}};
+    om_run_mixed(&r, WF_BACKEND_CUDA, 0, 4);
+    CHECK_EQ_I64(r.kernels, 90);
+    CHECK_EQ_I64(r.failed, 0);
+}

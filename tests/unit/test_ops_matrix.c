@@ -16,3 +16,10 @@ TEST(ops_matrix_every_op_and_cast_in_every_dtype_matches_the_reference_exactly) 
     CHECK_EQ_I64(r.kernels, 30);
     CHECK_EQ_I64(r.failed, 0);
 }
+
+TEST(ops_matrix_binary_ops_on_mixed_dtypes_promote_and_match_the_reference) {
+    om_report r = {0, 0, {0}};
+    om_run_mixed(&r, WF_BACKEND_INTERP, 1, 0);
+    CHECK_EQ_I64(r.kernels, 90);
+    CHECK_EQ_I64(r.failed, 0);
+}

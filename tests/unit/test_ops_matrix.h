@@ -425,15 +425,16 @@ static int om_close(wf_dtype t, double got, double want, double ulps) {
     return fabs(got - want) <= ulps * eps * mag;
 }
 
-static void om_check_output(om_report *r, om_kind kind, int op, wf_dtype t, const void *in0,
-                            const void *in1, wf_dtype tout, const void *got, double ulps) {
+static void om_check_output(om_report *r, om_kind kind, int op, wf_dtype t, wf_dtype tb,
+                            const void *in0, const void *in1, wf_dtype tout, const void *got,
+                            double ulps) {
     for (int k = 0; k < OM_N; k++) {
-        om_val a = om_get(t, in0, k), b = in1 ? om_get(t, in1, k) : a, want;
+        om_val a = om_get(t, in0, k), b = in1 ? om_get(tb, in1, k) : a, want;
         wf_dtype ot = tout;
         if (kind == OM_UNARY)
             want = om_ref_unary(op, t, a, &ot);
         else if (kind == OM_BINARY)
-            want = om_ref_binary(op, t, a, t, b, &ot);
+            want = om_ref_binary(op, t, a, tb, b, &ot);
         else
             want = om_ref_cast(t, a, tout);
         om_val g = om_get(tout, got, k);
@@ -445,12 +446,13 @@ static void om_check_output(om_report *r, om_kind kind, int op, wf_dtype t, cons
         const char *name = kind == OM_UNARY    ? om_unary_names[op]
                            : kind == OM_BINARY ? om_binary_names[op]
                                                : "cast";
-        snprintf(msg, sizeof msg,
-                 "%s(%s -> %s) element %d: inputs (%.17g | %lld, %.17g | %lld): got %.17g | %lld, "
-                 "want %.17g | %lld (%s)",
-                 name, om_names[t], om_names[tout], k, a.d, (long long)a.i, b.d, (long long)b.i,
-                 g.d, (long long)g.i, want.d, (long long)want.i,
-                 ot == tout ? "value" : "output dtype");
+        snprintf(
+            msg, sizeof msg,
+            "%s(%s, %s -> %s) element %d: inputs (%.17g | %lld, %.17g | %lld): got %.17g | %lld, "
+            "want %.17g | %lld (%s)",
+            name, om_names[t], om_names[tb], om_names[tout], k, a.d, (long long)a.i, b.d,
+            (long long)b.i, g.d, (long long)g.i, want.d, (long long)want.i,
+            ot == tout ? "value" : "output dtype");
         om_note(r, msg);
         return;
     }
@@ -469,11 +471,11 @@ static wf_buffer om_buf(void *data, wf_dtype t) {
 
 /* Build, compile (and with NVRTC when nvrtc), run on backend and check one
    kernel of the matrix for dtype t. ulps: the float tolerance. */
-static void om_run_case(om_report *r, om_kind kind, wf_dtype t, wf_backend backend, int nvrtc,
-                        double ulps) {
+static void om_run_case(om_report *r, om_kind kind, wf_dtype t, wf_dtype tb, wf_backend backend,
+                        int nvrtc, double ulps) {
     int64_t shape[1] = {OM_N};
     wf_fusion *f = wf_fusion_new();
-    wf_tv *a = wf_input(f, t, 1, shape), *b = kind == OM_BINARY ? wf_input(f, t, 1, shape) : NULL;
+    wf_tv *a = wf_input(f, t, 1, shape), *b = kind == OM_BINARY ? wf_input(f, tb, 1, shape) : NULL;
     int nout = kind == OM_UNARY ? OM_NUNARY : kind == OM_BINARY ? OM_NBINARY : OM_NTYPE;
     wf_tv *outs[OM_NUNARY];
     for (int o = 0; o < nout; o++) {
@@ -502,8 +504,8 @@ static void om_run_case(om_report *r, om_kind kind, wf_dtype t, wf_backend backe
     }
     unsigned char in0[OM_N * 8], in1[OM_N * 8], out[OM_NUNARY][OM_N * 8];
     om_fill(t, in0, 0);
-    om_fill(t, in1, 1);
-    wf_buffer ib[2] = {om_buf(in0, t), om_buf(in1, t)}, ob[OM_NUNARY];
+    om_fill(tb, in1, 1);
+    wf_buffer ib[2] = {om_buf(in0, t), om_buf(in1, tb)}, ob[OM_NUNARY];
     for (int o = 0; o < nout; o++) {
         memset(out[o], 0xFF, sizeof out[o]); /* poisoned: a NaN in every float */
         ob[o] = om_buf(out[o], WF_F32);      /* the dtype is set below */
@@ -514,7 +516,7 @@ static void om_run_case(om_report *r, om_kind kind, wf_dtype t, wf_backend backe
         if (kind == OM_UNARY)
             om_ref_unary(o, t, z, &ot);
         else if (kind == OM_BINARY)
-            om_ref_binary(o, t, z, t, z, &ot);
+            om_ref_binary(o, t, z, tb, z, &ot);
         else
             ot = (wf_dtype)o;
         ob[o].dtype = ot;
@@ -526,8 +528,8 @@ static void om_run_case(om_report *r, om_kind kind, wf_dtype t, wf_backend backe
         om_note(r, msg);
     } else {
         for (int o = 0; o < nout; o++)
-            om_check_output(r, kind, o, t, in0, kind == OM_BINARY ? in1 : NULL, ob[o].dtype, out[o],
-                            ulps);
+            om_check_output(r, kind, o, t, tb, in0, kind == OM_BINARY ? in1 : NULL, ob[o].dtype,
+                            out[o], ulps);
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
@@ -536,10 +538,19 @@ static void om_run_case(om_report *r, om_kind kind, wf_dtype t, wf_backend backe
 /* The whole matrix. float_ulps: the tolerance for float outputs (0 = exact). */
 static void om_run_matrix(om_report *r, wf_backend backend, int nvrtc, double float_ulps) {
     for (int t = 0; t < OM_NTYPE; t++) {
-        om_run_case(r, OM_UNARY, (wf_dtype)t, backend, nvrtc, float_ulps);
-        om_run_case(r, OM_BINARY, (wf_dtype)t, backend, nvrtc, float_ulps);
-        om_run_case(r, OM_CAST, (wf_dtype)t, backend, nvrtc, float_ulps);
+        om_run_case(r, OM_UNARY, (wf_dtype)t, (wf_dtype)t, backend, nvrtc, float_ulps);
+        om_run_case(r, OM_BINARY, (wf_dtype)t, (wf_dtype)t, backend, nvrtc, float_ulps);
+        om_run_case(r, OM_CAST, (wf_dtype)t, (wf_dtype)t, backend, nvrtc, float_ulps);
     }
+}
+
+/* Every binary op on every pair of different dtypes: the promoted output
+   type and the operands' conversions (90 kernels). */
+static void om_run_mixed(om_report *r, wf_backend backend, int nvrtc, double float_ulps) {
+    for (int a = 0; a < OM_NTYPE; a++)
+        for (int b = 0; b < OM_NTYPE; b++)
+            if (a != b)
+                om_run_case(r, OM_BINARY, (wf_dtype)a, (wf_dtype)b, backend, nvrtc, float_ulps);
 }
 
 #endif
