@@ -69,17 +69,19 @@ TEST(ops_executor_reports_the_first_output_element_no_thread_wrote) {
 /* Size arithmetic is checked: a stride whose reach overflows 64 bits was
    signed overflow (UBSan) and then a confusing out-of-bounds report. */
 TEST(ops_executor_buffer_reach_beyond_64_bits_is_a_clear_error) {
-    int64_t shape[2] = {-1, -1};
-    int8_t contig[2] = {0, 0};
+    int64_t shape[3] = {-1, -1, -1};
+    int8_t contig[3] = {0, 0, 0};
     wf_fusion *f = wf_fusion_new();
-    wf_tv *b = wf_set(wf_input_strided(f, WF_F32, 2, shape, contig));
+    wf_tv *b = wf_set(wf_input_strided(f, WF_F32, 3, shape, contig));
     wf_output(f, b);
     wf_kernel *k = COMPILE(f);
     if (!k)
         return;
+    /* Each stride x extent fits in 64 bits; their sum, the reach, does not. */
+    const int64_t s = ((int64_t)1 << 62) - 1;
     float in[8] = {0}, out[8];
-    wf_buffer ib[1] = {{in, WF_F32, 2, {3, 2}, {INT64_MAX / 2, 1}, -1}};
-    wf_buffer ob[1] = {{out, WF_F32, 2, {3, 2}, {0}, -1}};
+    wf_buffer ib[1] = {{in, WF_F32, 3, {2, 2, 2}, {s, s, s}, -1}};
+    wf_buffer ob[1] = {{out, WF_F32, 3, {2, 2, 2}, {0}, -1}};
     CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, ib, 1, ob, 1), WF_ERR_ARG);
     CHECK_STR(wf_last_run_error(k),
               "T0: the reach of the buffer's shape and strides overflows 64-bit sizes; the CPU "
