@@ -10,8 +10,9 @@
  * interpretation overhead per element small. Memory is modelled per space:
  * global (the caller's buffers), shared and tensor memory (per block) and
  * local (per thread),
- * with shadow state to catch out-of-bounds accesses, races on shared memory
- * and reads of cells never written.
+ * with shadow state to catch out-of-bounds accesses, races on shared memory,
+ * reads of cells never written and output elements no thread wrote. Op math
+ * follows the generated CUDA bit for bit where it is exact (interp_ops.c).
  */
 #ifndef WF_RUNTIME_INTERP_H
 #define WF_RUNTIME_INTERP_H

@@ -11,10 +11,11 @@
  * The executor's files depend one way: interp_exec.c (the tree, the launch)
  * -> interp_stmt.c (a statement: accesses and their checks) -> interp_expr.c
  * (index programs), interp_ops.c (op math), interp_stats.c (statistics),
- * interp_mem.c (memory, its checks, errors); none calls back up. Values are computed in the type
- * the CUDA code computes in (float for 16- and 32-bit floats, double, or
- * 64-bit integers) so results match the GPU's bit for bit where the
- * operations are exact.
+ * interp_mem.c (memory, its checks, errors); none calls back up, and
+ * interp_build.c (compile time) uses only interp_ops.c. Values are computed
+ * in the type the CUDA code computes in (float for 16- and 32-bit floats,
+ * double, or 64-bit integers) so results match the GPU's bit for bit where
+ * the operations are exact.
  */
 #include "runtime/interp_int.h"
 
