@@ -91,7 +91,22 @@ WF_API wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t
                                const int8_t *contiguity);
 WF_API void wf_output(wf_fusion *f, wf_tv *tv);
 
-/* Ops. Each returns a new tensor in the same fusion (NULL on error). */
+/* Ops. Each returns a new tensor in the same fusion (NULL on error).
+   Types follow PyTorch (torch.result_type for two tensors): a binary op's
+   output has the promoted type of its operands: bool < integers < floats,
+   the higher category wins, within one the wider type; f16 with bf16 gives
+   f32, u8 with i8 gives i16. Float-only unary ops (exp, log, sqrt, rsqrt,
+   sin, cos, tanh, sigmoid, reciprocal) on integers or bools give f32; neg,
+   abs and relu keep the type. Operands are converted to the output type,
+   then the op computes (16-bit floats in f32). Integer semantics are the
+   generated CUDA's, which the CPU executor models bit for bit: + - * wrap
+   (two's complement); WF_DIV on integers truncates (like
+   torch.div(rounding_mode="trunc"), not true division); x / 0 = -1 (all
+   bits set) and MIN / -1 = MIN; pow with a negative exponent is 1 / a^-b in
+   that division. wf_cast from a float to an integer truncates toward zero
+   and saturates at the target's range, NaN -> 0 (PTX cvt.rzi.sat); to bool
+   it is x != 0; to f16/bf16 it rounds through f32; between integers it
+   wraps. Bool arithmetic computes on 0/1 and stores x != 0. */
 WF_API wf_tv *wf_set(wf_tv *a); /* LoadStoreOp, op type Set */
 WF_API wf_tv *wf_cast(wf_tv *a, wf_dtype t);
 typedef enum {
@@ -246,7 +261,7 @@ WF_API bool wf_cuda_available(void);
 typedef struct {
     int64_t smem_accesses;        /* warp-wide shared-memory access instructions */
     int64_t smem_wavefronts;      /* wavefronts they needed (= accesses when conflict-free) */
-    int smem_max_conflict_degree; /* worst n-way bank conflict seen (1 = none) */
+    int smem_max_conflict_degree; /* worst wavefronts / least for the access width (1 = none) */
     int64_t gmem_accesses;        /* warp-wide global-memory access instructions */
     int64_t gmem_sectors;         /* 32-byte sectors they touched */
 } wf_access_stats;

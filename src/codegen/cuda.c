@@ -5,7 +5,9 @@
  * variables; thread- and block-parallel loops, loops of extent 1 and vector
  * loops print nothing (their index is threadIdx/blockIdx, 0, or covered by
  * the vector access). Statements compute in float for 16-bit types and in
- * their own type otherwise; vector statements become wf_vec_copy calls.
+ * their own type otherwise, each operand converted to the op's output type
+ * (the IR's promotion rule, ir/ops.c); vector statements become wf_vec_copy
+ * calls.
  */
 #include "codegen/copy.h"
 #include "codegen/param.h"
@@ -37,53 +39,104 @@ static void emit_operand(emitter *e, const kir_stmt *s, int k, const char *ctype
     emit_access(e, in, s->in_index[k]);
 }
 
-static const char *binary_infix(int op) {
-    switch (op) {
-    case WF_ADD:
-        return " + ";
-    case WF_SUB:
-        return " - ";
-    case WF_MUL:
-        return " * ";
-    case WF_DIV:
-        return " / ";
-    default:
-        return NULL;
+/* ---- the op table: each op's CUDA spelling, by the type it computes in ----
+   Float types use C++ operators and libm-like wrappers; integer and bool
+   types use the prelude's wrapping helpers (C++ leaves signed overflow and
+   x / 0 undefined). A spelling ending in "(" is a call; else an infix or
+   prefix operator. Float-only ops never see integers: the IR promotes. */
+
+typedef struct {
+    const char *flt, *intg;
+} cuda_spelling;
+
+static const cuda_spelling unary_cuda[] = {
+    [WF_NEG] = {"-", "wf_ineg("},         [WF_ABS] = {"wf_abs(", "wf_iabs("},
+    [WF_EXP] = {"wf_exp(", NULL},         [WF_LOG] = {"wf_log(", NULL},
+    [WF_SQRT] = {"wf_sqrt(", NULL},       [WF_RSQRT] = {"wf_rsqrt(", NULL},
+    [WF_SIN] = {"wf_sin(", NULL},         [WF_COS] = {"wf_cos(", NULL},
+    [WF_TANH] = {"wf_tanh(", NULL},       [WF_SIGMOID] = {"wf_sigmoid(", NULL},
+    [WF_RELU] = {"wf_relu(", "wf_relu("}, [WF_RECIPROCAL] = {"wf_reciprocal(", NULL},
+};
+
+static const cuda_spelling binary_cuda[] = {
+    [WF_ADD] = {" + ", "wf_iadd("},     [WF_SUB] = {" - ", "wf_isub("},
+    [WF_MUL] = {" * ", "wf_imul("},     [WF_DIV] = {" / ", "wf_idiv("},
+    [WF_MAX] = {"wf_max(", "wf_max("},  [WF_MIN] = {"wf_min(", "wf_min("},
+    [WF_POW] = {"wf_pow(", "wf_ipow("},
+};
+
+static bool is_float(wf_dtype t) {
+    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
+}
+
+static bool is_call(const char *spelling) {
+    size_t n = strlen(spelling);
+    return n && spelling[n - 1] == '(';
+}
+
+/* A call to an integer helper names its type: operands may be promoted by C++. */
+static void emit_open(emitter *e, const char *spelling, bool flt, const char *ct) {
+    size_t n = strlen(spelling);
+    if (flt || !is_call(spelling)) {
+        sbuf_puts(&e->b, spelling);
+        return;
     }
+    sbuf_printf(&e->b, "%.*s<%s>(", (int)(n - 1), spelling, ct);
+}
+
+/* Float to integer saturates (wf_f2i); everything else is a C++ conversion. */
+static void emit_cast(emitter *e, const kir_stmt *s) {
+    const ir_op *op = s->op;
+    wf_dtype to = op->out->dtype;
+    const char *from = compute_type(op->in[0]->dtype), *tn = ir_dtype_name(to);
+    if (is_float(op->in[0]->dtype) && !is_float(to) && to != WF_BOOL) {
+        sbuf_printf(&e->b, "wf_f2i<%s>(", tn);
+        emit_operand(e, s, 0, from);
+        sbuf_puts(&e->b, ")");
+        return;
+    }
+    if (strcmp(from, tn) != 0)
+        sbuf_printf(&e->b, "(%s)", tn);
+    emit_operand(e, s, 0, from);
+}
+
+static void emit_unary(emitter *e, const kir_stmt *s, const char *ct) {
+    const ir_op *op = s->op;
+    bool flt = is_float(op->out->dtype);
+    const char *sp = flt ? unary_cuda[op->sub].flt : unary_cuda[op->sub].intg;
+    emit_open(e, sp, flt, ct);
+    emit_operand(e, s, 0, ct);
+    if (is_call(sp))
+        sbuf_puts(&e->b, ")");
+}
+
+static void emit_binary(emitter *e, const kir_stmt *s, const char *ct) {
+    const ir_op *op = s->op;
+    bool flt = is_float(op->out->dtype);
+    const char *sp = flt ? binary_cuda[op->sub].flt : binary_cuda[op->sub].intg;
+    bool call = is_call(sp);
+    if (call)
+        emit_open(e, sp, flt, ct);
+    emit_operand(e, s, 0, ct);
+    sbuf_puts(&e->b, call ? ", " : sp);
+    emit_operand(e, s, 1, ct);
+    if (call)
+        sbuf_puts(&e->b, ")");
 }
 
 static void emit_value(emitter *e, const kir_stmt *s) {
     const ir_op *op = s->op;
     const char *ct = compute_type(op->out->dtype);
     switch (op->kind) {
-    case OP_CAST: {
-        const char *from = compute_type(op->in[0]->dtype);
-        if (strcmp(from, ir_dtype_name(op->out->dtype)) != 0)
-            sbuf_printf(&e->b, "(%s)", ir_dtype_name(op->out->dtype));
-        emit_operand(e, s, 0, from);
+    case OP_CAST:
+        emit_cast(e, s);
         break;
-    }
     case OP_UNARY:
-        if (op->sub == WF_NEG) {
-            sbuf_puts(&e->b, "-");
-            emit_operand(e, s, 0, ct);
-            break;
-        }
-        sbuf_printf(&e->b, "wf_%s(", ir_unary_name(op->sub));
-        emit_operand(e, s, 0, ct);
-        sbuf_puts(&e->b, ")");
+        emit_unary(e, s, ct);
         break;
-    case OP_BINARY: {
-        const char *infix = binary_infix(op->sub);
-        if (!infix)
-            sbuf_printf(&e->b, "wf_%s<%s>(", ir_binary_name(op->sub), ct);
-        emit_operand(e, s, 0, ct);
-        sbuf_puts(&e->b, infix ? infix : ", ");
-        emit_operand(e, s, 1, ct);
-        if (!infix)
-            sbuf_puts(&e->b, ")");
+    case OP_BINARY:
+        emit_binary(e, s, ct);
         break;
-    }
     default: /* set, broadcast, permute: a copy */
         emit_access(e, op->in[0], s->in_index[0]);
         break;

@@ -6,16 +6,24 @@
  * pointer, logical sizes, allocation strides in elements), half and bfloat16
  * storage types converting through PTX cvt instructions, vector copies and
  * the math wrappers the op table uses. Arithmetic on 16-bit types happens in
- * float, like nvFuser.
+ * float, like nvFuser; integer arithmetic wraps, integer division by zero
+ * and float-to-integer conversion have defined results (below) that the CPU
+ * reference executor models bit for bit (runtime/interp_ops.c).
  */
 #include "codegen/codegen.h"
 
-static const char prelude[] =
+/* In pieces: C11 compilers need only support 4095-character literals. */
+static const char *const prelude[] = {
     "typedef long long wf_index;\n"
     "template <typename T, int N> struct Tensor {\n"
     "  T *data;\n"
     "  wf_index size[N];\n"
     "  wf_index stride[N];\n"
+    "  __device__ T &operator[](wf_index i) { return data[i]; }\n"
+    "};\n"
+    /* A 0-D tensor (a scalar) is its data pointer alone: no zero-length arrays. */
+    "template <typename T> struct Tensor<T, 0> {\n"
+    "  T *data;\n"
     "  __device__ T &operator[](wf_index i) { return data[i]; }\n"
     "};\n"
     "struct __align__(2) wf_half {\n"
@@ -39,7 +47,7 @@ static const char prelude[] =
     "template <typename T, int N> __device__ inline void wf_vec_copy(T *dst, const T *src) {\n"
     "  *reinterpret_cast<wf_vec<T, N> *>(dst) = *reinterpret_cast<const wf_vec<T, N> *>(src);\n"
     "}\n"
-    "__device__ inline wf_index wf_ceildiv(wf_index a, wf_index b) { return (a + b - 1) / b; }\n"
+    "__device__ inline wf_index wf_ceildiv(wf_index a, wf_index b) { return (a + b - 1) / b; }\n",
     "template <typename T> __device__ inline T wf_max(T a, T b) { return a > b ? a : b; }\n"
     "template <typename T> __device__ inline T wf_min(T a, T b) { return a < b ? a : b; }\n"
     "template <typename T> __device__ inline T wf_abs(T a) { return a < T(0) ? -a : a; }\n"
@@ -62,8 +70,53 @@ static const char prelude[] =
     "__device__ inline double wf_pow(double x, double y) { return pow(x, y); }\n"
     "template <typename T> __device__ inline T wf_sigmoid(T x) { return T(1) / (T(1) + "
     "wf_exp(-x)); }\n"
-    "template <typename T> __device__ inline T wf_reciprocal(T x) { return T(1) / x; }\n";
+    "template <typename T> __device__ inline T wf_reciprocal(T x) { return T(1) / x; }\n",
+    /* Integer arithmetic wraps (two's complement, in unsigned: C++ leaves signed
+       overflow undefined); x / 0 is -1, all bits set, as the GPU's 32-bit
+       division gives (its 64-bit routine's answer depends on the operands);
+       MIN / -1 wraps to MIN. runtime/interp_ops.c models exactly these. */
+    "typedef unsigned long long wf_u64;\n"
+    "template <typename T> __device__ inline T wf_iadd(T a, T b) { return T(wf_u64(a) + "
+    "wf_u64(b)); }\n"
+    "template <typename T> __device__ inline T wf_isub(T a, T b) { return T(wf_u64(a) - "
+    "wf_u64(b)); }\n"
+    "template <typename T> __device__ inline T wf_imul(T a, T b) { return T(wf_u64(a) * "
+    "wf_u64(b)); }\n"
+    "template <typename T> __device__ inline T wf_ineg(T a) { return T(0ull - wf_u64(a)); }\n"
+    "template <typename T> __device__ inline T wf_iabs(T a) { return a < T(0) ? wf_ineg(a) : a; }\n"
+    "template <typename T> __device__ inline T wf_idiv(T a, T b) {\n"
+    "  return b == T(0) ? T(-1) : (T(-1) < T(0) && b == T(-1)) ? wf_ineg(a) : T(a / b);\n"
+    "}\n"
+    /* a^b by squaring, wrapping; b < 0 is 1 / a^-b in integer division. */
+    "template <typename T> __device__ inline T wf_ipow(T a, T b) {\n"
+    "  wf_u64 r = 1, x = wf_u64(a), e = wf_u64(b);\n"
+    "  while (b >= T(0) && e) {\n"
+    "    r *= (e & 1) ? x : 1ull;\n"
+    "    e >>= 1;\n"
+    "    x *= x;\n"
+    "  }\n"
+    "  return b >= T(0) ? T(r) : a == T(1) ? T(1) : a == T(0) ? T(-1) : a == T(-1) ? "
+    "((wf_u64(b) & 1) ? T(-1) : T(1)) : T(0);\n"
+    "}\n"
+    /* Float to integer: truncate toward zero, saturating at the type's range,
+       NaN -> 0 (PTX cvt.rzi.sat at every width). To bool: x != 0. */
+    "template <typename T> struct wf_ilim;\n"
+    "template <> struct wf_ilim<char> { static constexpr long long lo = -128, hi = 127; };\n"
+    "template <> struct wf_ilim<short> { static constexpr long long lo = -32768, hi = 32767; "
+    "};\n"
+    "template <> struct wf_ilim<int> { static constexpr long long lo = -2147483647ll - 1, hi = "
+    "2147483647; };\n"
+    "template <> struct wf_ilim<long long> { static constexpr long long lo = "
+    "-9223372036854775807ll - 1, hi = 9223372036854775807ll; };\n"
+    "template <> struct wf_ilim<unsigned char> { static constexpr long long lo = 0, hi = 255; "
+    "};\n"
+    "template <typename T, typename F> __device__ inline T wf_f2i(F x) {\n"
+    "  return x != x ? T(0) : x <= F(wf_ilim<T>::lo) ? T(wf_ilim<T>::lo) : x >= "
+    "F(wf_ilim<T>::hi) ? T(wf_ilim<T>::hi) : T(x);\n"
+    "}\n",
+};
 
 void cg_emit_prelude(sbuf *b) {
-    sbuf_puts(b, prelude);
+    for (size_t i = 0; i < sizeof prelude / sizeof *prelude; i++)
+        sbuf_puts(b, prelude[i]);
 }

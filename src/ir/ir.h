@@ -88,18 +88,22 @@ bool val_prove_lt(const wf_val *x, const wf_val *y);
 /* Evaluate under a binding of symbols; false if a symbol is unbound or a division by 0. */
 typedef bool (*val_binding)(void *ctx, const wf_val *sym, int64_t *out);
 bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out);
-/* One binary operator on values (C semantics); false on division by zero.
-   Inline: the CPU reference executor applies it per thread. */
+/* One binary operator on values, as the GPU computes it on 64-bit integers:
+   + - * wrap (two's complement), MIN / -1 and MIN % -1 wrap (to MIN and 0);
+   false on a division by zero (an index or extent dividing by zero is
+   reported, never computed). Inline: the CPU reference executor applies it
+   per thread. */
 static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
+    uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
     switch (k) {
     case V_ADD:
-        *out = x + y;
+        *out = (int64_t)(ux + uy);
         return true;
     case V_SUB:
-        *out = x - y;
+        *out = (int64_t)(ux - uy);
         return true;
     case V_MUL:
-        *out = x * y;
+        *out = (int64_t)(ux * uy);
         return true;
     case V_XOR:
         *out = x ^ y;
@@ -118,7 +122,12 @@ static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
     case V_CEILDIV:
         if (y == 0)
             return false;
-        *out = k == V_DIV ? x / y : k == V_MOD ? x % y : (x + y - 1) / y;
+        if (k == V_CEILDIV) /* (x + y - 1) / y, as wf_ceildiv computes it */
+            x = (int64_t)(ux + uy - 1);
+        if (y == -1)
+            *out = k == V_MOD ? 0 : (int64_t)(0 - (uint64_t)x);
+        else
+            *out = k == V_MOD ? x % y : x / y;
         return true;
     default:
         return false;

@@ -4,34 +4,109 @@
  *
  * Constructors only build the graph. They check shapes (ranks, broadcast
  * compatibility, permutations) and set the sticky error on a mismatch.
+ * Types: a binary op's output has the operands' promoted type and a unary
+ * op's output its input's type, except float-only ops on integers or bools
+ * (f32), as in PyTorch. Every backend converts an op's operands to its
+ * output type before computing (the one rule codegen, the executor and the
+ * tests share; include/weft.h states it for users).
  */
 #include "ir/ir.h"
 
 static const char *const op_names[] = {
 #define OP(name, sym, nin) sym,
 #include "ir/ops.def"
-#undef OP
 };
+
+/* The unary and binary tables follow wf_unary_op / wf_binary_op: checked here. */
+enum {
+#define UOP(name, sym, float_only) UOP_AT_##name,
+#include "ir/ops.def"
+};
+enum {
+#define BOP(name, sym) BOP_AT_##name,
+#include "ir/ops.def"
+};
+#define UOP(name, sym, float_only) _Static_assert((int)WF_##name == UOP_AT_##name, "ops.def order");
+#define BOP(name, sym)             _Static_assert((int)WF_##name == BOP_AT_##name, "ops.def order");
+#include "ir/ops.def"
+
+static const struct {
+    const char *name;
+    bool float_only;
+} unary_ops[] = {
+#define UOP(name, sym, float_only) {sym, float_only},
+#include "ir/ops.def"
+};
+
+static const char *const binary_names[] = {
+#define BOP(name, sym) sym,
+#include "ir/ops.def"
+};
+
+#define COUNT(a) (sizeof(a) / sizeof *(a))
 
 const char *ir_op_name(op_kind k) {
     return (unsigned)k < OP_COUNT ? op_names[k] : "?";
 }
 
 const char *ir_unary_name(int op) {
-    static const char *const names[] = {"neg", "abs", "exp",  "log",     "sqrt", "rsqrt",
-                                        "sin", "cos", "tanh", "sigmoid", "relu", "reciprocal"};
-    return (unsigned)op < sizeof names / sizeof *names ? names[op] : "?";
+    return (unsigned)op < COUNT(unary_ops) ? unary_ops[op].name : "?";
 }
 
 const char *ir_binary_name(int op) {
-    static const char *const names[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
-    return (unsigned)op < sizeof names / sizeof *names ? names[op] : "?";
+    return (unsigned)op < COUNT(binary_names) ? binary_names[op] : "?";
+}
+
+/* ---- type promotion (PyTorch's torch.result_type for two tensors) ----
+   Categories bool < integer < floating: the higher category wins; within one,
+   the wider type; f16 with bf16 gives f32 and u8 with i8 gives i16 (the
+   smallest type holding both). */
+
+static int category(wf_dtype t) {
+    return t == WF_BOOL ? 0 : (t >= WF_I8 && t <= WF_U8) ? 1 : 2;
+}
+
+static int width(wf_dtype t) {
+    return t == WF_BOOL ? 1 : (int)wf_dtype_size(t);
+}
+
+static wf_dtype promote(wf_dtype a, wf_dtype b) {
+    if (a == b)
+        return a;
+    if (category(a) != category(b))
+        return category(a) > category(b) ? a : b;
+    if (category(a) == 2) {
+        if (a == WF_F64 || b == WF_F64)
+            return WF_F64;
+        return WF_F32; /* f32 with a 16-bit type, or f16 with bf16 */
+    }
+    bool au = a == WF_U8, bu = b == WF_U8;
+    if (au || bu) { /* u8 with a signed type: a signed type holding 0..255 */
+        wf_dtype s = au ? b : a;
+        return s == WF_I8 ? WF_I16 : s;
+    }
+    return width(a) >= width(b) ? a : b;
+}
+
+/* The output type of a unary op: a float-only op on integers or bools gives
+   PyTorch's default float type. */
+static wf_dtype unary_dtype(int op, wf_dtype t) {
+    return unary_ops[op].float_only && category(t) < 2 ? WF_F32 : t;
+}
+
+/* The fixed per-dim arrays below hold WF_MAX_RANK dims; the API keeps every
+   rank within it, and this check keeps them safe should that ever change. */
+static bool rank_ok(wf_tv *a, int n) {
+    if (n >= 0 && n <= WF_MAX_RANK)
+        return true;
+    return wf_failb(&a->f->err, WF_ERR_ARG, "T%d: rank %d is not in 0..%d (WF_MAX_RANK)", a->id, n,
+                    WF_MAX_RANK);
 }
 
 /* A new tensor shaped like `like` (dims in the order of map, -1 = broadcast). */
 static wf_tv *new_like(wf_tv *like, wf_dtype t, int ndim, const int *map) {
-    const wf_val *ext[16];
-    id_itype it[16];
+    const wf_val *ext[WF_MAX_RANK];
+    id_itype it[WF_MAX_RANK];
     wf_fusion *f = like->f;
     for (int d = 0; d < ndim; d++) {
         if (map[d] < 0) {
@@ -46,7 +121,9 @@ static wf_tv *new_like(wf_tv *like, wf_dtype t, int ndim, const int *map) {
 }
 
 static wf_tv *unary_like(wf_tv *a, op_kind k, wf_dtype t, int sub) {
-    int map[16];
+    int map[WF_MAX_RANK];
+    if (!rank_ok(a, a->logical.n))
+        return NULL;
     for (int d = 0; d < a->logical.n; d++)
         map[d] = d;
     wf_tv *out = new_like(a, t, a->logical.n, map);
@@ -70,7 +147,7 @@ wf_tv *ir_cast(wf_tv *a, wf_dtype t) {
 }
 
 wf_tv *ir_unary(int op, wf_tv *a) {
-    return unary_like(a, OP_UNARY, a->dtype, op);
+    return unary_like(a, OP_UNARY, unary_dtype(op, a->dtype), op);
 }
 
 wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
@@ -80,8 +157,10 @@ wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
         return wf_fail(&f->err, WF_ERR_ARG,
                        "%s(T%d, T%d): ranks differ (%d and %d); broadcast one operand first",
                        ir_binary_name(bop), a->id, b->id, n, b->logical.n);
-    const wf_val *ext[16];
-    id_itype it[16];
+    const wf_val *ext[WF_MAX_RANK];
+    id_itype it[WF_MAX_RANK];
+    if (!rank_ok(a, n))
+        return NULL;
     for (int d = 0; d < n; d++) {
         wf_iterdomain *x = a->logical.ptr[d], *y = b->logical.ptr[d];
         bool xb = x->itype == IT_BROADCAST, yb = y->itype == IT_BROADCAST;
@@ -94,7 +173,7 @@ wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
         ext[d] = xb ? y->extent : x->extent;
         it[d] = xb ? y->itype : x->itype;
     }
-    wf_dtype t = a->dtype == WF_F64 || b->dtype == WF_F64 ? WF_F64 : a->dtype;
+    wf_dtype t = promote(a->dtype, b->dtype);
     wf_tv *out = ir_tv_new(f, t, n, ext, it);
     wf_tv *in[2] = {a, b};
     ir_op *op = out ? ir_op_new(f, OP_BINARY, out, 2, in) : NULL;
@@ -108,7 +187,9 @@ wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
 
 wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast) {
     wf_fusion *f = a->f;
-    int map[16], k = 0;
+    int map[WF_MAX_RANK], k = 0;
+    if (!rank_ok(a, ndim_out))
+        return NULL;
     for (int d = 0; d < ndim_out; d++)
         map[d] = is_bcast[d] ? -1 : k++;
     if (k != a->logical.n)
@@ -127,7 +208,9 @@ wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast) {
 wf_tv *ir_permute(wf_tv *a, const int *new2old) {
     wf_fusion *f = a->f;
     int n = a->logical.n;
-    bool seen[16] = {false};
+    bool seen[WF_MAX_RANK] = {false};
+    if (!rank_ok(a, n))
+        return NULL;
     for (int d = 0; d < n; d++) {
         int o = new2old[d];
         if (o < 0 || o >= n || seen[o])

@@ -10,8 +10,9 @@
  * interpretation overhead per element small. Memory is modelled per space:
  * global (the caller's buffers), shared and tensor memory (per block) and
  * local (per thread),
- * with shadow state to catch out-of-bounds accesses, races on shared memory
- * and reads of cells never written.
+ * with shadow state to catch out-of-bounds accesses, races on shared memory,
+ * reads of cells never written and output elements no thread wrote. Op math
+ * follows the generated CUDA bit for bit where it is exact (interp_ops.c).
  */
 #ifndef WF_RUNTIME_INTERP_H
 #define WF_RUNTIME_INTERP_H
@@ -99,8 +100,10 @@ typedef struct it_program {
     int nstmts;
     it_stats *stats; /* per statement, from the last run */
     int max_regs;
-    int64_t tmem_bytes; /* per block, first tensor memory (128 lanes x 512 32-bit columns at
-                           most, one region per tensor), then shared memory */
+    int max_if_depth;         /* IFs nested in IFs: the depth of the mask stack */
+    int64_t max_access_bytes; /* bytes one thread moves in one access, at most */
+    int64_t tmem_bytes;       /* per block, first tensor memory (128 lanes x 512 32-bit columns at
+                                 most, one region per tensor), then shared memory */
 } it_program;
 
 /* Build the program from the lowering result into k's arena. */

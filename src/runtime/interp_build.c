@@ -22,13 +22,14 @@ typedef struct {
     int *tensor_of_tv; /* per tensor id: table index, or -1 */
     int ntvs;
     val_memo memo; /* for copying size/stride symbols into the kernel */
+    int if_depth;  /* IFs around the node being built */
     bool oom;
 } builder;
 
+/* One expression's instructions while it is compiled (heap, growing). */
 typedef struct {
-    const wf_val *from[512];
-    int n;
-    ix_ins ins[512];
+    VEC(const wf_val *) from; /* the value each instruction computes (for sharing) */
+    VEC(ix_ins) ins;
 } expr_scratch;
 
 static int sym_slot(builder *b, const wf_val *v) {
@@ -71,8 +72,8 @@ static ix_op leaf_op(const wf_val *v) {
 }
 
 static int emit(builder *b, expr_scratch *s, const wf_val *v) {
-    for (int i = 0; i < s->n; i++)
-        if (s->from[i] == v)
+    for (int i = 0; i < s->from.n; i++)
+        if (s->from.ptr[i] == v)
             return i;
     ix_ins in = {0};
     if (v->kind == V_CONST) {
@@ -89,36 +90,30 @@ static int emit(builder *b, expr_scratch *s, const wf_val *v) {
         in.kind = (uint8_t)v->kind;
         in.a = emit(b, s, v->a);
         in.b = emit(b, s, v->b);
-        in.vary = s->ins[in.a].vary || s->ins[in.b].vary;
+        in.vary = s->ins.ptr[in.a].vary || s->ins.ptr[in.b].vary;
     }
-    if (s->n == 512) {
+    if (!vec_push_heap(&s->from, v) || !vec_push_heap(&s->ins, in)) {
         b->oom = true;
         return 0;
     }
-    s->from[s->n] = v;
-    s->ins[s->n] = in;
-    return s->n++;
+    return s->ins.n - 1;
 }
 
 static ix_expr compile(builder *b, const wf_val *v) {
     static const wf_val one = {.kind = V_CONST, .c = 1};
-    expr_scratch *s = malloc(sizeof *s);
+    expr_scratch s = {{0}, {0}};
     ix_expr e = {0};
-    if (!s) {
-        b->oom = true;
-        return e;
-    }
-    s->n = 0;
-    emit(b, s, v ? v : &one);
-    e.n = s->n;
-    e.ins = ARENA_ARRAY(&b->k->arena, ix_ins, s->n);
+    emit(b, &s, v ? v : &one);
+    e.n = s.ins.n;
+    e.ins = e.n ? ARENA_ARRAY(&b->k->arena, ix_ins, e.n) : NULL;
     if (e.ins)
-        memcpy(e.ins, s->ins, sizeof *e.ins * (size_t)s->n);
+        memcpy(e.ins, s.ins.ptr, sizeof *e.ins * (size_t)e.n);
     else
         b->oom = true;
-    if (s->n > b->p->max_regs)
-        b->p->max_regs = s->n;
-    free(s);
+    if (e.n > b->p->max_regs)
+        b->p->max_regs = e.n;
+    vec_free(&s.from);
+    vec_free(&s.ins);
     return e;
 }
 
@@ -147,9 +142,17 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->op = s->op->kind;
     n->copy = s->copy;
     n->sub = s->op->sub;
+    /* The IR's promotion gives every op a type its math is defined for. */
+    wf_assert(&b->k->err, ix_op_valid(n->op, n->sub, s->op->out->dtype));
     n->out = b->tensor_of_tv[s->op->out->id];
     n->nin = s->op->nin;
     n->vec = s->vec;
+    for (int i = 0; i < s->op->nin + 1; i++) { /* the widest access, for the statistics */
+        const wf_tv *tv = i ? s->op->in[i - 1] : s->op->out;
+        int64_t bytes = (int64_t)wf_dtype_size(tv->dtype) * s->vec;
+        if (bytes > b->p->max_access_bytes)
+            b->p->max_access_bytes = bytes;
+    }
     n->out_index = compile(b, s->out_index);
     for (int i = 0; i < s->op->nin; i++) {
         n->in[i] = b->tensor_of_tv[s->op->in[i]->id];
@@ -179,10 +182,13 @@ static in_node *build_node(builder *b, const kir_node *k) {
         n->kind = IN_FOR;
         build_for(b, n, &k->u.loop);
         break;
-    case KIR_IF:
+    case KIR_IF: /* run_if saves the mask on a stack as deep as the nesting */
         n->kind = IN_IF;
         n->cond = compile(b, k->u.cond.cond);
+        if (++b->if_depth > b->p->max_if_depth)
+            b->p->max_if_depth = b->if_depth;
         build_list(b, &k->u.cond.body, n);
+        b->if_depth--;
         break;
     case KIR_ALLOC:
         n->kind = IN_ALLOC;

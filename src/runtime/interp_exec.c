@@ -5,58 +5,21 @@
  * an active mask. A serial loop runs its body once per iteration for all
  * active threads; an IF narrows the mask; a SYNC ends a barrier epoch. Each
  * statement evaluates its index programs for the whole block, then performs
- * the element operation thread by thread, checking every access (memcheck.c)
- * and gathering per-warp access statistics. Values are computed in the type
- * the CUDA code computes in (float for 16- and 32-bit floats, double, or
- * 64-bit integers) so results match the GPU's bit for bit where the
- * operations are exact.
+ * the element operation thread by thread, checking every access and
+ * gathering per-warp access statistics.
+ *
+ * The executor's files depend one way: interp_exec.c (the tree, the launch)
+ * -> interp_stmt.c (a statement: accesses and their checks) -> interp_expr.c
+ * (index programs), interp_ops.c (op math), interp_stats.c (statistics),
+ * interp_mem.c (memory, its checks, errors); none calls back up, and
+ * interp_build.c (compile time) uses only interp_ops.c. Values are computed
+ * in the type the CUDA code computes in (float for 16- and 32-bit floats,
+ * double, or 64-bit integers) so results match the GPU's bit for bit where
+ * the operations are exact.
  */
 #include "runtime/interp_hw.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-/* ---- expressions, for all threads of the block ---- */
-
-static int64_t leaf(const ix_exec *x, const ix_ins *in, int t) {
-    switch (in->op) {
-    case IX_CONST:
-        return in->c;
-    case IX_LOOP:
-        return x->loopv[in->a];
-    case IX_TID:
-        return x->tid[in->a][t];
-    case IX_BID:
-        return x->bid[in->a];
-    default:
-        return x->symv[in->a];
-    }
-}
-
-/* Evaluates e; returns the register array of the result (length T, or 1 if
-   uniform: *vary says which). False on a division by zero. */
-bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary) {
-    int T = x->nthreads;
-    for (int i = 0; i < e->n; i++) {
-        const ix_ins *in = &e->ins[i];
-        int64_t *r = x->regs + (size_t)i * (size_t)T;
-        int n = in->vary ? T : 1;
-        if (in->op <= IX_SYM) {
-            for (int t = 0; t < n; t++)
-                r[t] = leaf(x, in, t);
-            continue;
-        }
-        const int64_t *a = x->regs + (size_t)in->a * (size_t)T;
-        const int64_t *b = x->regs + (size_t)in->b * (size_t)T;
-        bool va = e->ins[in->a].vary, vb = e->ins[in->b].vary;
-        for (int t = 0; t < n; t++)
-            if (!val_apply((val_kind)in->kind, a[va ? t : 0], b[vb ? t : 0], &r[t]))
-                return false;
-    }
-    *res = x->regs + (size_t)(e->n - 1) * (size_t)T;
-    *vary = e->ins[e->n - 1].vary;
-    return true;
-}
 
 /* ---- the tree ---- */
 
@@ -81,24 +44,24 @@ static bool run_for(ix_exec *x, const in_node *n) {
     return true;
 }
 
+/* The enclosing mask is saved on the executor's stack (no allocation per IF). */
 static bool run_if(ix_exec *x, const in_node *n) {
     const int64_t *c;
     bool vary;
     if (!ix_eval(x, &n->cond, &c, &vary))
         return ix_fail(x, "a predicate divides by zero");
     int T = x->nthreads;
-    uint8_t *saved = malloc((size_t)T);
-    if (!saved)
-        return ix_fail(x, "out of memory");
+    uint8_t *saved = x->masks + (size_t)x->if_depth * (size_t)T;
     memcpy(saved, x->mask, (size_t)T);
     int active = 0;
     for (int t = 0; t < T; t++) {
         x->mask[t] = x->mask[t] && c[vary ? t : 0];
         active += x->mask[t];
     }
+    x->if_depth++;
     bool ok = active == 0 || run_list(x, n);
+    x->if_depth--;
     memcpy(x->mask, saved, (size_t)T);
-    free(saved);
     return ok;
 }
 
@@ -171,7 +134,8 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
     ix_exec x;
     if (!ix_exec_init(&x, k, &l))
         return k->err.code ? k->err.code : wf_fails(&k->err, WF_ERR_MEMORY, "out of memory");
-    run_blocks(&x);
+    if (run_blocks(&x))
+        ix_check_outputs(&x);
     ix_exec_free(&x);
     return k->err.code;
 }

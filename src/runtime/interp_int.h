@@ -24,13 +24,20 @@ typedef struct {
     int64_t *symv;   /* per symbol slot */
     int64_t *regs;   /* max_regs x nthreads */
     uint8_t *mask;   /* per thread: active */
-    uint32_t epoch;  /* barrier epoch within the block (starts at 1) */
+    uint8_t *masks;  /* max_if_depth x nthreads: the masks saved by enclosing IFs */
+    int if_depth;    /* IFs entered */
+    int64_t *saved;  /* 2 x nthreads: a statement's input indices (the registers are reused) */
+    int64_t *units;  /* statistics scratch: the words / sectors of one warp access */
+    int64_t *words;
+    int nunits;     /* capacity of units and words */
+    uint32_t epoch; /* barrier epoch within the block (starts at 1) */
     unsigned char *smem;
     ix_cell *sshadow;      /* per byte offset of shared memory */
     unsigned char **local; /* per tensor: nthreads x size elements, or NULL */
     uint8_t **lwritten;    /* per tensor: written flags */
     unsigned char **gdata; /* per tensor: global base pointer */
     int64_t *gelems;       /* per tensor: addressable elements of a global buffer */
+    uint8_t **gwritten;    /* per output tensor: a flag per addressable element */
     int64_t *addr;         /* scratch: byte address per thread, for statistics */
     int64_t *off, *size;   /* per tensor, this launch: byte offset in the block's memory
                               (shared/tensor), elements (local/shared/tensor) */
@@ -39,12 +46,32 @@ typedef struct {
     struct ix_mbars *mbars; /* mbarriers of the current block (interp_hw.c), or NULL */
 } ix_exec;
 
+/* ---- op math (interp_ops.c): the generated CUDA's semantics ---- */
+typedef union {
+    double d;
+    float f;
+    int64_t i;
+} ix_value;
+typedef enum { IX_CT_FLOAT, IX_CT_DOUBLE, IX_CT_INT } ix_ctype; /* what an op computes in */
+ix_value ix_load(wf_dtype t, const unsigned char *p);
+void ix_store(wf_dtype t, unsigned char *p, ix_value v);
+ix_value ix_convert(ix_value v, wf_dtype from, wf_dtype to);
+bool ix_op_valid(op_kind kind, int sub, wf_dtype out); /* the table has this op for out */
+ix_value ix_unary(int op, ix_value v, wf_dtype t);
+ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t);
+
 bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l);
 void ix_exec_free(ix_exec *x);
 void ix_block_reset(ix_exec *x);
 bool ix_alloc(ix_exec *x, int tensor);
+/* After a run: fail, naming the tensor and index, if an output element was never written. */
+bool ix_check_outputs(ix_exec *x);
 bool ix_stmt(ix_exec *x, const in_node *n);
+/* interp_expr.c: evaluate e for the block; the result is T registers, or 1
+   if uniform (*vary says which). False on a division by zero. */
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);
+/* interp_stats.c: account one access of statement n to tensor at idx. */
+void ix_record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary);
 bool ix_fail(ix_exec *x, const char *fmt, ...) WF_PRINTF(2, 3);
 
 #endif

@@ -8,6 +8,10 @@
  * array per thread and a written flag per element; executing an ALLOC
  * forgets what was written (a new declaration holds garbage).
  *
+ * Outputs have a written flag per element too: after a run, an element no
+ * thread wrote (a launch or predicate that misses part of the tensor) is an
+ * error naming the tensor and the first such element.
+ *
  * Reported as WF_ERR_SCHEDULE with the tensor, the index, the thread(s), the
  * block and the statement: an index outside the tensor; a read of a shared
  * cell another thread wrote in this epoch, or a write of a cell another
@@ -30,18 +34,44 @@ bool ix_fail(ix_exec *x, const char *fmt, ...) {
     return wf_failb(&x->k->err, WF_ERR_SCHEDULE, "%s", msg);
 }
 
+/* Elements from element 0 to the last one the shape and strides reach, + 1;
+   -1 if that does not fit in 64 bits (UBSan saw the overflow before). */
 static int64_t addressable(const rt_launch *l, int param) {
-    int64_t end = 1;
+    int64_t end = 1, reach;
     for (int d = 0; d < l->buf[param]->ndim; d++) {
         if (l->shape[param][d] == 0)
             return 0;
-        end += (l->shape[param][d] - 1) * l->stride[param][d];
+        if (__builtin_mul_overflow(l->shape[param][d] - 1, l->stride[param][d], &reach) ||
+            __builtin_add_overflow(end, reach, &end))
+            return -1;
     }
     return end;
 }
 
+static bool too_large(ix_exec *x, const char *what, int tv) {
+    return wf_failb(&x->k->err, WF_ERR_ARG,
+                    "T%d: the %s overflows 64-bit sizes; the CPU reference executor cannot "
+                    "address it (use smaller extents or strides)",
+                    tv, what);
+}
+
+/* Written flags of an output, per addressable element: only for buffers that
+   do not spread far beyond their elements (a huge stride skips the check). */
+static bool track_writes(ix_exec *x, int i, int param) {
+    int64_t n = 1;
+    for (int d = 0; d < x->l->buf[param]->ndim; d++)
+        if (__builtin_mul_overflow(n, x->l->shape[param][d], &n))
+            return true;
+    if (x->gelems[i] > 4 * n + 4096)
+        return true;
+    x->gwritten[i] = calloc((size_t)x->gelems[i] + 1, 1);
+    return x->gwritten[i] != NULL;
+}
+
 /* Where each tensor lives in this launch: shared tiles may be sized by the
    run-time extents. */
+#define IX_MAX_BLOCK_BYTES ((int64_t)1 << 32) /* a bound on the per-block shadow memory */
+
 static bool place_tensors(ix_exec *x) {
     const it_program *p = x->p;
     int64_t shared_base = (p->tmem_bytes + 15) / 16 * 16;
@@ -56,7 +86,12 @@ static bool place_tensors(ix_exec *x) {
             return wf_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate the size of T%d", t->tv);
         x->off[i] += shared_base;
     }
-    x->block_bytes = shared_base + x->l->smem_bytes;
+    if (__builtin_add_overflow(shared_base, x->l->smem_bytes, &x->block_bytes) ||
+        x->block_bytes > IX_MAX_BLOCK_BYTES)
+        return wf_failb(&x->k->err, WF_ERR_ARG,
+                        "a block needs %lld bytes of shared memory, beyond the %lld the CPU "
+                        "reference executor models (no GPU has that much)",
+                        (long long)x->l->smem_bytes, (long long)IX_MAX_BLOCK_BYTES);
     return true;
 }
 
@@ -67,19 +102,27 @@ static bool alloc_tensors(ix_exec *x) {
     x->lwritten = calloc((size_t)n, sizeof *x->lwritten);
     x->gdata = calloc((size_t)n, sizeof *x->gdata);
     x->gelems = calloc((size_t)n, sizeof *x->gelems);
+    x->gwritten = calloc((size_t)n, sizeof *x->gwritten);
     x->off = calloc((size_t)n, sizeof *x->off);
     x->size = calloc((size_t)n, sizeof *x->size);
-    if (!x->local || !x->lwritten || !x->gdata || !x->gelems || !x->off || !x->size)
+    if (!x->local || !x->lwritten || !x->gdata || !x->gelems || !x->gwritten || !x->off || !x->size)
         return false;
     for (int i = 0; i < p->ntensors; i++) {
         const it_tensor *t = &p->tensors[i];
         if (t->space == IT_GLOBAL_T) {
             x->gdata[i] = x->l->buf[t->param]->data;
             x->gelems[i] = addressable(x->l, t->param);
+            if (x->gelems[i] < 0)
+                return too_large(x, "reach of the buffer's shape and strides", t->tv);
+            if (x->k->params[t->param].is_output && !track_writes(x, i, t->param))
+                return false;
         } else if (t->space == IT_LOCAL_T) {
-            size_t cells = (size_t)x->nthreads * (size_t)t->size;
-            x->local[i] = calloc(cells, wf_dtype_size(t->dtype));
-            x->lwritten[i] = calloc(cells, 1);
+            int64_t cells, bytes;
+            if (__builtin_mul_overflow((int64_t)x->nthreads, t->size, &cells) ||
+                __builtin_mul_overflow(cells, (int64_t)wf_dtype_size(t->dtype), &bytes))
+                return too_large(x, "local array of all threads", t->tv);
+            x->local[i] = calloc((size_t)cells, wf_dtype_size(t->dtype));
+            x->lwritten[i] = calloc((size_t)cells, 1);
             if (!x->local[i] || !x->lwritten[i])
                 return false;
         }
@@ -97,10 +140,17 @@ static bool alloc_block(ix_exec *x) {
     x->symv = calloc((size_t)x->p->nsyms + 1, sizeof(int64_t));
     x->regs = malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->max_regs + 1));
     x->mask = malloc((size_t)T);
-    x->addr = malloc(sizeof(int64_t) * (size_t)T * 16);
+    x->masks = malloc((size_t)T * (size_t)(x->p->max_if_depth + 1));
+    x->saved = malloc(sizeof(int64_t) * (size_t)T * 2);
+    /* One warp access touches at most bytes / 4 + 1 words (or sectors) per lane. */
+    x->nunits = 32 * (int)(x->p->max_access_bytes / 4 + 2);
+    x->units = malloc(sizeof(int64_t) * (size_t)x->nunits);
+    x->words = malloc(sizeof(int64_t) * (size_t)x->nunits);
+    x->addr = malloc(sizeof(int64_t) * (size_t)T);
     x->smem = malloc(smem);
     x->sshadow = malloc(sizeof(ix_cell) * smem);
-    return x->loopv && x->symv && x->regs && x->mask && x->addr && x->smem && x->sshadow;
+    return x->loopv && x->symv && x->regs && x->mask && x->masks && x->saved && x->units &&
+           x->words && x->addr && x->smem && x->sshadow;
 }
 
 static bool bind_symbols(ix_exec *x) {
@@ -154,6 +204,9 @@ void ix_exec_free(ix_exec *x) {
         free(x->local[i]);
         free(x->lwritten[i]);
     }
+    for (int i = 0; x->gwritten && i < x->p->ntensors; i++)
+        free(x->gwritten[i]);
+    free(x->gwritten);
     for (int d = 0; d < 3; d++)
         free(x->tid[d]);
     free(x->local);
@@ -166,6 +219,10 @@ void ix_exec_free(ix_exec *x) {
     free(x->symv);
     free(x->regs);
     free(x->mask);
+    free(x->masks);
+    free(x->saved);
+    free(x->units);
+    free(x->words);
     free(x->addr);
     free(x->smem);
     free(x->sshadow);
@@ -183,5 +240,46 @@ bool ix_alloc(ix_exec *x, int tensor) {
     const it_tensor *t = &x->p->tensors[tensor];
     if (t->space == IT_LOCAL_T)
         memset(x->lwritten[tensor], 0, (size_t)x->nthreads * (size_t)t->size);
+    return true;
+}
+
+/* The first element, in row-major logical order, of output tensor i that no
+   thread wrote: -1 if none. idx gets its multi-index. */
+static int64_t first_unwritten(const ix_exec *x, int i, int64_t *idx) {
+    int param = x->p->tensors[i].param, nd = x->l->buf[param]->ndim;
+    const int64_t *shape = x->l->shape[param], *stride = x->l->stride[param];
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= shape[d]; /* rt_bind checked the sizes */
+    for (int64_t lin = 0; lin < n; lin++) {
+        int64_t rest = lin, off = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            idx[d] = rest % shape[d];
+            rest /= shape[d];
+            off += idx[d] * stride[d];
+        }
+        if (!x->gwritten[i][off])
+            return lin;
+    }
+    return -1;
+}
+
+bool ix_check_outputs(ix_exec *x) {
+    for (int i = 0; i < x->p->ntensors; i++) {
+        int64_t idx[WF_MAX_RANK] = {0};
+        if (!x->gwritten[i] || first_unwritten(x, i, idx) < 0)
+            continue;
+        char at[WF_MAX_RANK * 24 + 4] = "[";
+        int nd = x->l->buf[x->p->tensors[i].param]->ndim;
+        for (int d = 0; d < nd; d++)
+            snprintf(at + strlen(at), sizeof at - strlen(at), "%s%lld", d ? ", " : "",
+                     (long long)idx[d]);
+        snprintf(at + strlen(at), sizeof at - strlen(at), "]");
+        return ix_fail(x,
+                       "output T%d: element %s was never written by any thread; the launch or "
+                       "the predicates do not cover the tensor (check the parallelized axes "
+                       "and the extents of its loop domain)",
+                       x->p->tensors[i].tv, nd ? at : "[] (the scalar)");
+    }
     return true;
 }

@@ -4,18 +4,12 @@
  *
  * Every access goes through access(): it bounds-checks the index, applies
  * the shared-memory race rules and the never-written rule, and returns the
- * element's storage. Statistics are computed per warp (32 consecutive
- * linear thread ids) and per access: for global memory, the 32-byte sectors
- * touched; for shared memory, the wavefronts needed, i.e. the most distinct
- * 4-byte words any one of the 32 banks must serve (a word read by several
- * threads is broadcast), and at least one wavefront per 128 bytes.
+ * element's storage (and marks output elements written). The op math is
+ * interp_ops.c's, the statistics interp_stats.c's.
  */
 #include "runtime/interp_int.h"
 
-#include <math.h>
 #include <string.h>
-
-#include "base/half.h"
 
 static void thread_text(const ix_exec *x, int t, char *buf, size_t n) {
     snprintf(buf, n, "thread (%lld, %lld, %lld) of block (%lld, %lld, %lld)",
@@ -110,8 +104,11 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     int64_t size = x->size[tensor];
     if (index < 0 || index >= size)
         return out_of_bounds(x, n, tensor, index, size, t, write), NULL;
-    if (tt->space == IT_GLOBAL_T)
+    if (tt->space == IT_GLOBAL_T) {
+        if (write && x->gwritten[tensor])
+            x->gwritten[tensor][index] = 1;
         return x->gdata[tensor] + index * (int64_t)es;
+    }
     if (tt->space == IT_TMEM_T && !in_subpartition(x, n, tensor, index, t))
         return NULL;
     if (tt->space == IT_SHARED_T || tt->space == IT_TMEM_T)
@@ -124,336 +121,54 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     return x->local[tensor] + cell * es;
 }
 
-/* ---- values ---- */
-
-typedef union {
-    double d;
-    float f;
-    int64_t i;
-} value;
-
-typedef enum { CT_FLOAT, CT_DOUBLE, CT_INT } ctype;
-
-static ctype compute_type(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 ? CT_FLOAT : t == WF_F64 ? CT_DOUBLE : CT_INT;
-}
-
-static value load(wf_dtype t, const unsigned char *p) {
-    value v = {0};
-    uint16_t h;
-    switch (t) {
-    case WF_F32:
-        memcpy(&v.f, p, 4);
-        break;
-    case WF_F16:
-        memcpy(&h, p, 2);
-        v.f = half_to_float(h);
-        break;
-    case WF_BF16:
-        memcpy(&h, p, 2);
-        v.f = bf16_to_float(h);
-        break;
-    case WF_F64:
-        memcpy(&v.d, p, 8);
-        break;
-    case WF_I8:
-        v.i = *(const int8_t *)p;
-        break;
-    case WF_I16: {
-        int16_t s;
-        memcpy(&s, p, 2);
-        v.i = s;
-        break;
-    }
-    case WF_I32: {
-        int32_t s;
-        memcpy(&s, p, 4);
-        v.i = s;
-        break;
-    }
-    case WF_I64:
-        memcpy(&v.i, p, 8);
-        break;
-    case WF_U8:
-        v.i = *p;
-        break;
-    case WF_BOOL:
-        v.i = *p != 0;
-        break;
-    }
-    return v;
-}
-
-static void store(wf_dtype t, unsigned char *p, value v) {
-    uint16_t h;
-    switch (t) {
-    case WF_F32:
-        memcpy(p, &v.f, 4);
-        break;
-    case WF_F16:
-        h = float_to_half(v.f);
-        memcpy(p, &h, 2);
-        break;
-    case WF_BF16:
-        h = float_to_bf16(v.f);
-        memcpy(p, &h, 2);
-        break;
-    case WF_F64:
-        memcpy(p, &v.d, 8);
-        break;
-    case WF_I8:
-        *(int8_t *)p = (int8_t)v.i;
-        break;
-    case WF_I16: {
-        int16_t s = (int16_t)v.i;
-        memcpy(p, &s, 2);
-        break;
-    }
-    case WF_I32: {
-        int32_t s = (int32_t)v.i;
-        memcpy(p, &s, 4);
-        break;
-    }
-    case WF_I64:
-        memcpy(p, &v.i, 8);
-        break;
-    case WF_U8:
-        *p = (unsigned char)v.i;
-        break;
-    case WF_BOOL:
-        *p = v.i != 0;
-        break;
-    }
-}
-
-static value convert(value v, ctype from, ctype to) {
-    value r = v;
-    if (from == to)
-        return r;
-    if (to == CT_FLOAT)
-        r.f = from == CT_DOUBLE ? (float)v.d : (float)v.i;
-    else if (to == CT_DOUBLE)
-        r.d = from == CT_FLOAT ? (double)v.f : (double)v.i;
-    else
-        r.i = from == CT_FLOAT ? (int64_t)v.f : (int64_t)v.d;
-    return r;
-}
-
-/* The math of unary and binary ops, in double. A float op is computed here
-   and rounded once to float: for + - * / and sqrt that is exactly the
-   float result (double carries more than twice float's precision); for
-   transcendentals it is within the GPU's own few-ulp error. */
-static double unary_d(int op, double x) {
-    switch (op) {
-    case WF_NEG:
-        return -x;
-    case WF_ABS:
-        return fabs(x);
-    case WF_EXP:
-        return exp(x);
-    case WF_LOG:
-        return log(x);
-    case WF_SQRT:
-        return sqrt(x);
-    case WF_RSQRT:
-        return 1.0 / sqrt(x);
-    case WF_SIN:
-        return sin(x);
-    case WF_COS:
-        return cos(x);
-    case WF_TANH:
-        return tanh(x);
-    case WF_SIGMOID:
-        return 1.0 / (1.0 + exp(-x));
-    case WF_RELU:
-        return x > 0 ? x : 0;
-    default:
-        return 1.0 / x;
-    }
-}
-
-static double binary_d(int op, double a, double b) {
-    switch (op) {
-    case WF_ADD:
-        return a + b;
-    case WF_SUB:
-        return a - b;
-    case WF_MUL:
-        return a * b;
-    case WF_DIV:
-        return a / b;
-    case WF_MAX:
-        return a > b ? a : b;
-    case WF_MIN:
-        return a < b ? a : b;
-    default:
-        return pow(a, b);
-    }
-}
-
-static bool binary_i(int op, int64_t a, int64_t b, int64_t *r) {
-    switch (op) {
-    case WF_ADD:
-        *r = a + b;
-        return true;
-    case WF_SUB:
-        *r = a - b;
-        return true;
-    case WF_MUL:
-        *r = a * b;
-        return true;
-    case WF_DIV:
-        if (!b)
-            return false;
-        *r = a / b;
-        return true;
-    case WF_MAX:
-        *r = a > b ? a : b;
-        return true;
-    case WF_MIN:
-        *r = a < b ? a : b;
-        return true;
-    default:
-        *r = (int64_t)pow((double)a, (double)b);
-        return true;
-    }
-}
-
-static value unary_v(int op, value v, ctype c) {
-    if (c == CT_FLOAT)
-        v.f = (float)unary_d(op, (double)v.f);
-    else if (c == CT_DOUBLE)
-        v.d = unary_d(op, v.d);
-    else
-        v.i = op == WF_NEG    ? -v.i
-              : op == WF_ABS  ? (v.i < 0 ? -v.i : v.i)
-              : op == WF_RELU ? (v.i > 0 ? v.i : 0)
-                              : (int64_t)unary_d(op, (double)v.i);
-    return v;
-}
+/* ---- values (the math is interp_ops.c's) ---- */
 
 /* The value an op computes from its loaded inputs (in their storage types). */
-static bool compute(const ix_exec *x, const in_node *n, value in[2], value *out) {
-    const it_tensor *o = &x->p->tensors[n->out];
-    ctype oc = compute_type(o->dtype);
-    ctype ic0 = compute_type(x->p->tensors[n->in[0]].dtype);
-    value a = convert(in[0], ic0, oc);
+static ix_value compute(const ix_exec *x, const in_node *n, const ix_value in[2]) {
+    const it_tensor *t = x->p->tensors;
+    wf_dtype od = t[n->out].dtype;
+    ix_value a = ix_convert(in[0], t[n->in[0]].dtype, od);
     switch (n->op) {
     case OP_CAST:
-        *out = convert(in[0], ic0, oc);
-        return true;
+        return a;
     case OP_UNARY:
-        *out = unary_v(n->sub, a, oc);
-        return true;
-    case OP_BINARY: {
-        value b = convert(in[1], compute_type(x->p->tensors[n->in[1]].dtype), oc);
-        if (oc == CT_FLOAT)
-            out->f = (float)binary_d(n->sub, (double)a.f, (double)b.f);
-        else if (oc == CT_DOUBLE)
-            out->d = binary_d(n->sub, a.d, b.d);
-        else if (!binary_i(n->sub, a.i, b.i, &out->i))
-            return false;
-        return true;
-    }
+        return ix_unary(n->sub, a, od);
+    case OP_BINARY:
+        return ix_binary(n->sub, a, ix_convert(in[1], t[n->in[1]].dtype, od), od);
     default:
-        *out = in[0];
-        return true;
+        return in[0];
     }
-}
-
-/* ---- statistics ---- */
-
-static int64_t count_distinct(int64_t *v, int n) {
-    int64_t d = 0;
-    for (int i = 0; i < n; i++) {
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++)
-            seen = v[j] == v[i];
-        d += !seen;
-    }
-    return d;
-}
-
-/* x->addr holds, per thread, the first byte of its access (-1 if inactive). */
-static void warp_stats(ix_exec *x, it_stats *s, bool shared, int bytes) {
-    int64_t units[32 * 16];
-    for (int w = 0; w < x->nthreads; w += 32) {
-        int n = 0, lanes = x->nthreads - w < 32 ? x->nthreads - w : 32;
-        int unit = shared ? 4 : 32;
-        for (int t = w; t < w + lanes; t++)
-            for (int64_t b = x->addr[t]; x->addr[t] >= 0 && b < x->addr[t] + bytes; b += unit)
-                units[n++] = b / unit;
-        if (n == 0)
-            continue;
-        int64_t distinct = count_distinct(units, n);
-        if (!shared) {
-            s->gmem_accesses++;
-            s->gmem_sectors += distinct;
-            continue;
-        }
-        int64_t per_bank[32] = {0}, words[32 * 16];
-        int nw = 0;
-        for (int i = 0; i < n; i++) {
-            bool seen = false;
-            for (int j = 0; j < nw && !seen; j++)
-                seen = words[j] == units[i];
-            if (!seen)
-                per_bank[(words[nw++] = units[i]) % 32]++;
-        }
-        int64_t wave = (distinct + 31) / 32;
-        for (int b = 0; b < 32; b++)
-            wave = per_bank[b] > wave ? per_bank[b] : wave;
-        s->smem_accesses++;
-        s->smem_wavefronts += wave;
-        if (wave > s->smem_max_degree)
-            s->smem_max_degree = (int)wave;
-    }
-}
-
-static void record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary) {
-    const it_tensor *tt = &x->p->tensors[tensor];
-    if (tt->space == IT_LOCAL_T || tt->space == IT_TMEM_T)
-        return;
-    int es = (int)wf_dtype_size(tt->dtype);
-    for (int t = 0; t < x->nthreads; t++)
-        x->addr[t] = x->mask[t]
-                         ? idx[vary ? t : 0] * es + (tt->space == IT_SHARED_T ? x->off[tensor] : 0)
-                         : -1;
-    warp_stats(x, &x->p->stats[n->id], tt->space == IT_SHARED_T, es * n->vec);
 }
 
 /* ---- the statement ---- */
 
 static bool element(ix_exec *x, const in_node *n, int t, int64_t e, const int64_t *oi, bool ov,
                     const int64_t *ii[2], const bool iv[2]) {
-    value in[2] = {{0}, {0}}, out;
+    ix_value in[2] = {{0}, {0}};
     for (int k = 0; k < n->nin; k++) {
         const unsigned char *p = access(x, n, n->in[k], ii[k][iv[k] ? t : 0] + e, t, false);
         if (!p)
             return false;
-        in[k] = load(x->p->tensors[n->in[k]].dtype, p);
+        in[k] = ix_load(x->p->tensors[n->in[k]].dtype, p);
     }
-    if (!compute(x, n, in, &out))
-        return ix_fail(x, "integer division by zero in statement: %s", n->text);
+    ix_value out = compute(x, n, in);
     unsigned char *p = access(x, n, n->out, oi[ov ? t : 0] + e, t, true);
     if (!p)
         return false;
-    store(x->p->tensors[n->out].dtype, p, out);
+    ix_store(x->p->tensors[n->out].dtype, p, out);
     return true;
 }
 
 bool ix_stmt(ix_exec *x, const in_node *n) {
     const int64_t *oi, *ii[2] = {NULL, NULL};
     bool ov, iv[2] = {false, false};
-    int64_t *copy[2] = {NULL, NULL};
     /* Index results live in the register file: evaluate, then copy the inputs'. */
-    int64_t saved[2][1024];
     for (int k = 0; k < n->nin; k++) {
         if (!ix_eval(x, &n->in_index[k], &ii[k], &iv[k]))
             return ix_fail(x, "an index divides by zero in statement: %s", n->text);
-        memcpy(saved[k], ii[k], sizeof(int64_t) * (size_t)(iv[k] ? x->nthreads : 1));
-        copy[k] = saved[k];
-        ii[k] = copy[k];
+        int64_t *copy = x->saved + (size_t)k * (size_t)x->nthreads;
+        memcpy(copy, ii[k], sizeof(int64_t) * (size_t)(iv[k] ? x->nthreads : 1));
+        ii[k] = copy;
     }
     if (!ix_eval(x, &n->out_index, &oi, &ov))
         return ix_fail(x, "an index divides by zero in statement: %s", n->text);
@@ -462,7 +177,7 @@ bool ix_stmt(ix_exec *x, const in_node *n) {
             if (!element(x, n, t, e, oi, ov, ii, iv))
                 return false;
     for (int k = 0; k < n->nin; k++)
-        record_stats(x, n, n->in[k], ii[k], iv[k]);
-    record_stats(x, n, n->out, oi, ov);
+        ix_record_stats(x, n, n->in[k], ii[k], iv[k]);
+    ix_record_stats(x, n, n->out, oi, ov);
     return true;
 }
