@@ -180,6 +180,14 @@ WF_API void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p);
 WF_API void wf_tv_set_memory(wf_tv *tv, wf_memtype m);
 WF_API void wf_tv_set_ldst(wf_tv *tv, wf_ldst op); /* op type of tv's definition */
 WF_API void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos);
+/* Set a domain by hand. It must be one cut of tv's transform history: IDs of
+   tv only, none twice, none beside one of its parts (an ancestor and a
+   descendant), every output of a transform or none, covering every
+   non-broadcast logical ID; else WF_ERR_ARG naming the IterDomains. A fusion
+   input or output is laid out as its wf_buffer says (logical order, the
+   buffer's strides): its allocation domain can only be its logical domain,
+   and wf_output refuses a tensor with another one. For another layout,
+   permute the tensor or give the layout to a cache of it. */
 WF_API void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids,
                                         bool contiguous);
 WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);

@@ -82,7 +82,13 @@ void wf_output(wf_fusion *f, wf_tv *tv) {
     }
     if (tv->is_output)
         return;
+    char what[48];
+    snprintf(what, sizeof what, "wf_output(T%d)", tv->id);
     tv->is_output = true;
+    if (!sched_check_io_alloc(tv, what, tv->alloc.n, tv->alloc.ptr)) {
+        tv->is_output = false;
+        return;
+    }
     tv->mem = WF_MEM_GLOBAL;
     if (!vec_push_arena(&f->arena, &f->outputs, tv))
         wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");

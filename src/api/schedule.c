@@ -222,98 +222,26 @@ void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos) {
     tv->dimsep = pos;
 }
 
-/* Does the domain `ids` cover tv's logical domain: is every logical
-   (non-broadcast) ID reached by walking back from `ids` through transforms?
-   Returns the first one that is not, or NULL. */
-static const wf_iterdomain *uncovered(const wf_tv *tv, int n, wf_iterdomain *const *ids) {
-    const wf_iterdomain *stack[256];
-    bool seen[64] = {false};
-    int sp = 0;
-    for (int i = 0; i < n && sp < 256; i++)
-        stack[sp++] = ids[i];
-    while (sp > 0) {
-        const wf_iterdomain *id = stack[--sp];
-        for (int d = 0; d < tv->logical.n && d < 64; d++)
-            seen[d] |= tv->logical.ptr[d] == id;
-        for (int k = 0; id->def && k < id->def->nin && sp < 256; k++)
-            stack[sp++] = id->def->in[k];
-    }
-    for (int d = 0; d < tv->logical.n && d < 64; d++)
-        if (!seen[d] && tv->logical.ptr[d]->itype != IT_BROADCAST)
-            return tv->logical.ptr[d];
-    return NULL;
-}
-
-static bool check_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *what) {
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < i; j++)
-            if (ids[i] == ids[j])
-                return wf_failb(&tv->f->err, WF_ERR_ARG,
-                                "T%d.%s: axes %d and %d are the same "
-                                "IterDomain",
-                                tv->id, what, j, i);
-    const wf_iterdomain *missing = uncovered(tv, n, ids);
-    if (!missing)
-        return true;
-    sbuf b = {0};
-    ir_print_id(&b, missing);
-    wf_failb(&tv->f->err, WF_ERR_ARG,
-             "T%d.%s: the domain must cover T%d's logical domain, but nothing in it derives "
-             "from %s",
-             tv->id, what, tv->id, sbuf_str(&b));
-    sbuf_free(&b);
-    return false;
-}
-
-/* Every ID must come from tv's own history (its logical domain or a transform of it). */
-static bool in_history(const wf_tv *tv, const wf_iterdomain *id) {
-    return id && id->tv == tv;
-}
-
 void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous) {
     TV_GATE(tv, );
-    if (n <= 0 || n > 16 || !ids) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_allocation_domain: %d axes", tv->id, n);
+    if (n <= 0 || !ids) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_allocation_domain: %d axes%s; give at least one IterDomain", tv->id, n,
+                ids ? "" : " (ids is NULL)");
         return;
     }
-    for (int i = 0; i < n; i++)
-        if (!in_history(tv, ids[i])) {
-            wf_fail(&tv->f->err, WF_ERR_ARG,
-                    "T%d.set_allocation_domain: axis %d is not an IterDomain of T%d", tv->id, i,
-                    tv->id);
-            return;
-        }
-    if (!check_domain(tv, n, ids, "set_allocation_domain"))
-        return;
-    if (!contiguous) {
-        wf_fail(&tv->f->err, WF_ERR_UNSUPPORTED,
-                "T%d.set_allocation_domain: non-contiguous allocation domains are not supported",
-                tv->id);
-        return;
-    }
-    ir_copy_ids(tv->f, &tv->alloc, ids, n);
+    sched_set_allocation_domain(tv, n, ids, contiguous);
 }
 
 void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids) {
     TV_GATE(tv, );
-    if (n <= 0 || n > 64 || !ids) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_loop_domain: %d axes", tv->id, n);
+    if (n <= 0 || !ids) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_loop_domain: %d axes%s; give at least one IterDomain", tv->id, n,
+                ids ? "" : " (ids is NULL)");
         return;
     }
-    for (int i = 0; i < n; i++)
-        if (!in_history(tv, ids[i])) {
-            wf_fail(&tv->f->err, WF_ERR_ARG,
-                    "T%d.set_loop_domain: axis %d is not an IterDomain of T%d", tv->id, i, tv->id);
-            return;
-        }
-    if (!check_domain(tv, n, ids, "set_loop_domain"))
-        return;
-    if (tv->ca_pos > 0 || tv->max_producer_pos > 0) {
-        wf_fail(&tv->f->err, WF_ERR_SCHEDULE,
-                "T%d.set_loop_domain: set the loop domain before inlining", tv->id);
-        return;
-    }
-    ir_copy_ids(tv->f, &tv->loop, ids, n);
+    sched_set_loop_domain(tv, n, ids);
 }
 
 void wf_tv_inline_at(wf_tv *tv, int pos) {
