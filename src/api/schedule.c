@@ -7,6 +7,8 @@
  */
 #include "api/api.h"
 
+#include <stdlib.h>
+
 bool api_axis(wf_tv *tv, int *axis, const char *what) {
     int n = tv->loop.n, a = *axis;
     if (a < 0)
@@ -82,8 +84,7 @@ void wf_tv_merge(wf_tv *tv, int axis) {
     sched_merge(tv, axis, axis + 1);
 }
 
-static bool check_perm(wf_tv *tv, const int *old2new) {
-    int first[64];
+static bool check_perm(wf_tv *tv, const int *old2new, int *first) {
     for (int i = 0; i < tv->loop.n; i++)
         first[i] = -1;
     for (int i = 0; i < tv->loop.n; i++) {
@@ -103,44 +104,34 @@ static bool check_perm(wf_tv *tv, const int *old2new) {
     return true;
 }
 
-void wf_tv_reorder_all(wf_tv *tv, const int *old2new) {
-    TV_GATE(tv, );
-    int perm[64];
-    if (!old2new || tv->loop.n > 64) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: no permutation given", tv->id);
-        return;
-    }
-    for (int i = 0; i < tv->loop.n; i++) {
-        perm[i] = old2new[i] < 0 ? old2new[i] + tv->loop.n : old2new[i];
-    }
-    if (check_perm(tv, perm))
-        sched_reorder(tv, perm);
+/* Scratch for a reorder: `k` int arrays of one entry per loop axis (heap: a
+   loop domain has no size limit). NULL + sticky error when memory runs out. */
+static int *scratch_ints(wf_tv *tv, int k) {
+    int *p = calloc((size_t)k * (size_t)(tv->loop.n + 1), sizeof *p);
+    if (!p)
+        wf_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+    return p;
 }
 
-/* nvFuser's pair form: listed axes go where asked; the others fill the free
-   positions in their original order. */
-void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
+void wf_tv_reorder_all(wf_tv *tv, const int *old2new) {
     TV_GATE(tv, );
-    int n = tv->loop.n, perm[64];
-    bool taken[64] = {false}, moved[64] = {false};
-    if (npairs < 0 || npairs > n || (npairs && !old_new) || n > 64) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: bad pair list", tv->id);
+    if (!old2new) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: no permutation given (old2new is NULL)",
+                tv->id);
         return;
     }
+    int n = tv->loop.n, *perm = scratch_ints(tv, 2);
+    if (!perm)
+        return;
     for (int i = 0; i < n; i++)
-        perm[i] = -1;
-    for (int k = 0; k < npairs; k++) {
-        int o = old_new[k][0], p = old_new[k][1];
-        if (!api_axis(tv, &o, "reorder") || !api_axis(tv, &p, "reorder"))
-            return;
-        if (moved[o] || taken[p]) {
-            wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
-                    tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
-            return;
-        }
-        perm[o] = p;
-        moved[o] = taken[p] = true;
-    }
+        perm[i] = old2new[i] < 0 ? old2new[i] + n : old2new[i];
+    if (check_perm(tv, perm, perm + n + 1))
+        sched_reorder(tv, perm);
+    free(perm);
+}
+
+/* Fill the positions that the pairs leave free with the other axes, in order. */
+static void fill_free(int n, int *perm, const int *moved, int *taken) {
     int next = 0;
     for (int i = 0; i < n; i++) {
         if (moved[i])
@@ -148,9 +139,43 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
         while (taken[next])
             next++;
         perm[i] = next;
-        taken[next] = true;
+        taken[next] = 1;
     }
-    sched_reorder(tv, perm);
+}
+
+/* nvFuser's pair form: listed axes go where asked; the others fill the free
+   positions in their original order. */
+void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
+    TV_GATE(tv, );
+    int n = tv->loop.n;
+    if (npairs < 0 || npairs > n || (npairs && !old_new)) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.reorder: %d pairs%s; give 0..%d (old, new) pairs for T%d's %d loop axes",
+                tv->id, npairs, npairs > 0 && !old_new ? " but the pair list is NULL" : "", n,
+                tv->id, n);
+        return;
+    }
+    int *perm = scratch_ints(tv, 3);
+    if (!perm)
+        return;
+    int *taken = perm + n + 1, *moved = taken + n + 1;
+    bool ok = true;
+    for (int k = 0; ok && k < npairs; k++) {
+        int o = old_new[k][0], p = old_new[k][1];
+        ok = api_axis(tv, &o, "reorder") && api_axis(tv, &p, "reorder");
+        if (ok && (moved[o] || taken[p]))
+            ok = wf_failb(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
+                          tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
+        if (ok) {
+            perm[o] = p;
+            moved[o] = taken[p] = 1;
+        }
+    }
+    if (ok) {
+        fill_free(n, perm, moved, taken);
+        sched_reorder(tv, perm);
+    }
+    free(perm);
 }
 
 void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y) {

@@ -85,22 +85,21 @@ bool val_uses_sym(const wf_val *v, sym_kind k, int a);
 void val_range(const wf_val *v, int64_t *lo, int64_t *hi);
 /* Provably x < y / x <= y, from ranges. */
 bool val_prove_lt(const wf_val *x, const wf_val *y);
-/* Evaluate under a binding of symbols; false if a symbol is unbound or a division by 0. */
+/* Evaluate under a binding of symbols; false if a symbol is unbound, a
+   division by 0 or an int64 overflow (see val_apply). */
 typedef bool (*val_binding)(void *ctx, const wf_val *sym, int64_t *out);
 bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out);
-/* One binary operator on values (C semantics); false on division by zero.
-   Inline: the CPU reference executor applies it per thread. */
+/* One binary operator on values (C semantics on int64); false on division by
+   zero or when the result overflows int64 (C leaves that undefined, so no
+   answer is right). Inline: the CPU reference executor applies it per thread. */
 static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
     switch (k) {
     case V_ADD:
-        *out = x + y;
-        return true;
+        return !__builtin_add_overflow(x, y, out);
     case V_SUB:
-        *out = x - y;
-        return true;
+        return !__builtin_sub_overflow(x, y, out);
     case V_MUL:
-        *out = x * y;
-        return true;
+        return !__builtin_mul_overflow(x, y, out);
     case V_XOR:
         *out = x ^ y;
         return true;
@@ -115,10 +114,16 @@ static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
         return true;
     case V_DIV:
     case V_MOD:
-    case V_CEILDIV:
-        if (y == 0)
+        if (y == 0 || (x == INT64_MIN && y == -1))
             return false;
-        *out = k == V_DIV ? x / y : k == V_MOD ? x % y : (x + y - 1) / y;
+        *out = k == V_DIV ? x / y : x % y;
+        return true;
+    case V_CEILDIV:
+        /* (x + y - 1) / y, evaluated left to right as C does */
+        if (y == 0 || __builtin_add_overflow(x, y, out) || __builtin_sub_overflow(*out, 1, out) ||
+            (*out == INT64_MIN && y == -1))
+            return false;
+        *out /= y;
         return true;
     default:
         return false;

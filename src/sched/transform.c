@@ -23,19 +23,21 @@ static bool check_free(wf_tv *tv, const char *what, int axis) {
     return true;
 }
 
+/* The loop domain with nremove IDs at `at` replaced by ids[0..nids); built as a
+   new list (the old one stays in the arena), so any number of axes fits. */
 static bool replace(wf_tv *tv, int at, int nremove, wf_iterdomain *const *ids, int nids) {
-    wf_iterdomain *old[64];
-    int n = tv->loop.n;
-    for (int i = 0; i < n; i++)
-        old[i] = tv->loop.ptr[i];
-    tv->loop.n = 0;
-    for (int i = 0; i < at; i++)
-        ir_push_id(tv->f, &tv->loop, old[i]);
-    for (int i = 0; i < nids; i++)
-        ir_push_id(tv->f, &tv->loop, ids[i]);
-    for (int i = at + nremove; i < n; i++)
-        ir_push_id(tv->f, &tv->loop, old[i]);
-    return !err_set(&tv->f->err);
+    id_list next = {0};
+    const id_list *old = &tv->loop;
+    bool ok = true;
+    for (int i = 0; ok && i < at; i++)
+        ok = ir_push_id(tv->f, &next, old->ptr[i]);
+    for (int i = 0; ok && i < nids; i++)
+        ok = ir_push_id(tv->f, &next, ids[i]);
+    for (int i = at + nremove; ok && i < old->n; i++)
+        ok = ir_push_id(tv->f, &next, old->ptr[i]);
+    if (ok)
+        tv->loop = next;
+    return ok;
 }
 
 bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner) {
@@ -64,8 +66,10 @@ bool sched_merge(wf_tv *tv, int outer, int inner) {
 }
 
 bool sched_reorder(wf_tv *tv, const int *old2new) {
-    wf_iterdomain *next[64];
     int n = tv->loop.n;
+    wf_iterdomain **next = ARENA_ARRAY(&tv->f->arena, wf_iterdomain *, n > 0 ? n : 1);
+    if (!next)
+        return wf_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < n; i++) {
         if (old2new[i] != i && !check_free(tv, "reorder", i < old2new[i] ? i : old2new[i]))
             return false;
