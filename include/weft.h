@@ -163,6 +163,11 @@ typedef enum {
 } wf_ldst;
 typedef enum { WF_SWIZZLE_XOR } wf_swizzle;
 
+/* Transforms (split, merge, swizzle) apply to serial axes only: one of an
+   axis already parallelized (threads, blocks, unroll, vectorize, ...) is a
+   WF_ERR_SCHEDULE error naming the tensor, the axis and its parallel type.
+   Transform first, then parallelize the results; wf_tv_parallelize(tv, axis,
+   WF_SERIAL) undoes a parallelization. Reorder keeps parallel types. */
 WF_API void wf_tv_split(wf_tv *tv, int axis, int64_t factor);       /* inner split */
 WF_API void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor); /* outer split */
 WF_API void wf_tv_merge(wf_tv *tv, int axis);                       /* merge axis and axis+1 */
@@ -224,8 +229,12 @@ typedef struct {
     int64_t tmem_lanes[WF_MAX_TMEM_REGIONS];
 } wf_launch_info;
 
-WF_API wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt); /* NULL on error */
-WF_API const char *wf_kernel_source(const wf_kernel *k);                   /* CUDA C++ */
+/* NULL on error. Compiling never changes the fusion: a failed compile records
+   its error in the fusion like any other call (so later calls do nothing),
+   and after wf_fusion_clear_error the schedule can be fixed and the fusion
+   compiled again. A fusion may be compiled any number of times. */
+WF_API wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt);
+WF_API const char *wf_kernel_source(const wf_kernel *k); /* CUDA C++ */
 WF_API const wf_launch_info *wf_kernel_launch(const wf_kernel *k);
 WF_API void wf_kernel_free(wf_kernel *k);
 /* Compile the source with NVRTC to PTX and, where possible, to a cubin for the
