@@ -89,6 +89,8 @@ WF_API void wf_fusion_free(wf_fusion *f);
 WF_API wf_tv *wf_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape);
 WF_API wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape,
                                const int8_t *contiguity);
+/* Mark tv as the next fusion output. A tensor is output once (WF_ERR_ARG the
+   second time: output a copy, wf_set, to return the values twice). */
 WF_API void wf_output(wf_fusion *f, wf_tv *tv);
 
 /* Ops. Each returns a new tensor in the same fusion (NULL on error). */
@@ -180,7 +182,9 @@ WF_API void wf_tv_reorder_all(wf_tv *tv, const int *old2new);
 WF_API void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y);
 /* Run an axis on threads/blocks, unroll it, or vectorize it (the innermost
    axis of a copy; 1-16 bytes, or up to 512 for tensor-memory copies). A
-   broadcast axis of extent 1 stays serial: there is nothing to spread. */
+   broadcast axis of extent 1 stays serial: there is nothing to spread. A
+   fusion input is only read, so it has no loops: parallelizing it is
+   WF_ERR_ARG (parallelize its readers, or a cache of it). */
 WF_API void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p);
 WF_API void wf_tv_set_memory(wf_tv *tv, wf_memtype m);
 WF_API void wf_tv_set_ldst(wf_tv *tv, wf_ldst op); /* op type of tv's definition */
@@ -199,7 +203,9 @@ WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
 WF_API void wf_tv_inline_at(wf_tv *tv, int pos);
 WF_API void wf_inline_most(wf_fusion *f);
 WF_API void wf_inline_all_at(wf_tv *ref, int pos);
-WF_API wf_tv *wf_cache_after(wf_tv *tv);  /* new tv reading tv, tv's uses now read it */
+/* New tv reading tv; tv's uses now read it. On an output nothing reads, the
+   cache would be read by nothing: WF_ERR_ARG (wf_cache_before is meant). */
+WF_API wf_tv *wf_cache_after(wf_tv *tv);
 WF_API wf_tv *wf_cache_before(wf_tv *tv); /* new tv computing what tv computed */
 /* Replay ref's loop-domain transforms onto every tensor it reaches; each
    tensor's loop domain is ordered like ref's where its axes are mapped. */
@@ -213,11 +219,16 @@ WF_API int wf_tv_compute_at(const wf_tv *tv);
 /* ---- printing ---- */
 WF_API void wf_print_math(const wf_fusion *f, FILE *out);
 WF_API void wf_print_transforms(const wf_fusion *f, FILE *out);
-WF_API void wf_print_kernel(wf_fusion *f, FILE *out); /* lowers, prints CUDA */
+/* Lowers and prints CUDA; when the fusion has (or the compile hits) an error,
+   prints "// no kernel: <status>: <message>" instead. */
+WF_API void wf_print_kernel(wf_fusion *f, FILE *out);
 
 /* ---- compile ---- */
 typedef struct {
-    int sm; /* target, e.g. 90 (sm_90a), 100 (sm_100a); 0 = the device's or 90 */
+    /* target: 90 (Hopper, sm_90a), 100 (Blackwell, sm_100a), or another real
+       architecture: 75, 80, 86, 87, 89, 101, 103, 110, 120, 121 (sm_XXa from
+       90 on, plain sm_XX below); 0 = the device's or 90. Others: WF_ERR_ARG. */
+    int sm;
 } wf_compile_options;
 
 typedef struct {
@@ -238,7 +249,8 @@ WF_API const char *wf_kernel_source(const wf_kernel *k); /* CUDA C++ */
 WF_API const wf_launch_info *wf_kernel_launch(const wf_kernel *k);
 WF_API void wf_kernel_free(wf_kernel *k);
 /* Compile the source with NVRTC to PTX and, where possible, to a cubin for the
-   target, without needing a GPU. WF_ERR_UNSUPPORTED if NVRTC is absent. */
+   target (sm 0 = the kernel's; sm_XXa from 90 on, sm_XX below), without
+   needing a GPU. WF_ERR_UNSUPPORTED if NVRTC is absent or too old for sm. */
 WF_API wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize);
 
 /* ---- run ---- */
@@ -253,13 +265,17 @@ typedef struct {
 } wf_buffer;
 
 /* Runs the kernel: inputs in fusion-input order, outputs in fusion-output
-   order (output buffers are allocated by the caller). */
+   order (output buffers are allocated by the caller). Errors (a NULL array
+   with a nonzero count, counts, shapes, races...) are the status and
+   wf_last_run_error(k), which every kernel call below reports through. */
 WF_API wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
                         int nout);
 WF_API const char *wf_last_run_error(const wf_kernel *k);
 WF_API bool wf_cuda_available(void);
 
-/* What the CPU reference executor (WF_BACKEND_INTERP) saw in the kernel's last run. */
+/* What the CPU reference executor (WF_BACKEND_INTERP) saw in the kernel's last
+   run. WF_ERR_ARG (and a message in wf_last_run_error) before any executor
+   run; the failed run's status after a run that failed. */
 typedef struct {
     int64_t smem_accesses;        /* warp-wide shared-memory access instructions */
     int64_t smem_wavefronts;      /* wavefronts they needed (= accesses when conflict-free) */

@@ -18,8 +18,27 @@ static int target_sm(const wf_compile_options *opt) {
     return opt && opt->sm > 0 ? opt->sm : 0;
 }
 
+/* The GPU architectures weft generates code for (sm_XX; 90 and up as the
+   architecture-specific sm_XXa targets), as NVRTC 12 and 13 name them. */
+static const int known_sms[] = {75, 80, 86, 87, 89, 90, 100, 101, 103, 110, 120, 121};
+
+static bool check_sm(wf_fusion *f, const wf_compile_options *opt) {
+    if (!opt || opt->sm == 0)
+        return true;
+    for (size_t i = 0; i < sizeof known_sms / sizeof *known_sms; i++)
+        if (opt->sm == known_sms[i])
+            return true;
+    return wf_failb(&f->err, WF_ERR_ARG,
+                    "wf_compile: sm %d is not a GPU architecture; use 90 (Hopper, sm_90a), 100 "
+                    "(Blackwell, sm_100a), another of 75, 80, 86, 87, 89, 101, 103, 110, 120, "
+                    "121, or 0 for the device's",
+                    opt->sm);
+}
+
 wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt) {
     WF_GATE(f, NULL);
+    if (!check_sm(f, opt))
+        return NULL;
     lower_result r;
     wf_kernel *k = NULL;
     if (lower_fusion(f, target_sm(opt), &r)) {
@@ -92,9 +111,14 @@ void wf_print_transforms(const wf_fusion *f, FILE *out) {
     print_sbuf(&b, out);
 }
 
+/* The kernel's source, or (when there is none) a comment with the error, so
+   that a printout never silently comes out empty. */
 void wf_print_kernel(wf_fusion *f, FILE *out) {
     wf_kernel *k = wf_compile(f, NULL);
-    if (k && out)
+    if (out && k)
         fputs(k->source, out);
+    else if (out)
+        fprintf(out, "// no kernel: %s: %s\n", wf_status_name(wf_fusion_status(f)),
+                wf_fusion_error(f));
     wf_kernel_free(k);
 }

@@ -90,8 +90,16 @@ void wf_output(wf_fusion *f, wf_tv *tv) {
         wf_fail(&f->err, WF_ERR_ARG, "wf_output: the tensor is NULL or from another fusion");
         return;
     }
-    if (tv->is_output)
+    if (tv->is_output) {
+        int i = 0;
+        while (i < f->outputs.n && f->outputs.ptr[i] != tv)
+            i++;
+        wf_fail(&f->err, WF_ERR_ARG,
+                "wf_output(T%d): T%d is already output %d; to return the same values twice, "
+                "output a copy of it (wf_set(T%d))",
+                tv->id, tv->id, i, tv->id);
         return;
+    }
     char what[48];
     snprintf(what, sizeof what, "wf_output(T%d)", tv->id);
     tv->is_output = true;

@@ -195,6 +195,14 @@ void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p) {
                 (int)p);
         return;
     }
+    if (tv->is_input && p != WF_SERIAL) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.parallelize(%d, %s): T%d is a fusion input; the kernel only reads it, so "
+                "it has no loops to parallelize; parallelize the tensors that read it (or a "
+                "cache of it, wf_cache_after)",
+                tv->id, axis, ir_ptype_name(p), tv->id);
+        return;
+    }
     if (api_axis(tv, &axis, "parallelize"))
         sched_parallelize(tv, axis, p);
 }
@@ -288,6 +296,14 @@ void wf_inline_all_at(wf_tv *ref, int pos) {
 
 wf_tv *wf_cache_after(wf_tv *tv) {
     TV_GATE(tv, NULL);
+    /* An output nothing reads: its cache would be read by nothing and dropped.
+       (A cache after an input with no uses yet is fine: later ops read it.) */
+    if (tv->is_output && tv->uses.n == 0)
+        return wf_fail(&tv->f->err, WF_ERR_ARG,
+                       "cache_after(T%d): T%d is a fusion output that nothing in the fusion "
+                       "reads, so a cache after it would be read by nothing and dropped; to "
+                       "compute an output in registers and then store it, use wf_cache_before",
+                       tv->id, tv->id);
     return sched_cache_after(tv);
 }
 

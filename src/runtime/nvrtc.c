@@ -228,12 +228,18 @@ bool rt_nvrtc_available(void) {
     return true;
 }
 
+/* The target's name: the architecture-specific "sm_XXa" from Hopper (90) on,
+   where those targets exist; plain "sm_XX" before (there is no sm_75a). */
+static void target_name(char *buf, size_t size, int sm) {
+    snprintf(buf, size, sm >= 90 ? "sm_%da" : "sm_%d", sm);
+}
+
 wf_status rt_nvrtc_compile(const char *src, const char *name, int sm, rt_nvrtc_result *out,
                            char *msg, size_t msgsize) {
     nvrtc_api api;
     nvrtc_prog prog = NULL;
     rt_nvrtc_result res;
-    char arch[64];
+    char arch[64], target[32];
     const char *opts[3];
     char *log;
     nvrtc_res r;
@@ -277,7 +283,8 @@ wf_status rt_nvrtc_compile(const char *src, const char *name, int sm, rt_nvrtc_r
     /* The "a" targets unlock the architecture-specific instructions (wgmma,
        tcgen05, setmaxnreg) the generated kernels may use; such a cubin runs
        only on that exact SM, which is what we compile for anyway. */
-    snprintf(arch, sizeof arch, "--gpu-architecture=sm_%da", sm);
+    target_name(target, sizeof target, sm);
+    snprintf(arch, sizeof arch, "--gpu-architecture=%s", target);
     opts[0] = arch;
     opts[1] = "-std=c++17";
     opts[2] = "-default-device";
@@ -285,17 +292,16 @@ wf_status rt_nvrtc_compile(const char *src, const char *name, int sm, rt_nvrtc_r
     if (r != NVRTC_OK) {
         log = get_log(&api, prog);
         if (r == NVRTC_COMPILATION) {
-            set_msg(msg, msgsize, "NVRTC compilation failed for sm_%da:\n", sm);
+            set_msg(msg, msgsize, "NVRTC compilation failed for %s:\n", target);
             st = WF_ERR_COMPILE;
         } else if (r == NVRTC_INVALID_OPTION) {
             /* Almost always an NVRTC older than the requested SM; the
                request is fine, this installation just cannot serve it. */
-            set_msg(msg, msgsize, "NVRTC %d.%d rejected the options for sm_%da (%s)%s",
-                    res.nvrtc_major, res.nvrtc_minor, sm, err_string(&api, r),
-                    log && log[0] ? ":\n" : "");
+            set_msg(msg, msgsize, "NVRTC %d.%d rejected the options for %s (%s)%s", res.nvrtc_major,
+                    res.nvrtc_minor, target, err_string(&api, r), log && log[0] ? ":\n" : "");
             st = WF_ERR_UNSUPPORTED;
         } else {
-            set_msg(msg, msgsize, "nvrtcCompileProgram failed for sm_%da (%s)%s", sm,
+            set_msg(msg, msgsize, "nvrtcCompileProgram failed for %s (%s)%s", target,
                     err_string(&api, r), log && log[0] ? ":\n" : "");
             st = r == NVRTC_OUT_OF_MEMORY ? WF_ERR_MEMORY : WF_ERR_COMPILE;
         }
@@ -310,7 +316,7 @@ wf_status rt_nvrtc_compile(const char *src, const char *name, int sm, rt_nvrtc_r
         if (st != WF_OK)
             goto done;
         if (!res.ptx) {
-            set_msg(msg, msgsize, "NVRTC produced no PTX for sm_%da", sm);
+            set_msg(msg, msgsize, "NVRTC produced no PTX for %s", target);
             st = WF_ERR_COMPILE;
             goto done;
         }
