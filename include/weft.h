@@ -216,9 +216,15 @@ WF_API void wf_parallelize_all_like(wf_tv *ref, unsigned ptype_mask);
 /* The compute-at position of tv (0 = not inlined). */
 WF_API int wf_tv_compute_at(const wf_tv *tv);
 
-/* ---- printing ---- */
+/* ---- printing ----
+   Each printer also comes as a string (for bindings): the text is owned by
+   the fusion and valid until the next wf_*_string call on it or
+   wf_fusion_free; NULL for a NULL fusion or when memory runs out. */
 WF_API void wf_print_math(const wf_fusion *f, FILE *out);
 WF_API void wf_print_transforms(const wf_fusion *f, FILE *out);
+WF_API const char *wf_math_string(wf_fusion *f);
+WF_API const char *wf_transforms_string(wf_fusion *f);
+WF_API const char *wf_kernel_string(wf_fusion *f); /* as wf_print_kernel prints it */
 /* Lowers and prints CUDA; when the fusion has (or the compile hits) an error,
    prints "// no kernel: <status>: <message>" instead. */
 WF_API void wf_print_kernel(wf_fusion *f, FILE *out);

@@ -240,6 +240,7 @@ struct wf_fusion {
     VEC(ir_op *) ops;         /* in creation order; not necessarily topological after caching */
     VEC(wf_iterdomain *) ids; /* every IterDomain, indexed by its id */
     VEC(id_transform *) transforms; /* every transform, indexed by its id */
+    char *text; /* the last wf_*_string result (heap), valid until the next one */
 };
 
 const char *ir_op_name(op_kind k);

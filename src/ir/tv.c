@@ -22,6 +22,7 @@ void ir_fusion_free(wf_fusion *f) {
     if (!f)
         return;
     arena_free(&f->arena);
+    free(f->text);
     free(f);
 }
 

@@ -169,3 +169,56 @@ TEST(api_check_nvrtc_for_sm_75_uses_the_plain_target) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The printers as strings (for bindings): the same text as the FILE printers,
+   owned by the fusion until the next call. */
+static char *print_math(wf_fusion *f) {
+    char *text = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&text, &size);
+    wf_print_math(f, m);
+    fclose(m);
+    return text;
+}
+
+TEST(api_printers_as_strings_match_the_file_printers) {
+    wf_tv *in, *out;
+    wf_fusion *f = copy_4x32(&in, &out);
+    char *math = print_math(f), *kernel = print_kernel(f);
+    CHECK_STR(wf_math_string(f), math);
+    CHECK_STR(wf_math_string(f), "Inputs:\n  T0_g_float[iS0{4}, iS1{32}]\nOutputs:\n  "
+                                 "T1_g_float[iS2{4}, ithreadIdx.x3{32}]\n\n%kernel_math {\n"
+                                 "T1_g_float[iS2{4}, ithreadIdx.x3{32}]\n   = Set( "
+                                 "T0_g_float[iS0{4}, iS1{32}] )\n}\n");
+    CHECK_STR(wf_kernel_string(f), kernel);
+    const char *tr = wf_transforms_string(f);
+    CHECK_HAS(tr, " loop domain : (iS2{4}, ithreadIdx.x3{32})");
+    free(math);
+    free(kernel);
+    wf_tv_split(out, 7, 2);
+    CHECK_STR(wf_kernel_string(f), "// no kernel: WF_ERR_ARG: T1.split: axis 7 is out of range; "
+                                   "T1 has 2 loop axes\n");
+    CHECK(wf_math_string(NULL) == NULL);
+    wf_fusion_free(f);
+}
+
+/* One error channel per kernel: NVRTC's failure is also wf_last_run_error. */
+TEST(api_check_nvrtc_reports_through_the_kernel_error) {
+    wf_tv *in, *out;
+    wf_fusion *f = copy_4x32(&in, &out);
+    wf_kernel *k = COMPILE(f);
+    if (!k)
+        return;
+    CHECK_EQ_I64(wf_kernel_check_nvrtc(k, -5, NULL, 0), WF_ERR_ARG);
+    CHECK_STR(wf_last_run_error(k),
+              "wf_kernel_check_nvrtc: sm -5 is negative; use 0 for the kernel's target");
+    wf_status s = wf_kernel_check_nvrtc(k, 999, NULL, 0);
+    bool absent =
+        s == WF_OK || (s == WF_ERR_UNSUPPORTED && !strstr(wf_last_run_error(k), "sm_999a"));
+    if (!absent)
+        CHECK_HAS(wf_last_run_error(k), "sm_999a");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+    if (absent)
+        SKIP("NVRTC is not available (or knows sm_999a)");
+}
