@@ -20,6 +20,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Record "T<n>.<what>: <text>"; fmt has two %s, for the IDs a and b as the
    printer names them (b may be NULL: then it prints as ""). */
@@ -38,27 +39,23 @@ static bool fail_ids(wf_tv *tv, const char *what, const char *fmt, const wf_iter
     return false;
 }
 
-/* Is `anc` a strict ancestor of `id` (reached backwards through transforms)?
-   `seen` (one byte per ID of the fusion, zeroed by the caller) keeps the walk
-   linear: merges of split outputs make many paths to one ID. */
-static bool derives_from(const wf_iterdomain *id, const wf_iterdomain *anc, char *seen) {
+/* Mark every strict ancestor of `id` (reached backwards through transforms)
+   in `anc`, one byte per ID of the fusion; marked IDs are not walked again,
+   so merges of split outputs (many paths to one ID) stay linear. */
+static void mark_ancestors(const wf_iterdomain *id, char *anc) {
     if (!id->def)
-        return false;
+        return;
     for (int k = 0; k < id->def->nin; k++) {
         const wf_iterdomain *in = id->def->in[k];
-        if (in == anc)
-            return true;
-        if (seen[in->id])
-            continue;
-        seen[in->id] = 1;
-        if (derives_from(in, anc, seen))
-            return true;
+        if (!anc[in->id]) {
+            anc[in->id] = 1;
+            mark_ancestors(in, anc);
+        }
     }
-    return false;
 }
 
 static bool check_members(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *what,
-                          char *seen) {
+                          char *anc) {
     wf_fusion *f = tv->f;
     for (int i = 0; i < n; i++) {
         if (!ids[i] || ids[i]->tv != tv)
@@ -70,18 +67,16 @@ static bool check_members(wf_tv *tv, int n, wf_iterdomain *const *ids, const cha
                                 "T%d.%s: axes %d and %d are the same IterDomain", tv->id, what, j,
                                 i);
     }
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            if (i == j)
-                continue;
-            for (int k = 0; k < f->ids.n; k++)
-                seen[k] = 0;
-            if (derives_from(ids[i], ids[j], seen))
+    for (int i = 0; i < n; i++) {
+        memset(anc, 0, (size_t)f->ids.n);
+        mark_ancestors(ids[i], anc);
+        for (int j = 0; j < n; j++)
+            if (anc[ids[j]->id])
                 return fail_ids(tv, what,
                                 "%s is a part of %s (it is derived from it), and both are in the "
                                 "domain; a domain holds an IterDomain or its parts, not both",
                                 ids[i], ids[j]);
-        }
+    }
     return true;
 }
 
