@@ -528,12 +528,19 @@ const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y) {
     return mk(a, V_EQ, x, y);
 }
 
+/* Is v 0 or 1 (a predicate), so that 1 && v == v? */
+static bool is_bool(const wf_val *v) {
+    int64_t lo, hi;
+    val_range(v, &lo, &hi);
+    return lo >= 0 && hi <= 1;
+}
+
 const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return OOM;
-    if (val_is_const_eq(x, 1) || val_is_const_eq(y, 0))
+    if (val_is_const_eq(y, 0) || (val_is_const_eq(x, 1) && is_bool(y)))
         return y;
-    if (val_is_const_eq(y, 1) || val_is_const_eq(x, 0))
+    if (val_is_const_eq(x, 0) || (val_is_const_eq(y, 1) && is_bool(x)))
         return x;
     return mk(a, V_AND, x, y);
 }
