@@ -103,3 +103,29 @@ TEST(api_failed_compile_then_fixed_schedule_compiles_and_runs) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* Inlining can be undone: moving every position back to 0 frees the axes
+   again, so a schedule can be fixed after inline_most. */
+TEST(api_inline_at_0_undoes_inlining_so_axes_can_be_transformed) {
+    wf_tv *out;
+    wf_fusion *f = neg_abs(&out);
+    wf_tv *mid = wf_tv_definition_input(out, 0);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(mid), 2);
+    wf_tv_split(out, 1, 32);
+    CHECK_STR(wf_fusion_error(f), "T2.split: axis 1 is left of the compute-at position 2; "
+                                  "inlined axes cannot be transformed");
+    wf_fusion_clear_error(f);
+    wf_tv_inline_at(mid, 0);
+    wf_tv_inline_at(out, 0);
+    wf_tv_split(out, 1, 32);
+    CHECK_STR(wf_fusion_error(f), "");
+    wf_tv_parallelize(out, 0, WF_BIDX);
+    wf_tv_parallelize(out, 2, WF_TIDX);
+    wf_propagate_transforms(out);
+    wf_parallelize_all_like(out, 0);
+    wf_inline_most(f);
+    CHECK_STR(wf_fusion_error(f), "");
+    wf_kernel_free(CHECK_INTERP(f, NULL));
+    wf_fusion_free(f);
+}
