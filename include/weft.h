@@ -200,6 +200,8 @@ WF_API void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos);
 WF_API void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids,
                                         bool contiguous);
 WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
+/* Inline tv into its consumers' loops up to pos; a smaller pos (0: not
+   inlined) moves it back and frees the consumers' axes again. */
 WF_API void wf_tv_inline_at(wf_tv *tv, int pos);
 WF_API void wf_inline_most(wf_fusion *f);
 WF_API void wf_inline_all_at(wf_tv *ref, int pos);
