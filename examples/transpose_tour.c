@@ -39,9 +39,7 @@ static wf_fusion *transpose(int variant) {
     wf_tv_set_memory(s, WF_MEM_SHARED);
     wf_parallelize_all_like(t, (1u << WF_BIDX) | (1u << WF_BIDY));
     wf_tv_reorder_all(s, inner); /* the tile is filled along the input's rows */
-    wf_tv_parallelize(s, 2, WF_TIDY);
-    wf_tv_parallelize(s, 3, WF_TIDX);
-    if (variant == 2) {
+    if (variant == 2) { /* swizzle before parallelizing: parallel axes are not transformed */
         int n;
         wf_iterdomain *const *loop = wf_tv_loop_domain(s, &n);
         wf_iterdomain *plain[4] = {loop[0], loop[1], loop[2], loop[3]};
@@ -49,6 +47,8 @@ static wf_fusion *transpose(int variant) {
         wf_tv_set_allocation_domain(s, 4, wf_tv_loop_domain(s, &n), true);
         wf_tv_set_loop_domain(s, 4, plain);
     }
+    wf_tv_parallelize(s, 2, WF_TIDY);
+    wf_tv_parallelize(s, 3, WF_TIDX);
     wf_tv_inline_at(s, 2);
     return f;
 }

@@ -89,6 +89,8 @@ WF_API void wf_fusion_free(wf_fusion *f);
 WF_API wf_tv *wf_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape);
 WF_API wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape,
                                const int8_t *contiguity);
+/* Mark tv as the next fusion output. A tensor is output once (WF_ERR_ARG the
+   second time: output a copy, wf_set, to return the values twice). */
 WF_API void wf_output(wf_fusion *f, wf_tv *tv);
 
 /* Ops. Each returns a new tensor in the same fusion (NULL on error).
@@ -178,6 +180,11 @@ typedef enum {
 } wf_ldst;
 typedef enum { WF_SWIZZLE_XOR } wf_swizzle;
 
+/* Transforms (split, merge, swizzle) apply to serial axes only: one of an
+   axis already parallelized (threads, blocks, unroll, vectorize, ...) is a
+   WF_ERR_SCHEDULE error naming the tensor, the axis and its parallel type.
+   Transform first, then parallelize the results; wf_tv_parallelize(tv, axis,
+   WF_SERIAL) undoes a parallelization. Reorder keeps parallel types. */
 WF_API void wf_tv_split(wf_tv *tv, int axis, int64_t factor);       /* inner split */
 WF_API void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor); /* outer split */
 WF_API void wf_tv_merge(wf_tv *tv, int axis);                       /* merge axis and axis+1 */
@@ -190,18 +197,32 @@ WF_API void wf_tv_reorder_all(wf_tv *tv, const int *old2new);
 WF_API void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y);
 /* Run an axis on threads/blocks, unroll it, or vectorize it (the innermost
    axis of a copy; 1-16 bytes, or up to 512 for tensor-memory copies). A
-   broadcast axis of extent 1 stays serial: there is nothing to spread. */
+   broadcast axis of extent 1 stays serial: there is nothing to spread. A
+   fusion input is only read, so it has no loops: parallelizing it is
+   WF_ERR_ARG (parallelize its readers, or a cache of it). */
 WF_API void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p);
 WF_API void wf_tv_set_memory(wf_tv *tv, wf_memtype m);
 WF_API void wf_tv_set_ldst(wf_tv *tv, wf_ldst op); /* op type of tv's definition */
 WF_API void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos);
+/* Set a domain by hand. It must be one cut of tv's transform history: IDs of
+   tv only, none twice, none beside one of its parts (an ancestor and a
+   descendant), every output of a transform or none, covering every
+   non-broadcast logical ID; else WF_ERR_ARG naming the IterDomains. A fusion
+   input or output is laid out as its wf_buffer says (logical order, the
+   buffer's strides): its allocation domain can only be its logical domain,
+   and wf_output refuses a tensor with another one. For another layout,
+   permute the tensor or give the layout to a cache of it. */
 WF_API void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids,
                                         bool contiguous);
 WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
+/* Inline tv into its consumers' loops up to pos; a smaller pos (0: not
+   inlined) moves it back and frees the consumers' axes again. */
 WF_API void wf_tv_inline_at(wf_tv *tv, int pos);
 WF_API void wf_inline_most(wf_fusion *f);
 WF_API void wf_inline_all_at(wf_tv *ref, int pos);
-WF_API wf_tv *wf_cache_after(wf_tv *tv);  /* new tv reading tv, tv's uses now read it */
+/* New tv reading tv; tv's uses now read it. On an output nothing reads, the
+   cache would be read by nothing: WF_ERR_ARG (wf_cache_before is meant). */
+WF_API wf_tv *wf_cache_after(wf_tv *tv);
 WF_API wf_tv *wf_cache_before(wf_tv *tv); /* new tv computing what tv computed */
 /* Replay ref's loop-domain transforms onto every tensor it reaches; each
    tensor's loop domain is ordered like ref's where its axes are mapped. */
@@ -212,14 +233,25 @@ WF_API void wf_parallelize_all_like(wf_tv *ref, unsigned ptype_mask);
 /* The compute-at position of tv (0 = not inlined). */
 WF_API int wf_tv_compute_at(const wf_tv *tv);
 
-/* ---- printing ---- */
+/* ---- printing ----
+   Each printer also comes as a string (for bindings): the text is owned by
+   the fusion and valid until the next wf_*_string call on it or
+   wf_fusion_free; NULL for a NULL fusion or when memory runs out. */
 WF_API void wf_print_math(const wf_fusion *f, FILE *out);
 WF_API void wf_print_transforms(const wf_fusion *f, FILE *out);
-WF_API void wf_print_kernel(wf_fusion *f, FILE *out); /* lowers, prints CUDA */
+WF_API const char *wf_math_string(wf_fusion *f);
+WF_API const char *wf_transforms_string(wf_fusion *f);
+WF_API const char *wf_kernel_string(wf_fusion *f); /* as wf_print_kernel prints it */
+/* Lowers and prints CUDA; when the fusion has (or the compile hits) an error,
+   prints "// no kernel: <status>: <message>" instead. */
+WF_API void wf_print_kernel(wf_fusion *f, FILE *out);
 
 /* ---- compile ---- */
 typedef struct {
-    int sm; /* target, e.g. 90 (sm_90a), 100 (sm_100a); 0 = the device's or 90 */
+    /* target: 90 (Hopper, sm_90a), 100 (Blackwell, sm_100a), or another real
+       architecture: 75, 80, 86, 87, 89, 101, 103, 110, 120, 121 (sm_XXa from
+       90 on, plain sm_XX below); 0 = the device's or 90. Others: WF_ERR_ARG. */
+    int sm;
 } wf_compile_options;
 
 typedef struct {
@@ -231,12 +263,17 @@ typedef struct {
     int64_t tmem_lanes[WF_MAX_TMEM_REGIONS];
 } wf_launch_info;
 
-WF_API wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt); /* NULL on error */
-WF_API const char *wf_kernel_source(const wf_kernel *k);                   /* CUDA C++ */
+/* NULL on error. Compiling never changes the fusion: a failed compile records
+   its error in the fusion like any other call (so later calls do nothing),
+   and after wf_fusion_clear_error the schedule can be fixed and the fusion
+   compiled again. A fusion may be compiled any number of times. */
+WF_API wf_kernel *wf_compile(wf_fusion *f, const wf_compile_options *opt);
+WF_API const char *wf_kernel_source(const wf_kernel *k); /* CUDA C++ */
 WF_API const wf_launch_info *wf_kernel_launch(const wf_kernel *k);
 WF_API void wf_kernel_free(wf_kernel *k);
 /* Compile the source with NVRTC to PTX and, where possible, to a cubin for the
-   target, without needing a GPU. WF_ERR_UNSUPPORTED if NVRTC is absent. */
+   target (sm 0 = the kernel's; sm_XXa from 90 on, sm_XX below), without
+   needing a GPU. WF_ERR_UNSUPPORTED if NVRTC is absent or too old for sm. */
 WF_API wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize);
 
 /* ---- run ---- */
@@ -251,13 +288,17 @@ typedef struct {
 } wf_buffer;
 
 /* Runs the kernel: inputs in fusion-input order, outputs in fusion-output
-   order (output buffers are allocated by the caller). */
+   order (output buffers are allocated by the caller). Errors (a NULL array
+   with a nonzero count, counts, shapes, races...) are the status and
+   wf_last_run_error(k), which every kernel call below reports through. */
 WF_API wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
                         int nout);
 WF_API const char *wf_last_run_error(const wf_kernel *k);
 WF_API bool wf_cuda_available(void);
 
-/* What the CPU reference executor (WF_BACKEND_INTERP) saw in the kernel's last run. */
+/* What the CPU reference executor (WF_BACKEND_INTERP) saw in the kernel's last
+   run. WF_ERR_ARG (and a message in wf_last_run_error) before any executor
+   run; the failed run's status after a run that failed. */
 typedef struct {
     int64_t smem_accesses;        /* warp-wide shared-memory access instructions */
     int64_t smem_wavefronts;      /* wavefronts they needed (= accesses when conflict-free) */

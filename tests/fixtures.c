@@ -34,10 +34,10 @@ wf_fusion *fx_tiled_transpose(int64_t rows, int64_t cols, fx_swizzle how, wf_tv 
     wf_tv_reorder_all(s, inner); /* coalesced reads of the input */
     if (how == FX_SWIZZLE_LOOP)
         wf_tv_swizzle(s, WF_SWIZZLE_XOR, 2, 3);
+    if (how == FX_SWIZZLE_ALLOC)
+        swizzle_allocation(s); /* before parallelizing: a parallel axis is not transformed */
     wf_tv_parallelize(s, 2, WF_TIDY);
     wf_tv_parallelize(s, 3, WF_TIDX);
-    if (how == FX_SWIZZLE_ALLOC)
-        swizzle_allocation(s);
     wf_tv_inline_at(s, 2);
     if (smem)
         *smem = s;

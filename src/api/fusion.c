@@ -59,14 +59,24 @@ wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape
     WF_GATE(f, NULL);
     if (!valid_dtype(f, t))
         return NULL;
-    if (ndim < 0 || ndim > 8 || (ndim > 0 && !shape))
-        return wf_fail(&f->err, WF_ERR_ARG, "wf_input: rank %d is not in 0..8 (or shape is NULL)",
-                       ndim);
-    for (int i = 0; i < ndim; i++)
+    if (ndim < 0 || ndim > WF_MAX_RANK)
+        return wf_fail(&f->err, WF_ERR_ARG,
+                       "wf_input: rank %d is not in 0..%d (WF_MAX_RANK, the rank of wf_buffer)",
+                       ndim, WF_MAX_RANK);
+    if (ndim > 0 && !shape)
+        return wf_fail(&f->err, WF_ERR_ARG, "wf_input: the shape of a rank-%d input is NULL", ndim);
+    int64_t bytes = (int64_t)wf_dtype_size(t);
+    for (int i = 0; i < ndim; i++) {
         if (shape[i] == 0 || shape[i] < -1)
             return wf_fail(&f->err, WF_ERR_ARG,
                            "wf_input: extent %lld of dim %d must be positive, or -1 for symbolic",
                            (long long)shape[i], i);
+        if (shape[i] > 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))
+            return wf_fail(&f->err, WF_ERR_ARG,
+                           "wf_input: a %s tensor of this shape needs more than 2^63 bytes (the "
+                           "size overflows at dim %d, extent %lld); no buffer is that large",
+                           ir_dtype_short(t), i, (long long)shape[i]);
+    }
     return ir_input(f, t, ndim, shape, contiguity);
 }
 
@@ -80,9 +90,23 @@ void wf_output(wf_fusion *f, wf_tv *tv) {
         wf_fail(&f->err, WF_ERR_ARG, "wf_output: the tensor is NULL or from another fusion");
         return;
     }
-    if (tv->is_output)
+    if (tv->is_output) {
+        int i = 0;
+        while (i < f->outputs.n && f->outputs.ptr[i] != tv)
+            i++;
+        wf_fail(&f->err, WF_ERR_ARG,
+                "wf_output(T%d): T%d is already output %d; to return the same values twice, "
+                "output a copy of it (wf_set(T%d))",
+                tv->id, tv->id, i, tv->id);
         return;
+    }
+    char what[48];
+    snprintf(what, sizeof what, "wf_output(T%d)", tv->id);
     tv->is_output = true;
+    if (!sched_check_io_alloc(tv, what, tv->alloc.n, tv->alloc.ptr)) {
+        tv->is_output = false;
+        return;
+    }
     tv->mem = WF_MEM_GLOBAL;
     if (!vec_push_arena(&f->arena, &f->outputs, tv))
         wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
@@ -132,9 +156,12 @@ wf_tv *wf_div(wf_tv *a, wf_tv *b) {
 
 wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim) {
     TV_GATE(a, NULL);
-    if (ndim_out < 0 || ndim_out > 8 || !is_broadcast_dim)
-        return wf_fail(&a->f->err, WF_ERR_ARG, "broadcast(T%d): output rank %d is not in 0..8",
-                       a->id, ndim_out);
+    if (ndim_out < 0 || ndim_out > WF_MAX_RANK)
+        return wf_fail(&a->f->err, WF_ERR_ARG,
+                       "broadcast(T%d): output rank %d is not in 0..%d (WF_MAX_RANK)", a->id,
+                       ndim_out, WF_MAX_RANK);
+    if (!is_broadcast_dim)
+        return wf_fail(&a->f->err, WF_ERR_ARG, "broadcast(T%d): is_broadcast_dim is NULL", a->id);
     return ir_broadcast(a, ndim_out, is_broadcast_dim);
 }
 
@@ -147,12 +174,12 @@ wf_tv *wf_permute(wf_tv *a, const int *new2old) {
 
 wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1) {
     TV_GATE(a, NULL);
-    int n = a->logical.n, perm[8];
+    int n = a->logical.n, perm[WF_MAX_RANK]; /* every tensor's rank is at most WF_MAX_RANK */
     if (dim0 < 0)
         dim0 += n;
     if (dim1 < 0)
         dim1 += n;
-    if (dim0 < 0 || dim0 >= n || dim1 < 0 || dim1 >= n)
+    if (dim0 < 0 || dim0 >= n || dim1 < 0 || dim1 >= n || n > WF_MAX_RANK)
         return wf_fail(&a->f->err, WF_ERR_ARG,
                        "transpose(T%d): dims %d and %d are not both in 0..%d", a->id, dim0, dim1,
                        n - 1);

@@ -1,19 +1,31 @@
 /*
  * interp.c -- public entry points for the CPU reference executor's access
- * statistics (what a profiler would show, computed without a GPU).
+ * statistics (what a profiler would show, computed without a GPU). Their
+ * errors go to the kernel's run error (wf_last_run_error), like wf_run's.
  */
 #include "api/api.h"
 #include "runtime/interp.h"
 
 #include <string.h>
 
+/* The run-error record of a kernel is not part of its logical value (a const
+   kernel still reports why a call on it failed), like a C++ mutable member. */
+static wf_err *run_err(const wf_kernel *k) {
+    return (wf_err *)&k->err;
+}
+
 wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out) {
-    if (!k || !out)
+    if (!k)
         return WF_ERR_ARG;
+    if (!out)
+        return wf_fails(run_err(k), WF_ERR_ARG, "wf_interp_stats: the result pointer is NULL");
     memset(out, 0, sizeof *out);
     const it_program *p = k->interp;
     if (!p)
-        return WF_ERR_UNSUPPORTED;
+        return wf_fails(run_err(k), WF_ERR_UNSUPPORTED,
+                        "wf_interp_stats: this kernel has no executor program");
+    if (err_set(&k->err)) /* the last run failed: its statistics are partial */
+        return k->err.code;
     out->smem_max_conflict_degree = 1;
     for (int i = 0; i < p->nstmts; i++) {
         const it_stats *s = &p->stats[i];
@@ -23,6 +35,14 @@ wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out) {
         out->gmem_sectors += s->gmem_sectors;
         if (s->smem_max_degree > out->smem_max_conflict_degree)
             out->smem_max_conflict_degree = s->smem_max_degree;
+    }
+    /* Every run writes its outputs (global memory), so no global access at all
+       means the executor has not run this kernel. */
+    if (out->gmem_accesses == 0) {
+        memset(out, 0, sizeof *out);
+        return wf_fails(run_err(k), WF_ERR_ARG,
+                        "wf_interp_stats: the kernel has not run on the executor yet; call "
+                        "wf_run(k, WF_BACKEND_INTERP, ...) first");
     }
     return WF_OK;
 }

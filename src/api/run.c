@@ -12,11 +12,33 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The buffer arrays against their counts: a NULL array with a nonzero count,
+   or a negative count, is named as such (the count check comes later). */
+static wf_status check_arrays(wf_kernel *k, const char *what, const wf_buffer *in, int nin,
+                              const wf_buffer *out, int nout) {
+    if (nin < 0 || nout < 0)
+        return wf_fails(&k->err, WF_ERR_ARG, "%s: negative buffer count (nin = %d, nout = %d)",
+                        what, nin, nout);
+    if (nin > 0 && !in)
+        return wf_fails(&k->err, WF_ERR_ARG,
+                        "%s: the input array is NULL but nin is %d; pass an array of %d input "
+                        "buffers (the kernel takes %d)",
+                        what, nin, nin, k->ninputs);
+    if (nout > 0 && !out)
+        return wf_fails(&k->err, WF_ERR_ARG,
+                        "%s: the output array is NULL but nout is %d; pass an array of %d output "
+                        "buffers (the kernel takes %d)",
+                        what, nout, nout, k->noutputs);
+    return WF_OK;
+}
+
 wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
                  int nout) {
     if (!k)
         return WF_ERR_ARG;
     err_clear(&k->err);
+    if (check_arrays(k, "wf_run", in, nin, out, nout) != WF_OK)
+        return k->err.code;
     switch (b) {
     case WF_BACKEND_CUDA:
         return rt_cuda_run(k, in, nin, out, nout);
@@ -48,6 +70,8 @@ wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
         return wf_fails(&k->err, WF_ERR_ARG,
                         "wf_time: need warmup >= 0, reps > 0 and a result pointer (got %d, %d, %s)",
                         warmup, reps, median_us ? "one" : "NULL");
+    if (check_arrays(k, "wf_time", in, nin, out, nout) != WF_OK)
+        return k->err.code;
     return rt_cuda_time(k, in, nin, out, nout, warmup, reps, median_us);
 }
 

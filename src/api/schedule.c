@@ -7,6 +7,8 @@
  */
 #include "api/api.h"
 
+#include <stdlib.h>
+
 bool api_axis(wf_tv *tv, int *axis, const char *what) {
     int n = tv->loop.n, a = *axis;
     if (a < 0)
@@ -82,8 +84,7 @@ void wf_tv_merge(wf_tv *tv, int axis) {
     sched_merge(tv, axis, axis + 1);
 }
 
-static bool check_perm(wf_tv *tv, const int *old2new) {
-    int first[64];
+static bool check_perm(wf_tv *tv, const int *old2new, int *first) {
     for (int i = 0; i < tv->loop.n; i++)
         first[i] = -1;
     for (int i = 0; i < tv->loop.n; i++) {
@@ -103,44 +104,34 @@ static bool check_perm(wf_tv *tv, const int *old2new) {
     return true;
 }
 
-void wf_tv_reorder_all(wf_tv *tv, const int *old2new) {
-    TV_GATE(tv, );
-    int perm[64];
-    if (!old2new || tv->loop.n > 64) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: no permutation given", tv->id);
-        return;
-    }
-    for (int i = 0; i < tv->loop.n; i++) {
-        perm[i] = old2new[i] < 0 ? old2new[i] + tv->loop.n : old2new[i];
-    }
-    if (check_perm(tv, perm))
-        sched_reorder(tv, perm);
+/* Scratch for a reorder: `k` int arrays of one entry per loop axis (heap: a
+   loop domain has no size limit). NULL + sticky error when memory runs out. */
+static int *scratch_ints(wf_tv *tv, int k) {
+    int *p = calloc((size_t)k * (size_t)(tv->loop.n + 1), sizeof *p);
+    if (!p)
+        wf_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+    return p;
 }
 
-/* nvFuser's pair form: listed axes go where asked; the others fill the free
-   positions in their original order. */
-void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
+void wf_tv_reorder_all(wf_tv *tv, const int *old2new) {
     TV_GATE(tv, );
-    int n = tv->loop.n, perm[64];
-    bool taken[64] = {false}, moved[64] = {false};
-    if (npairs < 0 || npairs > n || (npairs && !old_new) || n > 64) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: bad pair list", tv->id);
+    if (!old2new) {
+        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: no permutation given (old2new is NULL)",
+                tv->id);
         return;
     }
+    int n = tv->loop.n, *perm = scratch_ints(tv, 2);
+    if (!perm)
+        return;
     for (int i = 0; i < n; i++)
-        perm[i] = -1;
-    for (int k = 0; k < npairs; k++) {
-        int o = old_new[k][0], p = old_new[k][1];
-        if (!api_axis(tv, &o, "reorder") || !api_axis(tv, &p, "reorder"))
-            return;
-        if (moved[o] || taken[p]) {
-            wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
-                    tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
-            return;
-        }
-        perm[o] = p;
-        moved[o] = taken[p] = true;
-    }
+        perm[i] = old2new[i] < 0 ? old2new[i] + n : old2new[i];
+    if (check_perm(tv, perm, perm + n + 1))
+        sched_reorder(tv, perm);
+    free(perm);
+}
+
+/* Fill the positions that the pairs leave free with the other axes, in order. */
+static void fill_free(int n, int *perm, const int *moved, int *taken) {
     int next = 0;
     for (int i = 0; i < n; i++) {
         if (moved[i])
@@ -148,9 +139,43 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
         while (taken[next])
             next++;
         perm[i] = next;
-        taken[next] = true;
+        taken[next] = 1;
     }
-    sched_reorder(tv, perm);
+}
+
+/* nvFuser's pair form: listed axes go where asked; the others fill the free
+   positions in their original order. */
+void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
+    TV_GATE(tv, );
+    int n = tv->loop.n;
+    if (npairs < 0 || npairs > n || (npairs && !old_new)) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.reorder: %d pairs%s; give 0..%d (old, new) pairs for T%d's %d loop axes",
+                tv->id, npairs, npairs > 0 && !old_new ? " but the pair list is NULL" : "", n,
+                tv->id, n);
+        return;
+    }
+    int *perm = scratch_ints(tv, 3);
+    if (!perm)
+        return;
+    int *taken = perm + n + 1, *moved = taken + n + 1;
+    bool ok = true;
+    for (int k = 0; ok && k < npairs; k++) {
+        int o = old_new[k][0], p = old_new[k][1];
+        ok = api_axis(tv, &o, "reorder") && api_axis(tv, &p, "reorder");
+        if (ok && (moved[o] || taken[p]))
+            ok = wf_failb(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
+                          tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
+        if (ok) {
+            perm[o] = p;
+            moved[o] = taken[p] = 1;
+        }
+    }
+    if (ok) {
+        fill_free(n, perm, moved, taken);
+        sched_reorder(tv, perm);
+    }
+    free(perm);
 }
 
 void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y) {
@@ -168,6 +193,14 @@ void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p) {
     if ((unsigned)p > WF_MMA) {
         wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.parallelize: unknown parallel type %d", tv->id,
                 (int)p);
+        return;
+    }
+    if (tv->is_input && p != WF_SERIAL) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.parallelize(%d, %s): T%d is a fusion input; the kernel only reads it, so "
+                "it has no loops to parallelize; parallelize the tensors that read it (or a "
+                "cache of it, wf_cache_after)",
+                tv->id, axis, ir_ptype_name(p), tv->id);
         return;
     }
     if (api_axis(tv, &axis, "parallelize"))
@@ -222,98 +255,26 @@ void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos) {
     tv->dimsep = pos;
 }
 
-/* Does the domain `ids` cover tv's logical domain: is every logical
-   (non-broadcast) ID reached by walking back from `ids` through transforms?
-   Returns the first one that is not, or NULL. */
-static const wf_iterdomain *uncovered(const wf_tv *tv, int n, wf_iterdomain *const *ids) {
-    const wf_iterdomain *stack[256];
-    bool seen[64] = {false};
-    int sp = 0;
-    for (int i = 0; i < n && sp < 256; i++)
-        stack[sp++] = ids[i];
-    while (sp > 0) {
-        const wf_iterdomain *id = stack[--sp];
-        for (int d = 0; d < tv->logical.n && d < 64; d++)
-            seen[d] |= tv->logical.ptr[d] == id;
-        for (int k = 0; id->def && k < id->def->nin && sp < 256; k++)
-            stack[sp++] = id->def->in[k];
-    }
-    for (int d = 0; d < tv->logical.n && d < 64; d++)
-        if (!seen[d] && tv->logical.ptr[d]->itype != IT_BROADCAST)
-            return tv->logical.ptr[d];
-    return NULL;
-}
-
-static bool check_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *what) {
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < i; j++)
-            if (ids[i] == ids[j])
-                return wf_failb(&tv->f->err, WF_ERR_ARG,
-                                "T%d.%s: axes %d and %d are the same "
-                                "IterDomain",
-                                tv->id, what, j, i);
-    const wf_iterdomain *missing = uncovered(tv, n, ids);
-    if (!missing)
-        return true;
-    sbuf b = {0};
-    ir_print_id(&b, missing);
-    wf_failb(&tv->f->err, WF_ERR_ARG,
-             "T%d.%s: the domain must cover T%d's logical domain, but nothing in it derives "
-             "from %s",
-             tv->id, what, tv->id, sbuf_str(&b));
-    sbuf_free(&b);
-    return false;
-}
-
-/* Every ID must come from tv's own history (its logical domain or a transform of it). */
-static bool in_history(const wf_tv *tv, const wf_iterdomain *id) {
-    return id && id->tv == tv;
-}
-
 void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous) {
     TV_GATE(tv, );
-    if (n <= 0 || n > 16 || !ids) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_allocation_domain: %d axes", tv->id, n);
+    if (n <= 0 || !ids) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_allocation_domain: %d axes%s; give at least one IterDomain", tv->id, n,
+                ids ? "" : " (ids is NULL)");
         return;
     }
-    for (int i = 0; i < n; i++)
-        if (!in_history(tv, ids[i])) {
-            wf_fail(&tv->f->err, WF_ERR_ARG,
-                    "T%d.set_allocation_domain: axis %d is not an IterDomain of T%d", tv->id, i,
-                    tv->id);
-            return;
-        }
-    if (!check_domain(tv, n, ids, "set_allocation_domain"))
-        return;
-    if (!contiguous) {
-        wf_fail(&tv->f->err, WF_ERR_UNSUPPORTED,
-                "T%d.set_allocation_domain: non-contiguous allocation domains are not supported",
-                tv->id);
-        return;
-    }
-    ir_copy_ids(tv->f, &tv->alloc, ids, n);
+    sched_set_allocation_domain(tv, n, ids, contiguous);
 }
 
 void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids) {
     TV_GATE(tv, );
-    if (n <= 0 || n > 64 || !ids) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_loop_domain: %d axes", tv->id, n);
+    if (n <= 0 || !ids) {
+        wf_fail(&tv->f->err, WF_ERR_ARG,
+                "T%d.set_loop_domain: %d axes%s; give at least one IterDomain", tv->id, n,
+                ids ? "" : " (ids is NULL)");
         return;
     }
-    for (int i = 0; i < n; i++)
-        if (!in_history(tv, ids[i])) {
-            wf_fail(&tv->f->err, WF_ERR_ARG,
-                    "T%d.set_loop_domain: axis %d is not an IterDomain of T%d", tv->id, i, tv->id);
-            return;
-        }
-    if (!check_domain(tv, n, ids, "set_loop_domain"))
-        return;
-    if (tv->ca_pos > 0 || tv->max_producer_pos > 0) {
-        wf_fail(&tv->f->err, WF_ERR_SCHEDULE,
-                "T%d.set_loop_domain: set the loop domain before inlining", tv->id);
-        return;
-    }
-    ir_copy_ids(tv->f, &tv->loop, ids, n);
+    sched_set_loop_domain(tv, n, ids);
 }
 
 void wf_tv_inline_at(wf_tv *tv, int pos) {
@@ -335,6 +296,14 @@ void wf_inline_all_at(wf_tv *ref, int pos) {
 
 wf_tv *wf_cache_after(wf_tv *tv) {
     TV_GATE(tv, NULL);
+    /* An output nothing reads: its cache would be read by nothing and dropped.
+       (A cache after an input with no uses yet is fine: later ops read it.) */
+    if (tv->is_output && tv->uses.n == 0)
+        return wf_fail(&tv->f->err, WF_ERR_ARG,
+                       "cache_after(T%d): T%d is a fusion output that nothing in the fusion "
+                       "reads, so a cache after it would be read by nothing and dropped; to "
+                       "compute an output in registers and then store it, use wf_cache_before",
+                       tv->id, tv->id);
     return sched_cache_after(tv);
 }
 

@@ -85,26 +85,21 @@ bool val_uses_sym(const wf_val *v, sym_kind k, int a);
 void val_range(const wf_val *v, int64_t *lo, int64_t *hi);
 /* Provably x < y / x <= y, from ranges. */
 bool val_prove_lt(const wf_val *x, const wf_val *y);
-/* Evaluate under a binding of symbols; false if a symbol is unbound or a division by 0. */
+/* Evaluate under a binding of symbols; false if a symbol is unbound, a
+   division by 0 or an int64 overflow (see val_apply). */
 typedef bool (*val_binding)(void *ctx, const wf_val *sym, int64_t *out);
 bool val_eval(const wf_val *v, val_binding bind, void *ctx, int64_t *out);
-/* One binary operator on values, as the GPU computes it on 64-bit integers:
-   + - * wrap (two's complement), MIN / -1 and MIN % -1 wrap (to MIN and 0);
-   false on a division by zero (an index or extent dividing by zero is
-   reported, never computed). Inline: the CPU reference executor applies it
-   per thread. */
+/* One binary operator on values (C semantics on int64); false on division by
+   zero or when the result overflows int64 (C leaves that undefined, so no
+   answer is right). Inline: the CPU reference executor applies it per thread. */
 static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
-    uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
     switch (k) {
     case V_ADD:
-        *out = (int64_t)(ux + uy);
-        return true;
+        return !__builtin_add_overflow(x, y, out);
     case V_SUB:
-        *out = (int64_t)(ux - uy);
-        return true;
+        return !__builtin_sub_overflow(x, y, out);
     case V_MUL:
-        *out = (int64_t)(ux * uy);
-        return true;
+        return !__builtin_mul_overflow(x, y, out);
     case V_XOR:
         *out = x ^ y;
         return true;
@@ -119,15 +114,16 @@ static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
         return true;
     case V_DIV:
     case V_MOD:
-    case V_CEILDIV:
-        if (y == 0)
+        if (y == 0 || (x == INT64_MIN && y == -1))
             return false;
-        if (k == V_CEILDIV) /* (x + y - 1) / y, as wf_ceildiv computes it */
-            x = (int64_t)(ux + uy - 1);
-        if (y == -1)
-            *out = k == V_MOD ? 0 : (int64_t)(0 - (uint64_t)x);
-        else
-            *out = k == V_MOD ? x % y : x / y;
+        *out = k == V_DIV ? x / y : x % y;
+        return true;
+    case V_CEILDIV:
+        /* (x + y - 1) / y, evaluated left to right as C does */
+        if (y == 0 || __builtin_add_overflow(x, y, out) || __builtin_sub_overflow(*out, 1, out) ||
+            (*out == INT64_MIN && y == -1))
+            return false;
+        *out /= y;
         return true;
     default:
         return false;
@@ -244,6 +240,7 @@ struct wf_fusion {
     VEC(ir_op *) ops;         /* in creation order; not necessarily topological after caching */
     VEC(wf_iterdomain *) ids; /* every IterDomain, indexed by its id */
     VEC(id_transform *) transforms; /* every transform, indexed by its id */
+    char *text; /* the last wf_*_string result (heap), valid until the next one */
 };
 
 const char *ir_op_name(op_kind k);

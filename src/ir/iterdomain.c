@@ -85,7 +85,28 @@ id_transform *ir_split(wf_fusion *f, wf_iterdomain *in, int64_t factor, bool inn
     return t;
 }
 
+/* A merge of two constant extents whose product overflows int64 would get an
+   unfolded (so "symbolic") extent and wrap at run time: refuse it. */
+static bool merge_fits(wf_fusion *f, const wf_iterdomain *outer, const wf_iterdomain *inner) {
+    int64_t eo = ir_id_const_extent(outer), ei = ir_id_const_extent(inner), prod;
+    if (eo < 0 || ei < 0 || !__builtin_mul_overflow(eo, ei, &prod))
+        return true;
+    sbuf a = {0}, b = {0};
+    ir_print_id(&a, outer);
+    ir_print_id(&b, inner);
+    wf_failb(&f->err, WF_ERR_ARG,
+             "T%d.merge: merging %s and %s gives %lld x %lld elements, more than a 64-bit "
+             "extent holds; no tensor has that many elements",
+             outer->tv ? outer->tv->id : -1, sbuf_str(&a), sbuf_str(&b), (long long)eo,
+             (long long)ei);
+    sbuf_free(&a);
+    sbuf_free(&b);
+    return false;
+}
+
 id_transform *ir_merge(wf_fusion *f, wf_iterdomain *outer, wf_iterdomain *inner) {
+    if (!merge_fits(f, outer, inner))
+        return NULL;
     id_transform *t = new_transform(f, TF_MERGE, 2, outer, inner);
     if (!t)
         return NULL;

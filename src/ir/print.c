@@ -139,30 +139,33 @@ static int cmp_transform(const void *x, const void *y) {
     return (a->id > c->id) - (a->id < c->id);
 }
 
-/* The transforms between tv's logical domain and its loop/allocation domains. */
-static int history(const wf_tv *tv, id_transform **out, int max) {
-    int n = 0;
-    wf_iterdomain *stack[512];
-    int sp = 0;
-    for (int i = 0; i < tv->loop.n && sp < 512; i++)
-        stack[sp++] = tv->loop.ptr[i];
-    for (int i = 0; i < tv->alloc.n && sp < 512; i++)
-        stack[sp++] = tv->alloc.ptr[i];
-    while (sp > 0) {
-        id_transform *t = stack[--sp]->def;
-        if (!t)
+typedef VEC(id_transform *) tf_list;
+
+/* The transforms between tv's logical domain and its loop/allocation domains,
+   in creation order, into *out (heap; the caller frees it). A transform is
+   listed once: it is marked in `seen`, one byte per transform of the fusion.
+   On out of memory the list is cut short (a printout, not a decision). */
+static void history(const wf_tv *tv, tf_list *out) {
+    VEC(const wf_iterdomain *) stack = {0};
+    char *seen = calloc((size_t)tv->f->transforms.n + 1, 1);
+    bool ok = seen != NULL;
+    for (int i = 0; ok && i < tv->loop.n; i++)
+        ok = vec_push_heap(&stack, tv->loop.ptr[i]);
+    for (int i = 0; ok && i < tv->alloc.n; i++)
+        ok = vec_push_heap(&stack, tv->alloc.ptr[i]);
+    while (ok && stack.n > 0) {
+        id_transform *t = stack.ptr[--stack.n]->def;
+        if (!t || seen[t->id])
             continue;
-        bool seen = false;
-        for (int i = 0; i < n; i++)
-            seen |= out[i] == t;
-        if (seen || n == max)
-            continue;
-        out[n++] = t;
-        for (int i = 0; i < t->nin && sp < 512; i++)
-            stack[sp++] = t->in[i];
+        seen[t->id] = 1;
+        ok = vec_push_heap(out, t);
+        for (int i = 0; ok && i < t->nin; i++)
+            ok = vec_push_heap(&stack, t->in[i]);
     }
-    qsort(out, (size_t)n, sizeof *out, cmp_transform);
-    return n;
+    free(seen);
+    vec_free(&stack);
+    if (out->n > 1)
+        qsort(out->ptr, (size_t)out->n, sizeof *out->ptr, cmp_transform);
 }
 
 static void print_transform(sbuf *b, const id_transform *t) {
@@ -192,14 +195,15 @@ static void print_transform(sbuf *b, const id_transform *t) {
 }
 
 static void print_tv_transforms(sbuf *b, const wf_tv *tv) {
-    id_transform *hist[256];
+    tf_list hist = {0};
     ir_print_tv(b, tv);
     sbuf_puts(b, "\n logical domain : (");
     print_ids(b, tv->logical.ptr, tv->logical.n);
     sbuf_puts(b, ")\n");
-    int n = history(tv, hist, 256);
-    for (int i = 0; i < n; i++)
-        print_transform(b, hist[i]);
+    history(tv, &hist);
+    for (int i = 0; i < hist.n; i++)
+        print_transform(b, hist.ptr[i]);
+    vec_free(&hist);
     if (tv->alloc.n) {
         sbuf_puts(b, " allocation domain : (");
         print_ids(b, tv->alloc.ptr, tv->alloc.n);

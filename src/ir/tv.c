@@ -22,6 +22,7 @@ void ir_fusion_free(wf_fusion *f) {
     if (!f)
         return;
     arena_free(&f->arena);
+    free(f->text);
     free(f);
 }
 
@@ -58,8 +59,10 @@ wf_tv *ir_tv_new(wf_fusion *f, wf_dtype t, int ndim, const wf_val *const *extent
 }
 
 wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const int8_t *contig) {
-    const wf_val *ext[16];
+    const wf_val **ext = ARENA_ARRAY(&f->arena, const wf_val *, ndim > 0 ? ndim : 1);
     int tvid = f->tvs.n;
+    if (!ext)
+        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < ndim; i++) {
         char name[48];
         snprintf(name, sizeof name, "T%d.size[%d]", tvid, i);

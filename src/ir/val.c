@@ -104,6 +104,11 @@ static int64_t neg(int64_t x) {
     return x == INT64_MIN ? INT64_MAX : x == INT64_MAX ? INT64_MIN : -x;
 }
 
+/* ceil(x / y) for x >= 0, y > 0, without the overflow of (x + y - 1) / y. */
+static int64_t ceildiv_pos(int64_t x, int64_t y) {
+    return x / y + (x % y != 0);
+}
+
 static void range_mul(int64_t al, int64_t ah, int64_t bl, int64_t bh, int64_t *lo, int64_t *hi) {
     int64_t c[4] = {sat_mul(al, bl), sat_mul(al, bh), sat_mul(ah, bl), sat_mul(ah, bh)};
     *lo = *hi = c[0];
@@ -152,8 +157,8 @@ void val_range(const wf_val *v, int64_t *lo, int64_t *hi) {
     case V_DIV:
     case V_CEILDIV:
         if (al >= 0 && bl > 0) {
-            *lo = v->kind == V_DIV ? al / bh : (al + bh - 1) / bh;
-            *hi = ah == INT64_MAX ? INT64_MAX : v->kind == V_DIV ? ah / bl : (ah + bl - 1) / bl;
+            *lo = v->kind == V_DIV ? al / bh : ceildiv_pos(al, bh);
+            *hi = ah == INT64_MAX ? INT64_MAX : v->kind == V_DIV ? ah / bl : ceildiv_pos(ah, bl);
         }
         break;
     case V_MOD:
@@ -241,7 +246,10 @@ static void collect(terms *t, const wf_val *v, int64_t scale) {
         return;
     case V_SUB:
         collect(t, v->a, scale);
-        collect(t, v->b, -scale);
+        if (scale == INT64_MIN)
+            t->overflow = true;
+        else
+            collect(t, v->b, -scale);
         return;
     case V_MUL:
         if (v->b->kind == V_CONST) {
@@ -256,6 +264,16 @@ static void collect(terms *t, const wf_val *v, int64_t scale) {
         break;
     }
     add_term(t, v, scale);
+}
+
+/* rebuild negates negative coefficients and constants: INT64_MIN cannot be. */
+static bool unbuildable(const terms *t) {
+    if (t->overflow || t->cst == INT64_MIN)
+        return true;
+    for (int i = 0; i < t->n; i++)
+        if (t->coef[i] == INT64_MIN)
+            return true;
+    return false;
 }
 
 static const wf_val *term_val(wf_arena *a, const wf_val *base, int64_t coef) {
@@ -290,11 +308,12 @@ static const wf_val *rebuild(wf_arena *a, const terms *t) {
 /* Is base (x / y) * y with coefficient cq, and base2 x % y with coefficient
    cr, such that together they are cr * x? (Euclid: x / y * y + x % y == x.) */
 static const wf_val *div_mod_pair(const wf_val *q, int64_t cq, const wf_val *r, int64_t cr) {
+    int64_t prod;
     if (r->kind != V_MOD || cr == 0)
         return NULL;
     if (q->kind == V_DIV && r->b->kind == V_CONST &&
         val_equal(q, &(wf_val){.kind = V_DIV, .a = r->a, .b = r->b}))
-        return cq == cr * r->b->c ? r->a : NULL;
+        return !__builtin_mul_overflow(cr, r->b->c, &prod) && cq == prod ? r->a : NULL;
     if (q->kind == V_MUL && q->a->kind == V_DIV && val_equal(q->b, r->b) &&
         val_equal(q->a->a, r->a) && val_equal(q->a->b, r->b))
         return cq == cr ? r->a : NULL;
@@ -322,10 +341,10 @@ static const wf_val *linear(wf_arena *a, const wf_val *x, const wf_val *y, int64
     terms t = {.n = 0};
     collect(&t, x, 1);
     collect(&t, y, ys);
-    if (t.overflow)
+    if (unbuildable(&t))
         return mk(a, k, x, y);
     fold_div_mod(&t);
-    return rebuild(a, &t);
+    return unbuildable(&t) ? mk(a, k, x, y) : rebuild(a, &t);
 }
 
 const wf_val *val_add(wf_arena *a, const wf_val *x, const wf_val *y) {
@@ -354,7 +373,7 @@ const wf_val *val_mul(wf_arena *a, const wf_val *x, const wf_val *y) {
         return y;
     terms t = {.n = 0};
     collect(&t, x, y->c);
-    if (t.overflow)
+    if (unbuildable(&t))
         return mk(a, V_MUL, x, y);
     return rebuild(a, &t);
 }
@@ -365,7 +384,7 @@ static void split_by_const(wf_arena *a, const wf_val *x, int64_t c, const wf_val
                            const wf_val **rem) {
     terms t = {.n = 0}, q = {.n = 0}, r = {.n = 0};
     collect(&t, x, 1);
-    if (t.overflow) {
+    if (unbuildable(&t)) {
         *quot = NULL;
         *rem = x;
         return;
@@ -378,8 +397,8 @@ static void split_by_const(wf_arena *a, const wf_val *x, int64_t c, const wf_val
     }
     q.cst = t.cst / c * c == t.cst ? t.cst / c : 0;
     r.cst = t.cst - q.cst * c;
-    *quot = (q.n || q.cst) ? rebuild(a, &q) : NULL;
-    *rem = rebuild(a, &r);
+    *quot = (q.n || q.cst) && !unbuildable(&q) ? rebuild(a, &q) : NULL;
+    *rem = *quot ? rebuild(a, &r) : x;
 }
 
 /* x == q * y + r with q, r returned, for a symbolic y: terms of the form
@@ -388,13 +407,15 @@ static bool split_by_sym(wf_arena *a, const wf_val *x, const wf_val *y, const wf
                          const wf_val **rem) {
     terms t = {.n = 0}, q = {.n = 0}, r = {.n = 0};
     collect(&t, x, 1);
-    if (t.overflow)
+    if (unbuildable(&t))
         return false;
     for (int i = 0; i < t.n; i++) {
         const wf_val *b = t.base[i];
+        if (val_equal(b, y) && __builtin_add_overflow(q.cst, t.coef[i], &q.cst))
+            return false;
         if (val_equal(b, y))
-            q.cst += t.coef[i];
-        else if (b->kind == V_MUL && val_equal(b->b, y))
+            continue;
+        if (b->kind == V_MUL && val_equal(b->b, y))
             add_term(&q, b->a, t.coef[i]);
         else if (b->kind == V_MUL && val_equal(b->a, y))
             add_term(&q, b->b, t.coef[i]);
@@ -402,7 +423,7 @@ static bool split_by_sym(wf_arena *a, const wf_val *x, const wf_val *y, const wf
             add_term(&r, b, t.coef[i]);
     }
     r.cst = t.cst;
-    if (!q.n && !q.cst)
+    if ((!q.n && !q.cst) || unbuildable(&q) || unbuildable(&r))
         return false;
     *quot = rebuild(a, &q);
     *rem = rebuild(a, &r);
@@ -418,8 +439,9 @@ const wf_val *val_div(wf_arena *a, const wf_val *x, const wf_val *y) {
         return OOM;
     if (val_is_const_eq(y, 1))
         return x;
-    if (x->kind == V_CONST && y->kind == V_CONST && y->c != 0)
-        return val_const(a, x->c / y->c);
+    int64_t c;
+    if (x->kind == V_CONST && y->kind == V_CONST && val_apply(V_DIV, x->c, y->c, &c))
+        return val_const(a, c);
     if (!nonneg(x) || !nonneg(y))
         return mk(a, V_DIV, x, y);
     if (val_prove_lt(x, y) || val_is_const_eq(x, 0))
@@ -443,8 +465,9 @@ const wf_val *val_mod(wf_arena *a, const wf_val *x, const wf_val *y) {
         return OOM;
     if (val_is_const_eq(y, 1))
         return val_const(a, 0);
-    if (x->kind == V_CONST && y->kind == V_CONST && y->c != 0)
-        return val_const(a, x->c % y->c);
+    int64_t c;
+    if (x->kind == V_CONST && y->kind == V_CONST && val_apply(V_MOD, x->c, y->c, &c))
+        return val_const(a, c);
     if (!nonneg(x) || !nonneg(y))
         return mk(a, V_MOD, x, y);
     if (val_prove_lt(x, y))
@@ -467,8 +490,8 @@ const wf_val *val_ceildiv(wf_arena *a, const wf_val *x, const wf_val *y) {
         return OOM;
     if (val_is_const_eq(y, 1))
         return x;
-    if (x->kind == V_CONST && y->kind == V_CONST && y->c > 0)
-        return val_const(a, (x->c + y->c - 1) / y->c);
+    if (x->kind == V_CONST && y->kind == V_CONST && x->c >= 0 && y->c > 0)
+        return val_const(a, ceildiv_pos(x->c, y->c));
     return mk(a, V_CEILDIV, x, y);
 }
 
@@ -505,12 +528,19 @@ const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y) {
     return mk(a, V_EQ, x, y);
 }
 
+/* Is v 0 or 1 (a predicate), so that 1 && v == v? */
+static bool is_bool(const wf_val *v) {
+    int64_t lo, hi;
+    val_range(v, &lo, &hi);
+    return lo >= 0 && hi <= 1;
+}
+
 const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y) {
     if (!x || !y)
         return OOM;
-    if (val_is_const_eq(x, 1) || val_is_const_eq(y, 0))
+    if (val_is_const_eq(y, 0) || (val_is_const_eq(x, 1) && is_bool(y)))
         return y;
-    if (val_is_const_eq(y, 1) || val_is_const_eq(x, 0))
+    if (val_is_const_eq(x, 0) || (val_is_const_eq(y, 1) && is_bool(x)))
         return x;
     return mk(a, V_AND, x, y);
 }

@@ -34,7 +34,7 @@ static bool run_for(ix_exec *x, const in_node *n) {
     const int64_t *ext;
     bool vary;
     if (!ix_eval(x, &n->extent, &ext, &vary))
-        return ix_fail(x, "a loop extent divides by zero");
+        return ix_fail(x, "a loop extent divides by zero or overflows int64");
     int64_t extent = ext[0]; /* the register file is reused by the body */
     for (int64_t i = 0; i < extent; i++) {
         x->loopv[n->slot] = i;
@@ -49,7 +49,7 @@ static bool run_if(ix_exec *x, const in_node *n) {
     const int64_t *c;
     bool vary;
     if (!ix_eval(x, &n->cond, &c, &vary))
-        return ix_fail(x, "a predicate divides by zero");
+        return ix_fail(x, "a predicate divides by zero or overflows int64");
     int T = x->nthreads;
     uint8_t *saved = x->masks + (size_t)x->if_depth * (size_t)T;
     memcpy(saved, x->mask, (size_t)T);

@@ -165,13 +165,13 @@ bool ix_stmt(ix_exec *x, const in_node *n) {
     /* Index results live in the register file: evaluate, then copy the inputs'. */
     for (int k = 0; k < n->nin; k++) {
         if (!ix_eval(x, &n->in_index[k], &ii[k], &iv[k]))
-            return ix_fail(x, "an index divides by zero in statement: %s", n->text);
+            return ix_fail(x, "an index divides by zero or overflows int64 in statement: %s", n->text);
         int64_t *copy = x->saved + (size_t)k * (size_t)x->nthreads;
         memcpy(copy, ii[k], sizeof(int64_t) * (size_t)(iv[k] ? x->nthreads : 1));
         ii[k] = copy;
     }
     if (!ix_eval(x, &n->out_index, &oi, &ov))
-        return ix_fail(x, "an index divides by zero in statement: %s", n->text);
+        return ix_fail(x, "an index divides by zero or overflows int64 in statement: %s", n->text);
     for (int t = 0; t < x->nthreads; t++)
         for (int64_t e = 0; x->mask[t] && e < n->vec; e++)
             if (!element(x, n, t, e, oi, ov, ii, iv))

@@ -228,12 +228,18 @@ bool rt_nvrtc_available(void) {
     return true;
 }
 
+/* The target's name: the architecture-specific "sm_XXa" from Hopper (90) on,
+   where those targets exist; plain "sm_XX" before (there is no sm_75a). */
+static void target_name(char *buf, size_t size, int sm) {
+    snprintf(buf, size, sm >= 90 ? "sm_%da" : "sm_%d", sm);
+}
+
 wf_status rt_nvrtc_compile(const char *src, const char *name, int sm, rt_nvrtc_result *out,
                            char *msg, size_t msgsize) {
     nvrtc_api api;
     nvrtc_prog prog = NULL;
     rt_nvrtc_result res;
-    char arch[64], target[24];
+    char arch[64], target[32];
     const char *opts[3];
     char *log;
     nvrtc_res r;
@@ -277,8 +283,7 @@ wf_status rt_nvrtc_compile(const char *src, const char *name, int sm, rt_nvrtc_r
     /* The "a" targets unlock the architecture-specific instructions (wgmma,
        tcgen05, setmaxnreg) the generated kernels may use; such a cubin runs
        only on that exact SM, which is what we compile for anyway. */
-    /* Only sm_90 and later have "a" variants (sm_75a does not exist). */
-    snprintf(target, sizeof target, sm >= 90 ? "sm_%da" : "sm_%d", sm);
+    target_name(target, sizeof target, sm);
     snprintf(arch, sizeof arch, "--gpu-architecture=%s", target);
     opts[0] = arch;
     opts[1] = "-std=c++17";

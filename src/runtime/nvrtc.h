@@ -24,7 +24,8 @@ typedef struct {
 } rt_nvrtc_result;
 
 /* Compile src (name is the file name in diagnostics; NULL = "weft_kernel.cu")
-   for sm_<sm>a, e.g. sm=90 -> --gpu-architecture=sm_90a, with -std=c++17 and
+   for sm_<sm>a from 90 on (sm=90 -> --gpu-architecture=sm_90a) and plain
+   sm_<sm> below (there is no sm_75a), with -std=c++17 and
    -default-device (no --use_fast_math).
    Returns WF_OK with *out filled (if out is not NULL; on any failure *out is
    left zeroed); WF_ERR_ARG for a NULL src or sm <= 0; WF_ERR_UNSUPPORTED if

@@ -10,8 +10,11 @@
 #include "sched/sched.h"
 
 static wf_tv *clone_shape(wf_tv *tv) {
-    const wf_val *ext[16];
-    id_itype it[16];
+    int n = tv->logical.n;
+    const wf_val **ext = ARENA_ARRAY(&tv->f->arena, const wf_val *, n > 0 ? n : 1);
+    id_itype *it = ARENA_ARRAY(&tv->f->arena, id_itype, n > 0 ? n : 1);
+    if (!ext || !it)
+        return wf_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
     for (int d = 0; d < tv->logical.n; d++) {
         ext[d] = tv->logical.ptr[d]->extent;
         it[d] = tv->logical.ptr[d]->itype;
@@ -27,10 +30,10 @@ static bool identity_dims(ir_op *op, int n) {
 
 wf_tv *sched_cache_after(wf_tv *tv) {
     wf_fusion *f = tv->f;
-    ir_op *old_uses[64];
     int nuses = tv->uses.n;
-    if (nuses > 64)
-        return wf_fail(&f->err, WF_ERR_UNSUPPORTED, "cache_after(T%d): more than 64 uses", tv->id);
+    ir_op **old_uses = ARENA_ARRAY(&f->arena, ir_op *, nuses > 0 ? nuses : 1);
+    if (!old_uses)
+        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < nuses; i++)
         old_uses[i] = tv->uses.ptr[i];
     wf_tv *c = clone_shape(tv);

@@ -10,11 +10,16 @@
 
 #include <stdio.h>
 
+/* Each consumer's max_producer_pos is the deepest position of its producers,
+   recomputed (not only raised) so that moving a producer's position back,
+   down to 0, frees the consumer's axes again. */
 static void update_consumers(wf_tv *tv) {
     for (int u = 0; u < tv->uses.n; u++) {
         wf_tv *c = tv->uses.ptr[u]->out;
-        if (tv->ca_pos > c->max_producer_pos)
-            c->max_producer_pos = tv->ca_pos;
+        c->max_producer_pos = 0;
+        for (int k = 0; k < c->def->nin; k++)
+            if (c->def->in[k]->ca_pos > c->max_producer_pos)
+                c->max_producer_pos = c->def->in[k]->ca_pos;
     }
 }
 

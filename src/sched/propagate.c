@@ -15,15 +15,63 @@
  */
 #include "sched/sched.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+/* Side tables of one propagation, indexed by IterDomain / transform id. They
+   grow as replays create IDs, and only the entries an edge wrote are cleared
+   afterwards, so a long chain of tensors costs time linear in its length. */
 typedef struct {
     wf_iterdomain **to; /* per source-side ID id: the target-side ID, or NULL */
+    int cap;
+    char *seen; /* per transform id: already in the history being collected */
+    int seen_cap;
+    VEC(int) touched;      /* ids written in `to` by the current edge */
+    VEC(int) seen_touched; /* ids written in `seen` */
+    bool lost;             /* a `touched` push failed: clear everything */
 } idmap;
 
+static bool grow_zeroed(void **p, int *cap, int need, size_t elem) {
+    if (need <= *cap)
+        return true;
+    int ncap = *cap ? *cap : 1024;
+    while (ncap < need)
+        ncap *= 2;
+    void *q = realloc(*p, (size_t)ncap * elem);
+    if (!q)
+        return false;
+    memset((char *)q + (size_t)*cap * elem, 0, (size_t)(ncap - *cap) * elem);
+    *p = q;
+    *cap = ncap;
+    return true;
+}
+
+static void map_set(idmap *m, int id, wf_iterdomain *to) {
+    if (!m->to[id] && !vec_push_heap(&m->touched, id))
+        m->lost = true;
+    m->to[id] = to;
+}
+
+static void map_clear(idmap *m) {
+    if (m->lost)
+        memset(m->to, 0, (size_t)m->cap * sizeof *m->to);
+    m->lost = false;
+    for (int i = 0; i < m->touched.n; i++)
+        m->to[m->touched.ptr[i]] = NULL;
+    for (int i = 0; i < m->seen_touched.n; i++)
+        m->seen[m->seen_touched.ptr[i]] = 0;
+    m->touched.n = m->seen_touched.n = 0;
+}
+
+static void map_free(idmap *m) {
+    free(m->to);
+    free(m->seen);
+    vec_free(&m->touched);
+    vec_free(&m->seen_touched);
+}
+
 /* Map the logical IDs of `from` to those of `to` across the op between them. */
-static int map_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
-    int n = 0;
+static void map_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
     bool to_is_consumer = op->out == to;
     for (int k = 0; k < op->nin; k++) {
         wf_tv *in = op->in[k];
@@ -37,12 +85,18 @@ static int map_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
                same merges as the tensor it is broadcast against, so it can be inlined. */
             wf_iterdomain *a = in->logical.ptr[s], *b = op->out->logical.ptr[d];
             if (to_is_consumer)
-                m->to[a->id] = b;
+                map_set(m, a->id, b);
             else
-                m->to[b->id] = a;
-            n++;
+                map_set(m, b->id, a);
         }
     }
+}
+
+/* How many dims the edge (op, input k) maps: the weight of the spanning tree. */
+static int edge_weight(const ir_op *op, int k) {
+    int n = 0;
+    for (int d = 0; d < op->out->logical.n; d++)
+        n += op->in_dim[k][d] >= 0;
     return n;
 }
 
@@ -53,30 +107,36 @@ static bool in_list(const id_list *l, const wf_iterdomain *id) {
     return false;
 }
 
-/* The transforms from `tv`'s logical domain to its loop domain, in creation order. */
-static int loop_history(wf_tv *tv, id_transform **out, int max, char *seen) {
-    int n = 0;
-    wf_iterdomain *stack[256];
-    int sp = 0;
-    for (int i = 0; i < tv->loop.n; i++)
-        stack[sp++] = tv->loop.ptr[i];
-    while (sp > 0) {
-        wf_iterdomain *id = stack[--sp];
+static int cmp_transform(const void *x, const void *y) {
+    const id_transform *a = *(id_transform *const *)x, *b = *(id_transform *const *)y;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+typedef VEC(id_transform *) tf_list;
+typedef VEC(wf_iterdomain *) id_stack;
+
+/* The transforms from `tv`'s logical domain to its loop domain, in creation
+   order, into *out (heap). False when memory runs out. */
+static bool loop_history(wf_tv *tv, tf_list *out, idmap *m) {
+    id_stack stack = {0};
+    bool ok = true;
+    out->n = 0;
+    for (int i = 0; ok && i < tv->loop.n; i++)
+        ok = vec_push_heap(&stack, tv->loop.ptr[i]);
+    while (ok && stack.n > 0) {
+        wf_iterdomain *id = stack.ptr[--stack.n];
         id_transform *t = id->def;
-        if (!t || in_list(&tv->logical, id) || seen[t->id] || n == max)
+        if (!t || in_list(&tv->logical, id) || m->seen[t->id])
             continue;
-        seen[t->id] = 1;
-        out[n++] = t;
-        for (int i = 0; i < t->nin && sp < 254; i++)
-            stack[sp++] = t->in[i];
+        m->seen[t->id] = 1;
+        ok = vec_push_heap(&m->seen_touched, t->id) && vec_push_heap(out, t);
+        for (int i = 0; ok && i < t->nin; i++)
+            ok = vec_push_heap(&stack, t->in[i]);
     }
-    for (int i = 1; i < n; i++) /* insertion sort by id = creation order */
-        for (int j = i; j > 0 && out[j - 1]->id > out[j]->id; j--) {
-            id_transform *s = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = s;
-        }
-    return n;
+    vec_free(&stack);
+    if (ok && out->n > 1)
+        qsort(out->ptr, (size_t)out->n, sizeof *out->ptr, cmp_transform);
+    return ok;
 }
 
 static id_transform *replay_one(wf_fusion *f, const id_transform *t, wf_iterdomain *x,
@@ -94,34 +154,38 @@ static id_transform *replay_one(wf_fusion *f, const id_transform *t, wf_iterdoma
     }
 }
 
-static bool replay(wf_tv *from, idmap *m, char *seen) {
-    wf_fusion *f = from->f;
-    id_transform *hist[256];
-    memset(seen, 0, (size_t)f->transforms.n + 1);
-    int n = loop_history(from, hist, 256, seen);
-    for (int i = 0; i < n; i++) {
-        const id_transform *t = hist[i];
-        wf_iterdomain *x = m->to[t->in[0]->id], *y = t->nin > 1 ? m->to[t->in[1]->id] : NULL;
-        if (t->kind == TF_MERGE && (!x || !y)) {
-            if (x || y)
-                m->to[t->out[0]->id] = x ? x : y;
-            continue;
-        }
-        if (!x || (t->nin > 1 && !y))
-            continue;
-        if (t->kind == TF_SWIZZLE && !ir_swizzle_ok(x, y)) {
-            /* A broadcast (extent 1) cannot be swizzled: keep both axes as they are. */
-            m->to[t->out[0]->id] = x;
-            m->to[t->out[1]->id] = y;
-            continue;
-        }
-        id_transform *r = replay_one(f, t, x, y);
-        if (!r)
-            return false;
-        for (int k = 0; k < t->nout; k++)
-            m->to[t->out[k]->id] = r->out[k];
+static bool replay_step(wf_fusion *f, const id_transform *t, idmap *m) {
+    wf_iterdomain *x = m->to[t->in[0]->id], *y = t->nin > 1 ? m->to[t->in[1]->id] : NULL;
+    if (t->kind == TF_MERGE && (!x || !y)) {
+        if (x || y)
+            map_set(m, t->out[0]->id, x ? x : y);
+        return true;
     }
+    if (!x || (t->nin > 1 && !y))
+        return true;
+    if (t->kind == TF_SWIZZLE && !ir_swizzle_ok(x, y)) {
+        /* A broadcast (extent 1) cannot be swizzled: keep both axes as they are. */
+        map_set(m, t->out[0]->id, x);
+        map_set(m, t->out[1]->id, y);
+        return true;
+    }
+    id_transform *r = replay_one(f, t, x, y);
+    if (!r)
+        return false;
+    for (int k = 0; k < t->nout; k++)
+        map_set(m, t->out[k]->id, r->out[k]);
     return true;
+}
+
+static bool replay(wf_tv *from, idmap *m) {
+    tf_list hist = {0};
+    bool ok = loop_history(from, &hist, m);
+    if (!ok)
+        wf_fail(&from->f->err, WF_ERR_MEMORY, "out of memory");
+    for (int i = 0; ok && i < hist.n; i++)
+        ok = replay_step(from->f, hist.ptr[i], m);
+    vec_free(&hist);
+    return ok;
 }
 
 /* Is `id` derived from (or equal to) a member of `l`? Used to keep leftovers. */
@@ -157,68 +221,106 @@ static bool set_loop(wf_tv *from, wf_tv *to, idmap *m) {
     return true;
 }
 
-static bool propagate_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m, char *seen) {
-    memset(m->to, 0, sizeof(*m->to) * (size_t)from->f->ids.n);
+static bool propagate_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
+    wf_fusion *f = from->f;
+    /* Replays index the tables by ids that exist now (the source side's). */
+    if (!grow_zeroed((void **)&m->to, &m->cap, f->ids.n, sizeof *m->to) ||
+        !grow_zeroed((void **)&m->seen, &m->seen_cap, f->transforms.n, 1))
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     map_edge(from, to, op, m);
-    if (!replay(from, m, seen))
-        return false;
-    return set_loop(from, to, m);
+    bool ok = replay(from, m) && set_loop(from, to, m);
+    map_clear(m);
+    return ok;
 }
 
+/* ---- the spanning tree: Prim's algorithm over a heap of candidate edges ---- */
+
 typedef struct {
-    wf_tv *from, *to;
     ir_op *op;
-    int weight;
+    int k;      /* the edge is op->in[k] -- op->out */
+    int weight; /* dims it maps */
 } edge;
 
-static int collect_edges(wf_fusion *f, const char *done, edge *out, int max, idmap *m) {
-    int n = 0;
-    for (int i = 0; i < f->ops.n; i++) {
-        ir_op *op = f->ops.ptr[i];
-        for (int k = 0; k < op->nin; k++) {
-            wf_tv *a = op->in[k], *b = op->out;
-            if (done[a->id] == done[b->id] || n == max)
-                continue;
-            edge e = {done[a->id] ? a : b, done[a->id] ? b : a, op, 0};
-            memset(m->to, 0, sizeof(*m->to) * (size_t)f->ids.n);
-            e.weight = map_edge(e.from, e.to, op, m);
-            out[n++] = e;
-        }
+/* Heap order: most mapped dims first, then the first op (and input) created,
+   so the tree does not depend on the heap's internals. */
+static bool before(const edge *a, const edge *b) {
+    if (a->weight != b->weight)
+        return a->weight > b->weight;
+    return a->op->id != b->op->id ? a->op->id < b->op->id : a->k < b->k;
+}
+
+typedef VEC(edge) edge_heap;
+
+static bool heap_push(edge_heap *h, edge e) {
+    if (!vec_push_heap(h, e))
+        return false;
+    for (int i = h->n - 1; i > 0 && before(&h->ptr[i], &h->ptr[(i - 1) / 2]); i = (i - 1) / 2) {
+        edge s = h->ptr[i];
+        h->ptr[i] = h->ptr[(i - 1) / 2];
+        h->ptr[(i - 1) / 2] = s;
     }
-    return n;
+    return true;
+}
+
+static edge heap_pop(edge_heap *h) {
+    edge top = h->ptr[0];
+    h->ptr[0] = h->ptr[--h->n];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, r = l + 1, b = i;
+        if (l < h->n && before(&h->ptr[l], &h->ptr[b]))
+            b = l;
+        if (r < h->n && before(&h->ptr[r], &h->ptr[b]))
+            b = r;
+        if (b == i)
+            break;
+        edge s = h->ptr[i];
+        h->ptr[i] = h->ptr[b];
+        h->ptr[b] = s;
+        i = b;
+    }
+    return top;
+}
+
+/* Push every edge between tv and a tensor not yet reached. */
+static bool push_edges(edge_heap *h, const wf_tv *tv, const char *done) {
+    bool ok = true;
+    const ir_op *def = tv->def;
+    for (int k = 0; ok && def && k < def->nin; k++)
+        if (!done[def->in[k]->id])
+            ok = heap_push(h, (edge){tv->def, k, edge_weight(def, k)});
+    for (int i = 0; ok && i < tv->uses.n; i++) {
+        ir_op *op = tv->uses.ptr[i];
+        for (int k = 0; ok && k < op->nin; k++)
+            if (op->in[k] == tv && !done[op->out->id])
+                ok = heap_push(h, (edge){op, k, edge_weight(op, k)});
+    }
+    return ok;
 }
 
 bool sched_propagate(wf_tv *ref) {
     wf_fusion *f = ref->f;
-    wf_arena scratch;
-    arena_init(&scratch);
-    /* Replays create IDs; size the side tables generously and grow by restarting rarely. */
-    int cap = f->ids.n * 4 + 1024, tcap = f->transforms.n * 4 + 1024;
-    idmap m = {ARENA_ARRAY(&scratch, wf_iterdomain *, cap)};
-    char *done = ARENA_ARRAY(&scratch, char, f->tvs.n + 1);
-    char *seen = ARENA_ARRAY(&scratch, char, tcap);
-    edge edges[256];
-    bool ok = m.to && done && seen;
+    idmap m = {0};
+    edge_heap heap = {0};
+    char *done = calloc((size_t)f->tvs.n + 1, 1);
+    bool ok = done && push_edges(&heap, ref, done);
+    if (done)
+        done[ref->id] = 1;
     if (!ok)
         wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
-    if (ok)
-        done[ref->id] = 1;
-    while (ok) {
-        if (f->ids.n + 512 > cap || f->transforms.n + 512 > tcap) {
-            ok = wf_failb(&f->err, WF_ERR_UNSUPPORTED, "propagate_transforms: fusion too large");
-            break;
-        }
-        int n = collect_edges(f, done, edges, 256, &m), best = -1;
-        for (int i = 0; i < n; i++)
-            if (best < 0 || edges[i].weight > edges[best].weight)
-                best = i;
-        if (best < 0)
-            break;
-        edge e = edges[best];
-        done[e.to->id] = 1;
-        ok = propagate_edge(e.from, e.to, e.op, &m, seen);
+    while (ok && heap.n > 0) {
+        edge e = heap_pop(&heap);
+        wf_tv *a = e.op->in[e.k], *b = e.op->out;
+        if (done[a->id] && done[b->id])
+            continue; /* reached another way since it was pushed */
+        wf_tv *from = done[a->id] ? a : b, *to = done[a->id] ? b : a;
+        done[to->id] = 1;
+        ok = propagate_edge(from, to, e.op, &m);
+        if (ok && !push_edges(&heap, to, done))
+            ok = wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     }
-    arena_free(&scratch);
+    free(done);
+    vec_free(&heap);
+    map_free(&m);
     return ok && !err_set(&f->err);
 }
 

@@ -18,6 +18,13 @@ bool sched_reorder(wf_tv *tv, const int *old2new); /* a full permutation */
 bool sched_swizzle(wf_tv *tv, int x, int y);
 bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p);
 
+/* domain.c: user-set domains, checked to be one cut of tv's history. */
+bool sched_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous);
+bool sched_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
+/* A fusion input/output keeps its logical layout: false + error (prefixed by
+   `what`) if the allocation domain ids[0..n) is anything else. */
+bool sched_check_io_alloc(wf_tv *tv, const char *what, int n, wf_iterdomain *const *ids);
+
 wf_tv *sched_cache_after(wf_tv *tv);
 wf_tv *sched_cache_before(wf_tv *tv);
 

@@ -23,36 +23,48 @@ static bool check_free(wf_tv *tv, const char *what, int axis) {
     return true;
 }
 
+/* One rule for every transform (split, merge, swizzle): an axis that is
+   already parallelized (threads, blocks, unroll, vectorize...) is not
+   transformed, since its outputs could not keep the parallel type with the
+   same meaning; the user parallelizes the results instead. */
+static bool check_serial(wf_tv *tv, const char *what, int axis) {
+    wf_ptype p = tv->loop.ptr[axis]->ptype;
+    if (p == WF_SERIAL)
+        return true;
+    return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                    "T%d.%s: axis %d is already parallelized on %s; %s before parallelizing",
+                    tv->id, what, axis, ir_ptype_name(p), what);
+}
+
+/* The loop domain with nremove IDs at `at` replaced by ids[0..nids); built as a
+   new list (the old one stays in the arena), so any number of axes fits. */
 static bool replace(wf_tv *tv, int at, int nremove, wf_iterdomain *const *ids, int nids) {
-    wf_iterdomain *old[64];
-    int n = tv->loop.n;
-    for (int i = 0; i < n; i++)
-        old[i] = tv->loop.ptr[i];
-    tv->loop.n = 0;
-    for (int i = 0; i < at; i++)
-        ir_push_id(tv->f, &tv->loop, old[i]);
-    for (int i = 0; i < nids; i++)
-        ir_push_id(tv->f, &tv->loop, ids[i]);
-    for (int i = at + nremove; i < n; i++)
-        ir_push_id(tv->f, &tv->loop, old[i]);
-    return !err_set(&tv->f->err);
+    id_list next = {0};
+    const id_list *old = &tv->loop;
+    bool ok = true;
+    for (int i = 0; ok && i < at; i++)
+        ok = ir_push_id(tv->f, &next, old->ptr[i]);
+    for (int i = 0; ok && i < nids; i++)
+        ok = ir_push_id(tv->f, &next, ids[i]);
+    for (int i = at + nremove; ok && i < old->n; i++)
+        ok = ir_push_id(tv->f, &next, old->ptr[i]);
+    if (ok)
+        tv->loop = next;
+    return ok;
 }
 
 bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner) {
     if (!check_free(tv, inner ? "split" : "split_outer", axis))
         return false;
-    wf_iterdomain *in = tv->loop.ptr[axis];
-    if (in->ptype != WF_SERIAL)
-        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                        "T%d.split: axis %d is already parallelized on %s; split before "
-                        "parallelizing",
-                        tv->id, axis, ir_ptype_name(in->ptype));
-    id_transform *t = ir_split(tv->f, in, factor, inner);
+    if (!check_serial(tv, inner ? "split" : "split_outer", axis))
+        return false;
+    id_transform *t = ir_split(tv->f, tv->loop.ptr[axis], factor, inner);
     return t && replace(tv, axis, 1, t->out, 2);
 }
 
 bool sched_merge(wf_tv *tv, int outer, int inner) {
-    if (!check_free(tv, "merge", outer < inner ? outer : inner))
+    if (!check_free(tv, "merge", outer < inner ? outer : inner) ||
+        !check_serial(tv, "merge", outer) || !check_serial(tv, "merge", inner))
         return false;
     id_transform *t = ir_merge(tv->f, tv->loop.ptr[outer], tv->loop.ptr[inner]);
     if (!t)
@@ -64,8 +76,10 @@ bool sched_merge(wf_tv *tv, int outer, int inner) {
 }
 
 bool sched_reorder(wf_tv *tv, const int *old2new) {
-    wf_iterdomain *next[64];
     int n = tv->loop.n;
+    wf_iterdomain **next = ARENA_ARRAY(&tv->f->arena, wf_iterdomain *, n > 0 ? n : 1);
+    if (!next)
+        return wf_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < n; i++) {
         if (old2new[i] != i && !check_free(tv, "reorder", i < old2new[i] ? i : old2new[i]))
             return false;
@@ -77,7 +91,8 @@ bool sched_reorder(wf_tv *tv, const int *old2new) {
 }
 
 bool sched_swizzle(wf_tv *tv, int x, int y) {
-    if (!check_free(tv, "swizzle", x < y ? x : y))
+    if (!check_free(tv, "swizzle", x < y ? x : y) || !check_serial(tv, "swizzle", x) ||
+        !check_serial(tv, "swizzle", y))
         return false;
     wf_iterdomain *ix = tv->loop.ptr[x], *iy = tv->loop.ptr[y];
     int64_t ex = ir_id_const_extent(ix), ey = ir_id_const_extent(iy);
