@@ -165,7 +165,8 @@ bool ix_stmt(ix_exec *x, const in_node *n) {
     /* Index results live in the register file: evaluate, then copy the inputs'. */
     for (int k = 0; k < n->nin; k++) {
         if (!ix_eval(x, &n->in_index[k], &ii[k], &iv[k]))
-            return ix_fail(x, "an index divides by zero or overflows int64 in statement: %s", n->text);
+            return ix_fail(x, "an index divides by zero or overflows int64 in statement: %s",
+                           n->text);
         int64_t *copy = x->saved + (size_t)k * (size_t)x->nthreads;
         memcpy(copy, ii[k], sizeof(int64_t) * (size_t)(iv[k] ? x->nthreads : 1));
         ii[k] = copy;
