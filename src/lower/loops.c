@@ -4,7 +4,8 @@
  * lower_loops: requires sort (the order and the loop unions); provides
  * dense loop groups and the kir tree. Each op runs in the loops of its
  * output's loop domain; loops already open are reused, the rest are opened
- * (sort.c made the ops that share a loop contiguous).
+ * (sort.c made the ops that share a loop contiguous). Last, check.c checks
+ * that no statement sits in two loops of one thread/block type.
  * A group's loop iterates its promoted ID: the member from the tensor latest
  * in execution order, which has the resolved (not broadcast) extent.
  */
@@ -136,5 +137,5 @@ bool lower_loops(lower_ctx *c) {
         if (!place(c, c->order.ptr[k], stack, &depth))
             return false;
     }
-    return true;
+    return lower_check_loops(c);
 }

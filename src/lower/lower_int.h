@@ -39,6 +39,8 @@ int lower_pdim_index(wf_ptype p); /* 0..5, or -1 for non-thread/block types */
 int64_t lower_pdim_max(int d);    /* largest threadIdx/blockIdx value CUDA allows on d */
 
 bool lower_check_fusion(lower_ctx *c);
+/* After loops: no two loops around one statement on one thread/block type. */
+bool lower_check_loops(lower_ctx *c);
 bool lower_sort(lower_ctx *c);
 bool lower_loops(lower_ctx *c);
 bool lower_pdims(lower_ctx *c);
