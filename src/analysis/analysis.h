@@ -36,6 +36,11 @@ bool an_check_self_mapping(an_idgraph *g, wf_fusion *f);
 bool an_map_init(an_map *m, int n, wf_arena *scratch);
 int an_find(an_map *m, int id);
 bool an_unite(an_map *m, int a, int b); /* false if already one group */
+/* One transform per class of transforms equal under m (kind, parameters,
+   input and output groups), the latest of each, in creation order: a walk
+   over them finds what a walk over all finds, in time independent of how
+   many tensors repeat one schedule. NULL on out of memory. */
+id_transform **an_unique_transforms(an_map *m, wf_fusion *f, wf_arena *a, int *n);
 static inline bool an_mapped(an_map *m, const wf_iterdomain *a, const wf_iterdomain *b) {
     return an_find(m, a->id) == an_find(m, b->id);
 }

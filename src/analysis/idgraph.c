@@ -199,3 +199,46 @@ bool an_check_self_mapping(an_idgraph *g, wf_fusion *f) {
     }
     return true;
 }
+
+/* Same kind, parameters, input and output groups: walking either one
+   computes the same indices. */
+static bool same_class(an_map *m, const id_transform *a, const id_transform *b) {
+    if (!same_transform(m, a, b) || a->nout != b->nout)
+        return false;
+    for (int i = 0; i < a->nout; i++)
+        if (an_find(m, a->out[i]->id) != an_find(m, b->out[i]->id))
+            return false;
+    return true;
+}
+
+id_transform **an_unique_transforms(an_map *m, wf_fusion *f, wf_arena *a, int *n) {
+    size_t cap = 16;
+    while (cap < 2 * (size_t)f->transforms.n)
+        cap *= 2;
+    int *table = ARENA_ARRAY(a, int, cap);
+    id_transform **out = ARENA_ARRAY(a, id_transform *, f->transforms.n + 1);
+    if (!table || !out)
+        return NULL;
+    for (size_t i = 0; i < cap; i++)
+        table[i] = -1;
+    int count = 0;
+    /* Latest first, so the kept one is the latest of its class. */
+    for (int i = f->transforms.n - 1; i >= 0; i--) {
+        id_transform *t = f->transforms.ptr[i];
+        size_t h = (size_t)transform_hash(m, t) & (cap - 1);
+        while (table[h] >= 0 && !same_class(m, f->transforms.ptr[table[h]], t))
+            h = (h + 1) & (cap - 1);
+        if (table[h] >= 0)
+            continue;
+        table[h] = i;
+        out[count++] = t;
+    }
+    /* Back to creation order. */
+    for (int i = 0; i < count / 2; i++) {
+        id_transform *x = out[i];
+        out[i] = out[count - 1 - i];
+        out[count - 1 - i] = x;
+    }
+    *n = count;
+    return out;
+}

@@ -160,10 +160,12 @@ static bool tmem_layout(lower_ctx *c, wf_tv *tv, lower_layout *l) {
 
 bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l) {
     const id_list *dom = ir_alloc_domain(tv);
-    if (dom->n > 16)
-        return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than 16 allocation axes",
-                        tv->id);
     l->n = dom->n;
+    l->ids = ARENA_ARRAY(c->a, wf_iterdomain *, dom->n + 1);
+    l->allocated = ARENA_ARRAY(c->a, bool, dom->n + 1);
+    l->stride = ARENA_ARRAY(c->a, const wf_val *, dom->n + 1);
+    if (!l->ids || !l->allocated || !l->stride)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     l->lanes = l->cells = l->row = 0;
     for (int i = 0; i < dom->n; i++) {
         wf_iterdomain *id = promoted(c, tv, dom->ptr[i]);

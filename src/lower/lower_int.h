@@ -54,11 +54,11 @@ bool lower_verify(lower_ctx *c);
 
 /* alloc.c: the allocation layout of a tensor, shared with indexing. */
 typedef struct {
-    int n;
-    wf_iterdomain *ids[16];
-    bool allocated[16];
-    const wf_val *stride[16]; /* elements; NULL where not allocated */
-    const wf_val *size;       /* elements allocated (tensor memory: lanes x row) */
+    int n;               /* allocation axes; the arrays below have n entries */
+    wf_iterdomain **ids; /* in the result arena, so any rank fits */
+    bool *allocated;
+    const wf_val **stride; /* elements; NULL where not allocated */
+    const wf_val *size;    /* elements allocated (tensor memory: lanes x row) */
     /* Tensor memory: IDs left of the dim-separator give lanes, the others
        columns; linear index = lane * row + column (row in elements). */
     int64_t lanes, cells; /* allocated lanes and 32-bit columns before rounding */
