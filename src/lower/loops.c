@@ -13,22 +13,17 @@
 
 #include <stdio.h>
 
-static int uf_find(int *uf, int x) {
-    while (uf[x] != x)
-        x = uf[x] = uf[uf[x]];
-    return x;
-}
-
 /* Dense group numbers in execution order (the unions come from sort.c), and
    each group's promoted ID: the member latest in execution order. */
 static void build_groups(lower_ctx *c) {
+    an_map m = lower_loop_map(c);
     for (int i = 0; i < c->f->ids.n; i++)
         c->group_of[i] = -1;
     for (int k = 0; k < c->order.n; k++) {
         wf_tv *t = c->order.ptr[k]->out;
         for (int i = 0; i < t->loop.n; i++) {
             wf_iterdomain *id = t->loop.ptr[i];
-            int root = uf_find(c->loop_uf, id->id);
+            int root = an_find(&m, id->id);
             if (c->group_of[root] < 0)
                 c->group_of[root] = c->ngroups++;
             int g = c->group_of[root];

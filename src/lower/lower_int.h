@@ -35,6 +35,12 @@ typedef struct {
     int nvars;
 } lower_ctx;
 
+/* The loop groups as an an_map (analysis's one union-find) over loop_uf. */
+static inline an_map lower_loop_map(lower_ctx *c) {
+    an_map m = {c->loop_uf, c->f->ids.n};
+    return m;
+}
+
 int lower_pdim_index(wf_ptype p); /* 0..5, or -1 for non-thread/block types */
 int64_t lower_pdim_max(int d);    /* largest threadIdx/blockIdx value CUDA allows on d */
 

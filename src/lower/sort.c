@@ -41,12 +41,6 @@ typedef struct {
     int *heap;                       /* ready siblings, smallest node first */
 } sorter;
 
-static int uf_find(int *uf, int x) {
-    while (uf[x] != x)
-        x = uf[x] = uf[uf[x]];
-    return x;
-}
-
 /* Reachable ops in dependency order (a depth-first walk from the outputs). */
 static bool visit(sorter *s, wf_tv *tv, char *state) {
     if (tv->is_input || state[tv->id] == 2)
@@ -65,17 +59,15 @@ static bool visit(sorter *s, wf_tv *tv, char *state) {
 }
 
 static void unite_loops(lower_ctx *c, ir_op *const *ops, int n) {
-    for (int i = 0; i < c->f->ids.n; i++)
-        c->loop_uf[i] = i;
+    an_map m = lower_loop_map(c);
+    for (int i = 0; i < m.n; i++)
+        m.parent[i] = i;
     for (int k = 0; k < n; k++) {
         wf_tv *p = ops[k]->out;
         for (int u = 0; u < p->uses.n; u++) {
             wf_tv *con = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < con->loop.n; i++) {
-                int a = uf_find(c->loop_uf, p->loop.ptr[i]->id);
-                int b = uf_find(c->loop_uf, con->loop.ptr[i]->id);
-                c->loop_uf[a > b ? a : b] = a > b ? b : a;
-            }
+            for (int i = 0; i < p->ca_pos && i < con->loop.n; i++)
+                an_unite(&m, p->loop.ptr[i]->id, con->loop.ptr[i]->id);
         }
     }
 }
@@ -131,7 +123,8 @@ static bool build_trie(sorter *s) {
         const wf_tv *t = s->topo.ptr[k]->out;
         int at = root;
         for (int i = 0; i < t->loop.n && at >= 0; i++) {
-            int g = uf_find(s->c->loop_uf, t->loop.ptr[i]->id);
+            an_map m = lower_loop_map(s->c);
+            int g = an_find(&m, t->loop.ptr[i]->id);
             int next = child_with_group(s, at, g);
             at = next >= 0 ? next : add_node(s, at, g, -1);
         }
