@@ -353,7 +353,8 @@ static bool check_vector_tail(index_env *e, kir_node *s, int64_t width) {
     split_bound *first = ARENA_ARRAY(c->a, split_bound, n + 1);
     if (!first)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
-    memcpy(first, e->bounds.ptr, sizeof(split_bound) * (size_t)n);
+    if (n)
+        memcpy(first, e->bounds.ptr, sizeof(split_bound) * (size_t)n);
     if (!access_index(e, s, out, val_const(c->a, width - 1)))
         return false;
     for (int j = 0; j < e->bounds.n; j++) {

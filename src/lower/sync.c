@@ -161,6 +161,10 @@ static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader)
         const wf_iterdomain *wa = thread_axis(c, p, d), *ra = thread_axis(c, reader, d);
         if (val_is_const_eq(c->pdim[d], 1) || (wa && ra && same_axis(c, wa, ra)))
             continue;
+        /* Neither on the dimension and the reader an output too: only block 0
+           writes either, so only block 0's read is ever used. */
+        if (!wa && !ra && reader->mem == WF_MEM_GLOBAL)
+            continue;
         sbuf sw = {0}, sr = {0};
         if (wa)
             ir_print_id(&sw, wa);

@@ -151,6 +151,24 @@ TEST(cross_block_read_of_fusion_output_is_refused) {
     wf_fusion_free(f);
 }
 
+/* b and c have no block axis: block 0 alone writes both (the grid comes
+   from d), so c's reads in block 0 see b; other blocks' reads are unused. */
+TEST(read_of_fusion_output_written_and_read_by_block_0_only_is_allowed) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = square_input(f, 16);
+    wf_tv *b = wf_unary(WF_NEG, a);
+    wf_tv *c = wf_unary(WF_ABS, b), *d = wf_unary(WF_EXP, a);
+    wf_output(f, b);
+    wf_output(f, c);
+    wf_output(f, d);
+    wf_tv_parallelize(d, 0, WF_BIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_EQ_I64(wf_kernel_launch(k)->grid[0], 16);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
 TEST(cross_thread_read_of_fusion_output_gets_a_barrier) {
     wf_fusion *f = wf_fusion_new();
     wf_tv *b = wf_unary(WF_NEG, square_input(f, 32));
