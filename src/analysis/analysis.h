@@ -9,6 +9,9 @@
  *    inputs give mapped outputs;
  *  - permissive: additionally a broadcast ID maps to the ID it is broadcast
  *    against (used for inlining and for sharing loops).
+ * Only live ops (whose outputs reach a fusion output) seed the maps: a dead
+ * op never influences indexing. Maps stay valid only while no two
+ * IterDomains of one tensor are exactly mapped (an_check_self_mapping).
  */
 #ifndef WF_ANALYSIS_ANALYSIS_H
 #define WF_ANALYSIS_ANALYSIS_H
@@ -25,7 +28,19 @@ typedef struct {
 } an_idgraph;
 
 bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch);
+/* False (WF_ERR_SCHEDULE naming the tensor and both IDs) when two logical or
+   two loop IDs of one tensor are exactly mapped: one loop or index would then
+   stand for both (nvFuser's self-mapping check). */
+bool an_check_self_mapping(an_idgraph *g, wf_fusion *f);
+/* The one union-find of weft: over ids 0..n-1, in a scratch arena. */
+bool an_map_init(an_map *m, int n, wf_arena *scratch);
 int an_find(an_map *m, int id);
+bool an_unite(an_map *m, int a, int b); /* false if already one group */
+/* One transform per class of transforms equal under m (kind, parameters,
+   input and output groups), the latest of each, in creation order: a walk
+   over them finds what a walk over all finds, in time independent of how
+   many tensors repeat one schedule. NULL on out of memory. */
+id_transform **an_unique_transforms(an_map *m, wf_fusion *f, wf_arena *a, int *n);
 static inline bool an_mapped(an_map *m, const wf_iterdomain *a, const wf_iterdomain *b) {
     return an_find(m, a->id) == an_find(m, b->id);
 }

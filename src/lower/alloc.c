@@ -58,7 +58,11 @@ bool lower_pdims(lower_ctx *c) {
 }
 
 /* Position and parallel type of an allocation ID: its own loop position, or
-   that of the loop ID it is exactly mapped to; right of everything if none. */
+   that of the loop ID it is exactly mapped to; right of everything if none.
+   The parallel type comes from the loop that runs, never from the ID's own
+   field: an ID that is not (mapped to) a loop ID runs in no parallel loop,
+   whatever it was parallelized on before the loop domain changed, so it is
+   serial here and allocated in full. */
 static int alloc_position(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id, wf_ptype *p) {
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < tv->loop.n; i++) {
@@ -68,7 +72,7 @@ static int alloc_position(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id
                 return i;
             }
         }
-    *p = id->ptype;
+    *p = WF_SERIAL;
     return tv->loop.n;
 }
 
@@ -156,10 +160,12 @@ static bool tmem_layout(lower_ctx *c, wf_tv *tv, lower_layout *l) {
 
 bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l) {
     const id_list *dom = ir_alloc_domain(tv);
-    if (dom->n > 16)
-        return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than 16 allocation axes",
-                        tv->id);
     l->n = dom->n;
+    l->ids = ARENA_ARRAY(c->a, wf_iterdomain *, dom->n + 1);
+    l->allocated = ARENA_ARRAY(c->a, bool, dom->n + 1);
+    l->stride = ARENA_ARRAY(c->a, const wf_val *, dom->n + 1);
+    if (!l->ids || !l->allocated || !l->stride)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     l->lanes = l->cells = l->row = 0;
     for (int i = 0; i < dom->n; i++) {
         wf_iterdomain *id = promoted(c, tv, dom->ptr[i]);

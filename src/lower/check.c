@@ -6,8 +6,9 @@
  * Requires: a fusion. Provides: the guarantee that every tensor is one the
  * later passes handle: inputs and outputs in global memory, no global
  * intermediates, no reductions or hardware copies yet, compute-at positions
- * that the inlining rules allow; and the target: the one asked for, else
- * sm_100a where tensor memory is used and sm_90a otherwise.
+ * that the inlining rules allow; no tensor mapped to itself, no two axes of
+ * one tensor on one parallel type, vectorization only on copies; and the target: the one asked for,
+ * else sm_100a where tensor memory is used and sm_90a otherwise.
  */
 #include "lower/copy.h"
 
@@ -33,8 +34,26 @@ static bool check_op(lower_ctx *c, const ir_op *op) {
     return lower_copy_validate(c, op);
 }
 
+/* Does a loop ID bind its parallel index (its index is not always 0)? */
+static bool binds_index(const wf_iterdomain *id) {
+    return id->itype != IT_BROADCAST && !val_is_const_eq(id->extent, 1);
+}
+
+/* A vector access is a copy of adjacent elements; arithmetic is not. */
+static bool check_vectorized_op(lower_ctx *c, const wf_tv *tv, int i) {
+    if (tv->loop.ptr[i]->ptype != WF_VECTORIZE || !tv->def || ir_op_is_copy(tv->def))
+        return true;
+    return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                    "T%d: axis %d is vectorized, but T%d is defined by %s, not by a copy (set or "
+                    "permute); vectorize a wf_set copy of it, or use WF_UNROLL",
+                    tv->id, i, tv->id, ir_op_name(tv->def->kind));
+}
+
 static bool check_axes(lower_ctx *c, const wf_tv *tv) {
     int nvec = 0;
+    for (int i = 0; i < tv->loop.n; i++)
+        if (!check_vectorized_op(c, tv, i))
+            return false;
     for (int i = 0; i < tv->loop.n; i++) {
         wf_ptype p = tv->loop.ptr[i]->ptype;
         if (tv->loop.ptr[i]->itype == IT_REDUCTION)
@@ -89,6 +108,8 @@ bool lower_check_fusion(lower_ctx *c) {
     wf_fusion *f = c->f;
     if (f->outputs.n == 0)
         return wf_failb(&f->err, WF_ERR_ARG, "the fusion has no outputs");
+    if (!an_check_self_mapping(&c->g, f))
+        return false;
     for (int i = 0; i < f->tvs.n; i++) {
         wf_tv *tv = f->tvs.ptr[i];
         if (!check_memory(c, tv) || (!tv->is_input && !check_axes(c, tv)) || !check_inline(c, tv))
@@ -99,5 +120,43 @@ bool lower_check_fusion(lower_ctx *c) {
             return false;
     if (c->out->sm == 0)
         c->out->sm = 90; /* the default target: Hopper */
+    return true;
+}
+
+/* threadIdx.x is one value per thread: two loops around one statement on
+   it would both take that value and cover only their diagonal. The loop's
+   parallel type is its group's (a loop shared with a producer or a sibling
+   through inlining runs on the type any member has). */
+static bool check_ptype_once(lower_ctx *c, const wf_tv *tv, int i) {
+    const wf_iterdomain *a = tv->loop.ptr[i];
+    wf_ptype p = lower_loop_ptype(c, a);
+    if (lower_pdim_index(p) < 0 || !binds_index(a))
+        return true;
+    for (int j = i + 1; j < tv->loop.n; j++) {
+        const wf_iterdomain *b = tv->loop.ptr[j];
+        if (lower_loop_ptype(c, b) != p || !binds_index(b))
+            continue;
+        sbuf sa = {0}, sb = {0};
+        ir_print_id(&sa, a);
+        ir_print_id(&sb, b);
+        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                 "T%d: the loops of axes %d (%s) and %d (%s) both run on %s, so both would take "
+                 "the same index; parallelize one of them on another type, merge them first, or "
+                 "do not inline a producer whose loop brings %s",
+                 tv->id, i, sbuf_str(&sa), j, sbuf_str(&sb), ir_ptype_name(p), ir_ptype_name(p));
+        sbuf_free(&sa);
+        sbuf_free(&sb);
+        return false;
+    }
+    return true;
+}
+
+bool lower_check_loops(lower_ctx *c) {
+    for (int k = 0; k < c->order.n; k++) {
+        const wf_tv *tv = c->order.ptr[k]->out;
+        for (int i = 0; i < tv->loop.n; i++)
+            if (!check_ptype_once(c, tv, i))
+                return false;
+    }
     return true;
 }

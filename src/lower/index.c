@@ -15,10 +15,11 @@
  * are preferred, so an access whose allocation IDs are mapped to the loops
  * reads like `i0 * 128 + threadIdx.x`. Crossing from consumer to producer
  * needs nothing special: an op's output root IDs and input logical IDs are
- * in the same exact groups. Every backward split whose result may exceed the
- * input's extent (a non-divisible split) adds `index < extent` to the
- * statement's predicate. The linear index is the sum of allocated IDs'
- * indices times their strides.
+ * in the same exact groups. The walk visits one transform per class of
+ * transforms equal under the exact map (an_unique_transforms), so a long
+ * chain of tensors scheduled alike costs what one tensor costs. Every backward split whose result
+ * may exceed the input's extent (a non-divisible split) adds `index < extent` to the statement's
+ * predicate. The linear index is the sum of allocated IDs' indices times their strides.
  */
 #include "lower/copy.h"
 
@@ -33,9 +34,11 @@ typedef struct {
 typedef struct {
     lower_ctx *c;
     const wf_val **idx;     /* per exact-group root: index, or NULL */
-    const wf_val *pred;     /* conjunction of bounds checks */
-    split_bound bounds[32]; /* every backward split of the last walk */
-    int nbounds;
+    int *touched, ntouched; /* the roots set in idx, to clear them */
+    id_transform **tfs;     /* one transform per exact class */
+    int ntfs;
+    const wf_val *pred;      /* conjunction of bounds checks */
+    VEC(split_bound) bounds; /* every backward split of the last walk */
 } index_env;
 
 /* The index of id if the walk found one; a broadcast axis is always at 0. */
@@ -61,6 +64,7 @@ static bool put(index_env *e, const wf_iterdomain *id, const wf_val *v) {
     if (e->idx[r] || !v)
         return false;
     e->idx[r] = v;
+    e->touched[e->ntouched++] = r;
     return true;
 }
 
@@ -74,8 +78,8 @@ static bool has_cond(const wf_val *p, const wf_val *cond) {
 
 static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id) {
     wf_arena *a = e->c->a;
-    if (e->nbounds < 32)
-        e->bounds[e->nbounds++] = (split_bound){v, id};
+    if (!vec_push_arena(a, &e->bounds, ((split_bound){v, id})))
+        return; /* the arena's sticky failure is reported after the pass */
     if (val_prove_lt(v, id->extent))
         return;
     const wf_val *cond = val_lt(a, v, id->extent);
@@ -134,9 +138,8 @@ static bool forward(index_env *e, const id_transform *t) {
 
 static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *)) {
     bool changed = false;
-    wf_fusion *f = e->c->f;
-    for (int i = f->transforms.n - 1; i >= 0; i--)
-        changed |= step(e, f->transforms.ptr[i]);
+    for (int i = e->ntfs - 1; i >= 0; i--)
+        changed |= step(e, e->tfs[i]);
     return changed;
 }
 
@@ -164,10 +167,11 @@ static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l) {
 /* Seed the enclosing loops' indices; `vec_var`, if given, replaces the
    vectorized loop's index. */
 static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
-    for (int i = 0; i < e->c->f->ids.n; i++)
-        e->idx[i] = NULL;
+    for (int i = 0; i < e->ntouched; i++)
+        e->idx[e->touched[i]] = NULL;
+    e->ntouched = 0;
     e->pred = NULL;
-    e->nbounds = 0;
+    e->bounds.n = 0;
     for (kir_node *n = stmt->parent; n; n = n->parent) {
         if (n->kind != KIR_FOR)
             continue;
@@ -342,15 +346,18 @@ static bool tail_implied(lower_ctx *c, const wf_tv *out, const split_bound *firs
 static bool check_vector_tail(index_env *e, kir_node *s, int64_t width) {
     lower_ctx *c = e->c;
     wf_tv *out = s->u.stmt.op->out;
-    split_bound first[32];
     if (!access_index(e, s, out, val_const(c->a, 0)))
         return false;
-    int n = e->nbounds;
-    memcpy(first, e->bounds, sizeof(split_bound) * (size_t)n);
+    int n = e->bounds.n;
+    split_bound *first = ARENA_ARRAY(c->a, split_bound, n + 1);
+    if (!first)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    if (n)
+        memcpy(first, e->bounds.ptr, sizeof(split_bound) * (size_t)n);
     if (!access_index(e, s, out, val_const(c->a, width - 1)))
         return false;
-    for (int j = 0; j < e->nbounds; j++) {
-        const split_bound *last = &e->bounds[j], *match = NULL;
+    for (int j = 0; j < e->bounds.n; j++) {
+        const split_bound *last = &e->bounds.ptr[j], *match = NULL;
         for (int i = 0; i < n && !match; i++)
             match = first[i].id == last->id ? &first[i] : NULL;
         if (match && tail_implied(c, out, match, last))
@@ -386,8 +393,11 @@ static bool index_stmt(index_env *e, kir_node *s) {
 }
 
 bool lower_index(lower_ctx *c) {
-    index_env e = {.c = c, .idx = ARENA_ARRAY(c->a, const wf_val *, c->f->ids.n + 1)};
-    if (!e.idx)
+    index_env e = {.c = c,
+                   .idx = ARENA_ARRAY(c->a, const wf_val *, c->f->ids.n + 1),
+                   .touched = ARENA_ARRAY(c->a, int, c->f->ids.n + 1)};
+    e.tfs = an_unique_transforms(&c->g.exact, c->f, c->a, &e.ntfs);
+    if (!e.idx || !e.touched || !e.tfs)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int k = 0; k < c->order.n; k++)
         if (!index_stmt(&e, c->stmt_of[k]))

@@ -4,7 +4,8 @@
  * lower_loops: requires sort (the order and the loop unions); provides
  * dense loop groups and the kir tree. Each op runs in the loops of its
  * output's loop domain; loops already open are reused, the rest are opened
- * (sort.c made the ops that share a loop contiguous).
+ * (sort.c made the ops that share a loop contiguous). Last, check.c checks
+ * that no statement sits in two loops of one thread/block type.
  * A group's loop iterates its promoted ID: the member from the tensor latest
  * in execution order, which has the resolved (not broadcast) extent.
  */
@@ -12,22 +13,17 @@
 
 #include <stdio.h>
 
-static int uf_find(int *uf, int x) {
-    while (uf[x] != x)
-        x = uf[x] = uf[uf[x]];
-    return x;
-}
-
 /* Dense group numbers in execution order (the unions come from sort.c), and
    each group's promoted ID: the member latest in execution order. */
 static void build_groups(lower_ctx *c) {
+    an_map m = lower_loop_map(c);
     for (int i = 0; i < c->f->ids.n; i++)
         c->group_of[i] = -1;
     for (int k = 0; k < c->order.n; k++) {
         wf_tv *t = c->order.ptr[k]->out;
         for (int i = 0; i < t->loop.n; i++) {
             wf_iterdomain *id = t->loop.ptr[i];
-            int root = uf_find(c->loop_uf, id->id);
+            int root = an_find(&m, id->id);
             if (c->group_of[root] < 0)
                 c->group_of[root] = c->ngroups++;
             int g = c->group_of[root];
@@ -44,23 +40,28 @@ wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id) {
     return c->group_loop[g]->u.loop.ptype;
 }
 
-/* The parallel type of a group: the first non-serial type among its members. */
-static wf_ptype group_ptype(lower_ctx *c, int g) {
-    wf_ptype p = c->promoted[g]->ptype;
-    for (int k = 0; k < c->order.n && p == WF_SERIAL; k++) {
+/* The parallel type of each group: the promoted ID's, else the first
+   non-serial type among its members in execution order (one pass). */
+static wf_ptype *group_ptypes(lower_ctx *c) {
+    wf_ptype *gp = ARENA_ARRAY(c->a, wf_ptype, c->ngroups + 1);
+    for (int g = 0; gp && g < c->ngroups; g++)
+        gp[g] = c->promoted[g]->ptype;
+    for (int k = 0; gp && k < c->order.n; k++) {
         wf_tv *t = c->order.ptr[k]->out;
-        for (int i = 0; i < t->loop.n; i++)
-            if (c->group_of[t->loop.ptr[i]->id] == g && t->loop.ptr[i]->ptype != WF_SERIAL)
-                p = t->loop.ptr[i]->ptype;
+        for (int i = 0; i < t->loop.n; i++) {
+            int g = c->group_of[t->loop.ptr[i]->id];
+            if (gp[g] == WF_SERIAL)
+                gp[g] = t->loop.ptr[i]->ptype;
+        }
     }
-    return p;
+    return gp;
 }
 
 static bool is_vector_set(const ir_op *op, const wf_iterdomain *id) {
     return id->ptype == WF_VECTORIZE && ir_op_is_copy(op);
 }
 
-static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op) {
+static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *gp) {
     kir_node *n = kir_new(c->a, KIR_FOR);
     if (!n)
         return NULL;
@@ -69,7 +70,7 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op) {
     l->group = g;
     l->id = id;
     l->extent = id->extent;
-    l->ptype = group_ptype(c, g);
+    l->ptype = gp[g];
     int64_t ext = ir_id_const_extent(id);
     int64_t hi = ext > 0 ? ext - 1 : INT64_MAX;
     const char *cuda = ir_ptype_cuda(l->ptype);
@@ -95,7 +96,7 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op) {
 }
 
 /* Place op's statement, reusing the open loops that its nest shares. */
-static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth) {
+static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth, const wf_ptype *gp) {
     wf_tv *t = op->out;
     int k = 0;
     while (k < *depth && k < t->loop.n && stack[k]->u.loop.group == c->group_of[t->loop.ptr[k]->id])
@@ -108,7 +109,7 @@ static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth) {
                             "cannot order the loops: T%d needs loop %d (of T%d) again after it "
                             "was closed; inline T%d's producers consistently",
                             t->id, i, c->promoted[g]->tv->id, t->id);
-        kir_node *n = new_loop(c, g, op);
+        kir_node *n = new_loop(c, g, op, gp);
         kir_list *body = i == 0 ? &c->out->top : &stack[i - 1]->u.loop.body;
         if (!n || !kir_append(c->a, body, n, i == 0 ? NULL : stack[i - 1]))
             return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
@@ -128,14 +129,21 @@ static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth) {
 }
 
 bool lower_loops(lower_ctx *c) {
-    kir_node *stack[64];
+    /* The open loops, outermost first: as deep as the deepest loop domain. */
+    int maxdepth = 1;
+    for (int k = 0; k < c->order.n; k++)
+        if (c->order.ptr[k]->out->loop.n > maxdepth)
+            maxdepth = c->order.ptr[k]->out->loop.n;
+    kir_node **stack = ARENA_ARRAY(c->a, kir_node *, maxdepth);
+    if (!stack)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     int depth = 0;
     build_groups(c);
-    for (int k = 0; k < c->order.n; k++) {
-        if (c->order.ptr[k]->out->loop.n > 64)
-            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "more than 64 loop axes");
-        if (!place(c, c->order.ptr[k], stack, &depth))
+    wf_ptype *gp = group_ptypes(c);
+    if (!gp)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    for (int k = 0; k < c->order.n; k++)
+        if (!place(c, c->order.ptr[k], stack, &depth, gp))
             return false;
-    }
-    return true;
+    return lower_check_loops(c);
 }

@@ -35,10 +35,18 @@ typedef struct {
     int nvars;
 } lower_ctx;
 
+/* The loop groups as an an_map (analysis's one union-find) over loop_uf. */
+static inline an_map lower_loop_map(lower_ctx *c) {
+    an_map m = {c->loop_uf, c->f->ids.n};
+    return m;
+}
+
 int lower_pdim_index(wf_ptype p); /* 0..5, or -1 for non-thread/block types */
 int64_t lower_pdim_max(int d);    /* largest threadIdx/blockIdx value CUDA allows on d */
 
 bool lower_check_fusion(lower_ctx *c);
+/* After loops: no two loops around one statement on one thread/block type. */
+bool lower_check_loops(lower_ctx *c);
 bool lower_sort(lower_ctx *c);
 bool lower_loops(lower_ctx *c);
 bool lower_pdims(lower_ctx *c);
@@ -51,11 +59,11 @@ bool lower_verify(lower_ctx *c);
 
 /* alloc.c: the allocation layout of a tensor, shared with indexing. */
 typedef struct {
-    int n;
-    wf_iterdomain *ids[16];
-    bool allocated[16];
-    const wf_val *stride[16]; /* elements; NULL where not allocated */
-    const wf_val *size;       /* elements allocated (tensor memory: lanes x row) */
+    int n;               /* allocation axes; the arrays below have n entries */
+    wf_iterdomain **ids; /* in the result arena, so any rank fits */
+    bool *allocated;
+    const wf_val **stride; /* elements; NULL where not allocated */
+    const wf_val *size;    /* elements allocated (tensor memory: lanes x row) */
     /* Tensor memory: IDs left of the dim-separator give lanes, the others
        columns; linear index = lane * row + column (row in elements). */
     int64_t lanes, cells; /* allocated lanes and 32-bit columns before rounding */

@@ -29,16 +29,17 @@ typedef struct {
     lower_ctx *c;
     VEC(ir_op *) topo; /* reachable ops, producers first */
     VEC(trie_node) nodes;
-    int *leaf_of; /* per topo index: its leaf node */
+    int *leaf_of;  /* per topo index: its leaf node */
+    int *topo_of;  /* per tensor id: its topo index, -1 for inputs */
+    int *child_at; /* hash table of (parent, group) -> node, -1 = empty */
+    int nchild_at; /* its size, a power of two */
     int *edge_from, *edge_to;
     int nedges, cap_edges;
+    int *first_child, *next_sibling; /* per node: children in creation order */
+    int *edges_at, *edge_list;       /* per node: its out-edges (CSR) */
+    int *indeg;                      /* per node: edges from siblings not yet emitted */
+    int *heap;                       /* ready siblings, smallest node first */
 } sorter;
-
-static int uf_find(int *uf, int x) {
-    while (uf[x] != x)
-        x = uf[x] = uf[uf[x]];
-    return x;
-}
 
 /* Reachable ops in dependency order (a depth-first walk from the outputs). */
 static bool visit(sorter *s, wf_tv *tv, char *state) {
@@ -52,39 +53,68 @@ static bool visit(sorter *s, wf_tv *tv, char *state) {
         if (!visit(s, tv->def->in[k], state))
             return false;
     state[tv->id] = 2;
+    s->topo_of[tv->id] = s->topo.n;
     return vec_push_arena(s->c->a, &s->topo, tv->def) ||
            wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 static void unite_loops(lower_ctx *c, ir_op *const *ops, int n) {
-    for (int i = 0; i < c->f->ids.n; i++)
-        c->loop_uf[i] = i;
+    an_map m = lower_loop_map(c);
+    for (int i = 0; i < m.n; i++)
+        m.parent[i] = i;
     for (int k = 0; k < n; k++) {
         wf_tv *p = ops[k]->out;
         for (int u = 0; u < p->uses.n; u++) {
             wf_tv *con = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < con->loop.n; i++) {
-                int a = uf_find(c->loop_uf, p->loop.ptr[i]->id);
-                int b = uf_find(c->loop_uf, con->loop.ptr[i]->id);
-                c->loop_uf[a > b ? a : b] = a > b ? b : a;
-            }
+            for (int i = 0; i < p->ca_pos && i < con->loop.n; i++)
+                an_unite(&m, p->loop.ptr[i]->id, con->loop.ptr[i]->id);
         }
     }
+}
+
+static size_t child_slot(const sorter *s, int parent, int group) {
+    uint64_t h = ((uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uint32_t)group;
+    return (size_t)((h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull >> 17) & (size_t)(s->nchild_at - 1);
+}
+
+static size_t find_slot(const sorter *s, int parent, int group) {
+    size_t h = child_slot(s, parent, group);
+    while (s->child_at[h] >= 0 && (s->nodes.ptr[s->child_at[h]].parent != parent ||
+                                   s->nodes.ptr[s->child_at[h]].group != group))
+        h = (h + 1) & (size_t)(s->nchild_at - 1);
+    return h;
+}
+
+/* Keep the (parent, group) table at most half full. */
+static bool grow_child_table(sorter *s) {
+    if (2 * (s->nodes.n + 1) < s->nchild_at)
+        return true;
+    int n = s->nchild_at ? 2 * s->nchild_at : 256;
+    int *t = ARENA_ARRAY(s->c->a, int, n);
+    if (!t)
+        return false;
+    for (int i = 0; i < n; i++)
+        t[i] = -1;
+    s->child_at = t;
+    s->nchild_at = n;
+    for (int i = 0; i < s->nodes.n; i++)
+        if (s->nodes.ptr[i].group >= 0)
+            t[find_slot(s, s->nodes.ptr[i].parent, s->nodes.ptr[i].group)] = i;
+    return true;
 }
 
 static int add_node(sorter *s, int parent, int group, int op) {
     int depth = parent < 0 ? 0 : s->nodes.ptr[parent].depth + 1;
     trie_node n = {group, parent, op, depth};
-    if (!vec_push_arena(s->c->a, &s->nodes, n))
+    if (!grow_child_table(s) || !vec_push_arena(s->c->a, &s->nodes, n))
         return -1;
+    if (group >= 0)
+        s->child_at[find_slot(s, parent, group)] = s->nodes.n - 1;
     return s->nodes.n - 1;
 }
 
 static int child_with_group(const sorter *s, int parent, int group) {
-    for (int i = 0; i < s->nodes.n; i++)
-        if (s->nodes.ptr[i].parent == parent && s->nodes.ptr[i].group == group)
-            return i;
-    return -1;
+    return s->nchild_at ? s->child_at[find_slot(s, parent, group)] : -1;
 }
 
 static bool build_trie(sorter *s) {
@@ -93,7 +123,8 @@ static bool build_trie(sorter *s) {
         const wf_tv *t = s->topo.ptr[k]->out;
         int at = root;
         for (int i = 0; i < t->loop.n && at >= 0; i++) {
-            int g = uf_find(s->c->loop_uf, t->loop.ptr[i]->id);
+            an_map m = lower_loop_map(s->c);
+            int g = an_find(&m, t->loop.ptr[i]->id);
             int next = child_with_group(s, at, g);
             at = next >= 0 ? next : add_node(s, at, g, -1);
         }
@@ -140,26 +171,22 @@ static bool collect_edges(sorter *s) {
     for (int k = 0; k < s->topo.n; k++) {
         const ir_op *op = s->topo.ptr[k];
         for (int i = 0; i < op->nin; i++) {
-            if (op->in[i]->is_input)
-                continue;
-            for (int j = 0; j < k; j++)
-                if (s->topo.ptr[j] == op->in[i]->def && !depend(s, s->leaf_of[j], s->leaf_of[k]))
-                    return false;
+            int j = op->in[i]->is_input ? -1 : s->topo_of[op->in[i]->id];
+            if (j >= 0 && !depend(s, s->leaf_of[j], s->leaf_of[k]))
+                return false;
         }
     }
     return true;
 }
 
-static bool emit(sorter *s, int node);
+static bool emit(sorter *s, int node, int *heap);
 
 /* Some tensor computed in the subtree of a trie node. */
 static const wf_tv *some_tensor(const sorter *s, int node) {
     if (s->nodes.ptr[node].op >= 0)
         return s->topo.ptr[s->nodes.ptr[node].op]->out;
-    for (int i = 0; i < s->nodes.n; i++)
-        if (s->nodes.ptr[i].parent == node)
-            return some_tensor(s, i);
-    return NULL;
+    int child = s->first_child[node];
+    return child >= 0 ? some_tensor(s, child) : NULL;
 }
 
 /* Siblings that wait on each other: name two tensors of the cycle. */
@@ -178,36 +205,96 @@ static bool cycle_error(sorter *s, int node) {
     return wf_failb(&s->c->f->err, WF_ERR_SCHEDULE, "cannot order the loops");
 }
 
-/* Kahn's algorithm over the children of `node`, in creation order on ties. */
-static bool emit_children(sorter *s, int node) {
-    for (;;) {
-        int next = -1, remaining = 0;
-        for (int i = 0; i < s->nodes.n && next < 0; i++) {
-            if (s->nodes.ptr[i].parent != node || s->nodes.ptr[i].group == -2)
-                continue;
-            remaining++;
-            bool blocked = false;
-            for (int e = 0; e < s->nedges && !blocked; e++)
-                blocked = s->edge_to[e] == i && s->nodes.ptr[s->edge_from[e]].group != -2;
-            if (!blocked)
-                next = i;
-        }
-        if (next < 0)
-            return remaining == 0 || cycle_error(s, node);
-        if (!emit(s, next))
-            return false;
-        s->nodes.ptr[next].group = -2; /* emitted */
-    }
+static void heap_push(int *heap, int *n, int x) {
+    int i = (*n)++;
+    for (; i > 0 && heap[(i - 1) / 2] > x; i = (i - 1) / 2)
+        heap[i] = heap[(i - 1) / 2];
+    heap[i] = x;
 }
 
-static bool emit(sorter *s, int node) {
+static int heap_pop(int *heap, int *n) {
+    int top = heap[0], x = heap[--*n], i = 0;
+    for (;;) {
+        int k = 2 * i + 1;
+        if (k >= *n)
+            break;
+        if (k + 1 < *n && heap[k + 1] < heap[k])
+            k++;
+        if (heap[k] >= x)
+            break;
+        heap[i] = heap[k];
+        i = k;
+    }
+    heap[i] = x;
+    return top;
+}
+
+/* Kahn's algorithm over the children of `node`, smallest (earliest created)
+   ready child first. The heap holds only this node's children, and a child's
+   subtree is emitted (using the heap above this part) before the next pop. */
+static bool emit_children(sorter *s, int node, int *heap) {
+    int n = 0, remaining = 0;
+    for (int i = s->first_child[node]; i >= 0; i = s->next_sibling[i]) {
+        remaining++;
+        if (s->indeg[i] == 0)
+            heap_push(heap, &n, i);
+    }
+    while (n > 0) {
+        int next = heap_pop(heap, &n);
+        remaining--;
+        if (!emit(s, next, heap + n))
+            return false;
+        s->nodes.ptr[next].group = -2; /* emitted */
+        for (int e = s->edges_at[next]; e < s->edges_at[next + 1]; e++)
+            if (--s->indeg[s->edge_list[e]] == 0)
+                heap_push(heap, &n, s->edge_list[e]);
+    }
+    return remaining == 0 || cycle_error(s, node);
+}
+
+static bool emit(sorter *s, int node, int *heap) {
     int k = s->nodes.ptr[node].op;
     if (k < 0)
-        return emit_children(s, node);
+        return emit_children(s, node, heap);
     ir_op *op = s->topo.ptr[k];
     s->c->op_pos[op->out->id] = s->c->order.n;
     return vec_push_arena(s->c->a, &s->c->order, op) ||
            wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+/* Children lists, in-degrees and out-edge lists of the trie nodes. */
+static bool index_trie(sorter *s) {
+    int n = s->nodes.n;
+    wf_arena *a = s->c->a;
+    s->first_child = ARENA_ARRAY(a, int, n + 1);
+    s->next_sibling = ARENA_ARRAY(a, int, n + 1);
+    int *last = ARENA_ARRAY(a, int, n + 1);
+    s->edges_at = ARENA_ARRAY(a, int, n + 2);
+    s->edge_list = ARENA_ARRAY(a, int, s->nedges + 1);
+    s->indeg = ARENA_ARRAY(a, int, n + 1);
+    s->heap = ARENA_ARRAY(a, int, n + 1);
+    if (!s->first_child || !s->next_sibling || !last || !s->edges_at || !s->edge_list ||
+        !s->indeg || !s->heap)
+        return wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+    for (int i = 0; i < n; i++)
+        s->first_child[i] = s->next_sibling[i] = last[i] = -1;
+    for (int i = 1; i < n; i++) {
+        int p = s->nodes.ptr[i].parent;
+        if (last[p] < 0)
+            s->first_child[p] = i;
+        else
+            s->next_sibling[last[p]] = i;
+        last[p] = i;
+    }
+    for (int e = 0; e < s->nedges; e++) {
+        s->edges_at[s->edge_from[e] + 2]++;
+        s->indeg[s->edge_to[e]]++;
+    }
+    for (int i = 0; i < n; i++)
+        s->edges_at[i + 2] += s->edges_at[i + 1];
+    for (int e = 0; e < s->nedges; e++)
+        s->edge_list[s->edges_at[s->edge_from[e] + 1]++] = s->edge_to[e];
+    return true;
 }
 
 bool lower_sort(lower_ctx *c) {
@@ -216,8 +303,11 @@ bool lower_sort(lower_ctx *c) {
     char *state = ARENA_ARRAY(c->a, char, f->tvs.n + 1);
     if (!state)
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    s.topo_of = ARENA_ARRAY(c->a, int, f->tvs.n + 1);
+    if (!s.topo_of)
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < f->tvs.n; i++)
-        c->op_pos[i] = -1;
+        c->op_pos[i] = s.topo_of[i] = -1;
     for (int i = 0; i < f->outputs.n; i++)
         if (!visit(&s, f->outputs.ptr[i], state))
             return false;
@@ -225,5 +315,5 @@ bool lower_sort(lower_ctx *c) {
     if (!s.leaf_of)
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     unite_loops(c, s.topo.ptr, s.topo.n);
-    return build_trie(&s) && collect_edges(&s) && emit(&s, 0);
+    return build_trie(&s) && collect_edges(&s) && index_trie(&s) && emit(&s, 0, s.heap);
 }

@@ -1,5 +1,7 @@
 /*
- * sync.c -- __syncthreads for shared and tensor memory.
+ * sync.c -- __syncthreads for shared and tensor memory, and for fusion
+ * outputs that another op of the kernel reads (global memory: the read must
+ * stay in the writing block; across threads it needs a barrier too).
  *
  * Requires predicate (so that syncs land outside IF nodes). Provides SYNC
  * nodes. No barrier is needed when every thread reads only what it wrote
@@ -148,13 +150,54 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) 
                     dims[d], d < 3 ? "threads" : "blocks", d < 3 ? "shared" : "global");
 }
 
+/* A fusion output read by another op of the kernel: each cell must be read
+   by the block that wrote it (a block that did not write it would need a
+   grid-wide sync, i.e. a second kernel). Without a block axis on a launched
+   block dimension only block 0 writes (predicate.c). Within a block, a read
+   of cells other threads wrote gets a barrier like shared memory. */
+static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
+    static const char *const dims[NPDIMS] = {"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"};
+    for (int d = 3; d < NPDIMS; d++) {
+        const wf_iterdomain *wa = thread_axis(c, p, d), *ra = thread_axis(c, reader, d);
+        if (val_is_const_eq(c->pdim[d], 1) || (wa && ra && same_axis(c, wa, ra)))
+            continue;
+        /* Neither on the dimension and the reader an output too: only block 0
+           writes either, so only block 0's read is ever used. */
+        if (!wa && !ra && reader->mem == WF_MEM_GLOBAL)
+            continue;
+        sbuf sw = {0}, sr = {0};
+        if (wa)
+            ir_print_id(&sw, wa);
+        if (ra)
+            ir_print_id(&sr, ra);
+        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                 "T%d reads global T%d across blocks on %s (T%d's axis %s, T%d's axis %s): "
+                 "other blocks write the cells it reads, which needs a grid-wide sync; "
+                 "parallelize exactly mapped axes of both on %s, or compute T%d in a separate "
+                 "fusion",
+                 reader->id, p->id, dims[d], p->id, wa ? sbuf_str(&sw) : "none", reader->id,
+                 ra ? sbuf_str(&sr) : "none", dims[d], reader->id);
+        sbuf_free(&sw);
+        sbuf_free(&sr);
+        return false;
+    }
+    return true;
+}
+
 bool lower_sync(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++) {
         ir_op *op = c->order.ptr[k];
         for (int i = 0; i < op->nin; i++) {
             wf_tv *p = op->in[i];
-            if (p->is_input || p->mem == WF_MEM_GLOBAL)
+            if (p->is_input)
                 continue;
+            if (p->mem == WF_MEM_GLOBAL) {
+                kir_node *w = c->stmt_of[c->op_pos[p->id]];
+                if (!check_global_read(c, p, op->out) ||
+                    (!same_thread(c, &w->u.stmt, op->out) && !sync_pair(c, w, c->stmt_of[k])))
+                    return false;
+                continue;
+            }
             if (!check_visibility(c, p, op->out))
                 return false;
             if (p->mem != WF_MEM_SHARED && p->mem != WF_MEM_TENSOR)
