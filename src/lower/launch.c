@@ -115,7 +115,7 @@ bool lower_check_smem(int64_t bytes, const char *detail, wf_err *e) {
     return wf_failb(e, WF_ERR_SCHEDULE,
                     "the kernel needs %lld bytes of shared memory per block, but CUDA allows at "
                     "most %d (227 KiB)%s%s; use smaller shared-memory tiles",
-                    (long long)bytes, LOWER_MAX_SMEM_BYTES, detail ? " " : "",
+                    (long long)bytes, LOWER_MAX_SMEM_BYTES, detail ? ": " : "",
                     detail ? detail : "");
 }
 
@@ -149,8 +149,8 @@ static int64_t const_extent(const lower_extents *v, const char **axis) {
     for (int i = 0; i < v->n; i++) {
         if (!val_is_const(v->ptr[i].extent))
             return -1;
-        if (v->ptr[i].extent->c > max || !*axis) {
-            max = v->ptr[i].extent->c > max ? v->ptr[i].extent->c : max;
+        if (i == 0 || v->ptr[i].extent->c > max) {
+            max = v->ptr[i].extent->c;
             *axis = v->ptr[i].axis;
         }
     }
@@ -243,7 +243,7 @@ static bool check_memory(lower_ctx *c) {
     if (c->out->launch.smem_bytes < 0)
         return true; /* sized at run time: checked per launch */
     if (u.smem_max_tv)
-        snprintf(detail, sizeof detail, "(T%d alone needs %lld)", u.smem_max_tv->id,
+        snprintf(detail, sizeof detail, "T%d alone needs %lld", u.smem_max_tv->id,
                  (long long)u.smem_max);
     return lower_check_smem(c->out->launch.smem_bytes, u.smem_max_tv ? detail : NULL, &c->f->err);
 }

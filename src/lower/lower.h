@@ -59,6 +59,7 @@ typedef struct {
     int sm;        /* target, 0 = lowering picks (sm_100a for tensor memory, else sm_90a) */
     unsigned dump; /* print the kernel IR to stderr after these passes */
     unsigned skip; /* drop these passes (only predicate and sync may be dropped) */
+    unsigned fail; /* tests: these passes fail without an error, as a bug would */
 } lower_options;
 
 /* Parse WF_DUMP / WF_SKIP style lists ("index,sync", "all"; NULL or "" =

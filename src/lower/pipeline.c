@@ -151,7 +151,7 @@ static bool pass_ok(lower_ctx *c, int i, bool ok) {
 }
 
 bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out) {
-    static const lower_options none = {0, 0, 0};
+    static const lower_options none = {0, 0, 0, 0};
     lower_ctx c;
     if (!opt)
         opt = &none;
@@ -166,7 +166,7 @@ bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out) {
     for (int i = 0; i < NPASSES; i++) {
         if (opt->skip & (1u << i))
             continue;
-        if (!pass_ok(&c, i, passes[i].run(&c)))
+        if (!pass_ok(&c, i, !(opt->fail & (1u << i)) && passes[i].run(&c)))
             return false;
 #ifdef WF_TEST_BUILD
         if (!lower_verify(&c))

@@ -396,9 +396,10 @@ static cuda_state *prepare(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer
                            rt_launch *l, bool *host, bool *empty) {
     if (rt_bind(k, in, nin, out, nout, l) != WF_OK || !check_devices(k, l, host))
         return NULL;
-    *empty = l->empty; /* rt_bind checked CUDA's limits */
-    cuda_state *s = ready(k);
-    if (!s || *empty)
+    /* rt_bind checked CUDA's limits; an empty launch needs no device at all. */
+    *empty = l->empty;
+    cuda_state *s = *empty ? NULL : ready(k);
+    if (!s)
         return NULL;
     if (!*host) {
         pack_in_place(s, k, l);

@@ -168,8 +168,8 @@ static wf_status eval_dim(wf_kernel *k, const rt_launch *l, int d, int64_t *ext,
         if (v < 0)
             return wf_fails(&k->err, WF_ERR_ARG, "for these sizes, %s (%s) has the extent %lld",
                             lower_pdim_table[d].name, dim->axis[i], (long long)v);
-        if (v > *ext || !*axis) {
-            *ext = v > *ext ? v : *ext;
+        if (i == 0 || v > *ext) {
+            *ext = v;
             *axis = dim->axis[i];
         }
     }
