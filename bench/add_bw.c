@@ -18,6 +18,7 @@ static double gbps(double bytes, double us) {
 }
 
 int main(void) {
+    bench_require_gpu();
     size_t bytes = (size_t)N * sizeof(float), nchunk = BENCH_CHUNK / sizeof(float);
     static const int threads[] = {128, 256}, unrolls[] = {1, 2, 4};
     float *ca = bench_random_chunk(2), *cb = bench_random_chunk(3), *cc = malloc(BENCH_CHUNK);

@@ -48,6 +48,7 @@ static void measure(const char *self, double *first, double *second) {
 int main(int argc, char **argv) {
     char self[4096], dir[64];
     double cold[ROUNDS], warm[ROUNDS], launch[ROUNDS], unused;
+    bench_require_gpu();
     if (argc > 1 && strcmp(argv[1], "child") == 0)
         return child();
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

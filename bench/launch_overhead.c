@@ -30,6 +30,7 @@ static void run(wf_kernel *k, const wf_buffer *in, wf_buffer *out) {
 }
 
 int main(void) {
+    bench_require_gpu();
     float ha[N], hb[N], hc[N];
     static double us[RUNS];
     for (int i = 0; i < N; i++) {

@@ -33,6 +33,10 @@ static inline bool api_failed(wf_fusion *f) {
         WF_GATE((tv)->f, ret);                                                                     \
     } while (0)
 
+/* wf_compile with explicit lowering options (tests drop passes with them);
+   NULL = the defaults: WF_DUMP and WF_SKIP, read once from the environment. */
+wf_kernel *api_compile(wf_fusion *f, const wf_compile_options *opt, const lower_options *lo);
+
 /* Normalize a (possibly negative) loop axis of tv; false + sticky error if out of range. */
 bool api_axis(wf_tv *tv, int *axis, const char *what);
 /* Normalize a position 0..ndim (negative wraps as pos + ndim + 1). */

@@ -164,7 +164,7 @@ static void emit_stmt(emitter *e, const kir_stmt *s, int depth) {
 static void emit_list(emitter *e, const kir_list *l, int depth);
 
 static void emit_for(emitter *e, const kir_for *l, int depth) {
-    bool no_loop = ir_ptype_cuda(l->ptype) || l->vector || val_is_const(l->var);
+    bool no_loop = lower_pdim_index(l->ptype) >= 0 || l->vector || val_is_const(l->var);
     if (no_loop) {
         emit_list(e, &l->body, depth);
         return;

@@ -46,14 +46,9 @@ bool lower_pdims(lower_ctx *c) {
         if (c->pdim[d] == n->u.loop.extent)
             c->pdim_id[d] = n->u.loop.id;
     }
-    for (int d = 0; d < NPDIMS; d++) {
+    for (int d = 0; d < NPDIMS; d++)
         if (!c->pdim[d])
             c->pdim[d] = val_const(c->a, 1);
-        if (d < 3)
-            c->out->block[d] = c->pdim[d];
-        else
-            c->out->grid[d - 3] = c->pdim[d];
-    }
     return true;
 }
 

@@ -73,16 +73,16 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *
     l->ptype = gp[g];
     int64_t ext = ir_id_const_extent(id);
     int64_t hi = ext > 0 ? ext - 1 : INT64_MAX;
-    const char *cuda = ir_ptype_cuda(l->ptype);
+    int dim = lower_pdim_index(l->ptype);
     if (val_is_const_eq(l->extent, 1) || id->itype == IT_BROADCAST) {
         /* Nothing to iterate: a broadcast axis that no consumer resolves reads index 0. */
         l->var = val_const(c->a, 0);
         l->ptype = WF_SERIAL;
-    } else if (cuda) {
-        int dim = lower_pdim_index(l->ptype);
-        sym_kind k = dim < 3 ? SYM_TID : SYM_BID;
+    } else if (dim >= 0) {
+        const lower_pdim *p = &lower_pdim_table[dim];
         int64_t max = lower_pdim_max(dim);
-        l->var = val_sym(c->a, k, dim % 3, 0, cuda, 0, hi < max ? hi : max, l->extent);
+        l->var = val_sym(c->a, p->grid ? SYM_BID : SYM_TID, p->axis, 0, p->cuda, 0,
+                         hi < max ? hi : max, l->extent);
     } else if (l->ptype == WF_VECTORIZE && is_vector_set(op, id)) {
         l->vector = true;
         l->var = val_const(c->a, 0);

@@ -5,11 +5,67 @@
  * lower_result: the kernel IR, the kernel's tensor parameters, the launch
  * information and the checks that can only be made at launch. It never
  * changes the fusion; errors go to the fusion's sticky error.
+ *
+ * The launch: each of the six parallel dimensions (lower_pdim_table) is as
+ * large as the largest loop parallelized on it. Where a loop's extent is
+ * symbolic that maximum is only known at run time, so the result keeps every
+ * distinct extent per dimension and the runtime takes the maximum per
+ * launch. CUDA's limits on a launch (threads per block, grid extents, shared
+ * memory per block, local memory per thread) are checked in one place,
+ * lower_check_launch and lower_check_smem: by lowering where the values are
+ * constants, and by the runtime (runtime/launch.c) for every launch on every
+ * backend, with the same messages.
  */
 #ifndef WF_LOWER_LOWER_H
 #define WF_LOWER_LOWER_H
 
 #include "lower/kir.h"
+
+/* ---- the parallel dimensions ---- */
+
+/* In launch order: blockDim.x, .y, .z, then gridDim.x, .y, .z. */
+enum { LOWER_NPDIMS = 6 };
+
+typedef struct {
+    wf_ptype ptype;   /* WF_TIDX ... WF_BIDZ */
+    const char *name; /* "TIDx", as the printer names the parallel type */
+    const char *cuda; /* "threadIdx.x": the index in CUDA C++ */
+    bool grid;        /* a block index (gridDim), not a thread index (blockDim) */
+    int axis;         /* 0, 1, 2 for x, y, z */
+    int64_t limit;    /* the largest launch extent CUDA allows on it */
+} lower_pdim;
+
+extern const lower_pdim lower_pdim_table[LOWER_NPDIMS];
+int lower_pdim_index(wf_ptype p); /* 0..5, or -1 for non-thread/block types */
+
+/* CUDA's limits (compute capability 9.0 and 10.0) besides those per dimension. */
+#define LOWER_MAX_BLOCK_THREADS 1024
+#define LOWER_MAX_SMEM_BYTES    232448               /* dynamic shared memory per block: 227 KiB */
+#define LOWER_MAX_LOCAL_BYTES   ((int64_t)512 << 10) /* local memory per thread: 512 KiB */
+
+/* Check one launch's extents per dimension (launch order) against CUDA's
+   limits; a -1 is not known yet and skipped. axis[d] (may be NULL, as may
+   the array) names what gave dimension d its extent, for the message. */
+bool lower_check_launch(const int64_t ext[LOWER_NPDIMS], const char *const *axis, wf_err *e);
+/* Check a block's shared memory; detail (may be NULL) is appended to the message. */
+bool lower_check_smem(int64_t bytes, const char *detail, wf_err *e);
+
+/* ---- lowering ---- */
+
+/* Options of one lowering, from wf_compile_options and the environment
+   (api/compile.c reads WF_DUMP and WF_SKIP once). Bit i of dump/skip is the
+   i-th pass of pipeline.c's list. */
+typedef struct {
+    int sm;        /* target, 0 = lowering picks (sm_100a for tensor memory, else sm_90a) */
+    unsigned dump; /* print the kernel IR to stderr after these passes */
+    unsigned skip; /* drop these passes (only predicate and sync may be dropped) */
+    unsigned fail; /* tests: these passes fail without an error, as a bug would */
+} lower_options;
+
+/* Parse WF_DUMP / WF_SKIP style lists ("index,sync", "all"; NULL or "" =
+   none) into o's masks; an unknown or unskippable pass name is a WF_ERR_ARG
+   error in e that lists the valid names. */
+bool lower_options_parse(lower_options *o, const char *dump, const char *skip, wf_err *e);
 
 /* One kernel parameter: a fusion input or output, passed as Tensor<T, N>. */
 typedef struct {
@@ -26,19 +82,26 @@ typedef struct {
     const char *message;
 } lower_check;
 
+/* One extent of a loop parallelized on a dimension. */
+typedef struct {
+    const wf_val *extent;
+    const char *axis; /* "T2's axis iS3{128}", for messages */
+} lower_extent;
+typedef VEC(lower_extent) lower_extents;
+
 typedef struct {
     wf_arena arena; /* owns everything below */
     kir_list top;
     VEC(lower_param) params;
     VEC(lower_check) checks;
-    const wf_val *grid[3], *block[3]; /* launch extents, possibly symbolic */
+    lower_extents dims[LOWER_NPDIMS]; /* every distinct extent per dimension; none = 1 */
     wf_launch_info launch;
     const wf_val *smem;      /* dynamic shared-memory bytes (symbolic when a tile is) */
     const wf_val *tmem_slot; /* shared-memory offset of the tensor-memory address table */
     int sm;
 } lower_result;
 
-bool lower_fusion(wf_fusion *f, int sm, lower_result *out);
+bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out);
 void lower_result_free(lower_result *r);
 
 #endif

@@ -13,7 +13,7 @@
 #include "analysis/analysis.h"
 #include "lower/lower.h"
 
-enum { NPDIMS = 6 }; /* TIDx, TIDy, TIDz, BIDx, BIDy, BIDz */
+enum { NPDIMS = LOWER_NPDIMS }; /* TIDx, TIDy, TIDz, BIDx, BIDy, BIDz: lower_pdim_table */
 
 typedef struct {
     wf_fusion *f;
@@ -41,8 +41,7 @@ static inline an_map lower_loop_map(lower_ctx *c) {
     return m;
 }
 
-int lower_pdim_index(wf_ptype p); /* 0..5, or -1 for non-thread/block types */
-int64_t lower_pdim_max(int d);    /* largest threadIdx/blockIdx value CUDA allows on d */
+int64_t lower_pdim_max(int d); /* largest threadIdx/blockIdx value CUDA allows on d */
 
 bool lower_check_fusion(lower_ctx *c);
 /* After loops: no two loops around one statement on one thread/block type. */

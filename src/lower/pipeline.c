@@ -1,18 +1,21 @@
 /*
- * pipeline.c -- the lowering pass list, in order, in one function.
+ * pipeline.c -- the lowering pass list, in order, in one function, and the
+ * table of parallel dimensions every layer shares.
  *
  * Each pass reads the fusion and what earlier passes built, and adds to the
  * kernel IR or the context. After each pass the kernel-IR verifier runs in
- * test builds, and WF_DUMP=<pass>[,<pass>] (or "all") prints the kernel IR to
- * stderr after the named passes -- a debugging aid that never runs unasked.
- * WF_SKIP=predicate,sync drops those passes: the kernels are then wrong on
- * purpose, which is how the tests prove that the CPU reference executor
- * catches out-of-bounds accesses and shared-memory races.
+ * test builds. The options (lower_options, parsed once by api/compile.c from
+ * WF_DUMP and WF_SKIP) name passes: the kernel IR is printed to stderr after
+ * the dumped ones -- a debugging aid that never runs unasked -- and skipped
+ * ones are dropped: the kernels are then wrong on purpose, which is how the
+ * tests prove that the CPU reference executor catches out-of-bounds accesses
+ * and shared-memory races. A pass that fails must say why; one that returns
+ * false without an error is a bug in weft, reported as an internal error
+ * naming the pass (never as "out of memory").
  */
 #include "lower/copy.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -21,21 +24,88 @@ typedef struct {
     bool skippable; /* WF_SKIP may drop it, to build deliberately broken kernels */
 } lower_pass;
 
-/* Is `name` in the comma-separated list of environment variable `var`? */
-static bool env_lists(const char *var, const char *name) {
-    const char *env = getenv(var);
-    if (!env)
-        return false;
-    size_t n = strlen(name);
-    for (const char *p = env; *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if ((len == n && strncmp(p, name, n) == 0) || (len == 3 && strncmp(p, "all", 3) == 0))
-            return true;
-        p += len + (end ? 1 : 0);
-    }
+static const lower_pass passes[] = {
+    {"check", lower_check_fusion, false}, {"sort", lower_sort, false},
+    {"loops", lower_loops, false},        {"pdims", lower_pdims, false},
+    {"alloc", lower_alloc, false},        {"index", lower_index, false},
+    {"copy", lower_copy_index, false},    {"predicate", lower_predicate, true},
+    {"sync", lower_sync, true},           {"place", lower_copy_place, false},
+    {"tmem", lower_tmem, false},          {"launch", lower_launch, false},
+};
+enum { NPASSES = sizeof passes / sizeof *passes };
+
+// clang-format off
+const lower_pdim lower_pdim_table[LOWER_NPDIMS] = {
+    {WF_TIDX, "TIDx", "threadIdx.x", false, 0, 1024},
+    {WF_TIDY, "TIDy", "threadIdx.y", false, 1, 1024},
+    {WF_TIDZ, "TIDz", "threadIdx.z", false, 2, 64},
+    {WF_BIDX, "BIDx", "blockIdx.x",  true,  0, 2147483647},
+    {WF_BIDY, "BIDy", "blockIdx.y",  true,  1, 65535},
+    {WF_BIDZ, "BIDz", "blockIdx.z",  true,  2, 65535},
+};
+// clang-format on
+
+int lower_pdim_index(wf_ptype p) {
+    for (int d = 0; d < LOWER_NPDIMS; d++)
+        if (lower_pdim_table[d].ptype == p)
+            return d;
+    return -1;
+}
+
+int64_t lower_pdim_max(int d) {
+    return lower_pdim_table[d].limit - 1;
+}
+
+/* ---- options ---- */
+
+static void list_names(sbuf *b, bool skippable_only) {
+    for (int i = 0, first = 1; i < NPASSES; i++)
+        if (!skippable_only || passes[i].skippable) {
+            sbuf_printf(b, "%s%s", first ? "" : ", ", passes[i].name);
+            first = 0;
+        }
+}
+
+static bool bad_name(wf_err *e, const char *var, const char *name, size_t len, bool known) {
+    sbuf b = {0};
+    sbuf_printf(&b, "%s: %s '%.*s'; the passes %s are ", var,
+                known ? "cannot skip the pass" : "unknown pass", (int)len, name,
+                known ? "that can be skipped" : "(besides \"all\")");
+    list_names(&b, known);
+    wf_failb(e, WF_ERR_ARG, "%s", sbuf_str(&b));
+    sbuf_free(&b);
     return false;
 }
+
+/* One comma-separated list into a mask of passes; "all" is every pass
+   (every skippable one for WF_SKIP). */
+static bool parse_list(const char *var, const char *list, bool skip, unsigned *mask, wf_err *e) {
+    *mask = 0;
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        bool all = len == 3 && strncmp(p, "all", 3) == 0, found = all;
+        for (int i = 0; i < NPASSES; i++) {
+            bool named = strlen(passes[i].name) == len && strncmp(p, passes[i].name, len) == 0;
+            if (named && skip && !passes[i].skippable)
+                return bad_name(e, var, p, len, true);
+            if ((named || all) && (!skip || passes[i].skippable))
+                *mask |= 1u << i;
+            found |= named;
+        }
+        if (!found && len > 0)
+            return bad_name(e, var, p, len, false);
+        p += len + (end ? 1 : 0);
+    }
+    return true;
+}
+
+bool lower_options_parse(lower_options *o, const char *dump, const char *skip, wf_err *e) {
+    return parse_list("WF_DUMP", dump, false, &o->dump, e) &&
+           parse_list("WF_SKIP", skip, true, &o->skip, e);
+}
+
+/* ---- the pipeline ---- */
 
 static void dump(const lower_ctx *c, const char *pass) {
     sbuf b = {0};
@@ -64,35 +134,46 @@ static bool init_ctx(lower_ctx *c, wf_fusion *f, lower_result *out) {
     return an_idgraph_build(&c->g, f, c->a);
 }
 
-bool lower_fusion(wf_fusion *f, int sm, lower_result *out) {
-    static const lower_pass passes[] = {
-        {"check", lower_check_fusion, false}, {"sort", lower_sort, false},
-        {"loops", lower_loops, false},        {"pdims", lower_pdims, false},
-        {"alloc", lower_alloc, false},        {"index", lower_index, false},
-        {"copy", lower_copy_index, false},    {"predicate", lower_predicate, true},
-        {"sync", lower_sync, true},           {"place", lower_copy_place, false},
-        {"tmem", lower_tmem, false},          {"launch", lower_launch, false},
-    };
+/* After a pass: an error it reported stands; memory that ran out is out of
+   memory; a pass that failed silently is a bug. */
+static bool pass_ok(lower_ctx *c, int i, bool ok) {
+    wf_fusion *f = c->f;
+    if (err_set(&f->err))
+        return false;
+    if (c->a->failed || f->arena.failed)
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (%s)",
+                        passes[i].name);
+    if (!ok)
+        return wf_failb(&f->err, WF_ERR_UNSUPPORTED,
+                        "internal error: the lowering pass '%s' failed without saying why (a bug "
+                        "in weft; please report it with the fusion)",
+                        passes[i].name);
+    return true;
+}
+
+bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out) {
+    static const lower_options none = {0, 0, 0, 0};
     lower_ctx c;
+    if (!opt)
+        opt = &none;
     memset(out, 0, sizeof *out);
     arena_init(&out->arena);
-    out->sm = sm;
-    if (!init_ctx(&c, f, out))
+    out->sm = opt->sm;
+    if (!init_ctx(&c, f, out)) {
+        if (!err_set(&f->err))
+            wf_fail(&f->err, WF_ERR_MEMORY, "out of memory while lowering");
         return false;
-    for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
-        if (env_lists("WF_SKIP", passes[i].name) && passes[i].skippable)
+    }
+    for (int i = 0; i < NPASSES; i++) {
+        if (opt->skip & (1u << i))
             continue;
-        bool ok = passes[i].run(&c);
-        if (c.a->failed || f->arena.failed)
-            return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (%s)",
-                            passes[i].name);
-        if (!ok || err_set(&f->err))
+        if (!pass_ok(&c, i, !(opt->fail & (1u << i)) && passes[i].run(&c)))
             return false;
 #ifdef WF_TEST_BUILD
         if (!lower_verify(&c))
-            return false;
+            return pass_ok(&c, i, false);
 #endif
-        if (env_lists("WF_DUMP", passes[i].name))
+        if (opt->dump & (1u << i))
             dump(&c, passes[i].name);
     }
     return true;
@@ -100,28 +181,4 @@ bool lower_fusion(wf_fusion *f, int sm, lower_result *out) {
 
 void lower_result_free(lower_result *r) {
     arena_free(&r->arena);
-}
-
-int64_t lower_pdim_max(int d) {
-    static const int64_t max[NPDIMS] = {1023, 1023, 63, 2147483646, 65534, 65534};
-    return max[d];
-}
-
-int lower_pdim_index(wf_ptype p) {
-    switch (p) {
-    case WF_TIDX:
-        return 0;
-    case WF_TIDY:
-        return 1;
-    case WF_TIDZ:
-        return 2;
-    case WF_BIDX:
-        return 3;
-    case WF_BIDY:
-        return 4;
-    case WF_BIDZ:
-        return 5;
-    default:
-        return -1;
-    }
 }

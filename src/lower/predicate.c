@@ -30,9 +30,9 @@ static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
 /* threadIdx.x ... blockIdx.z with no known range: inside a loop the index
    symbol's range is the loop's extent, which is what this predicate ensures. */
 static const wf_val *launched_index(lower_ctx *c, int d) {
-    static const char *const names[NPDIMS] = {"threadIdx.x", "threadIdx.y", "threadIdx.z",
-                                              "blockIdx.x",  "blockIdx.y",  "blockIdx.z"};
-    return val_sym(c->a, d < 3 ? SYM_TID : SYM_BID, d % 3, 0, names[d], 0, lower_pdim_max(d), NULL);
+    const lower_pdim *p = &lower_pdim_table[d];
+    return val_sym(c->a, p->grid ? SYM_BID : SYM_TID, p->axis, 0, p->cuda, 0, lower_pdim_max(d),
+                   NULL);
 }
 
 /* A write to memory that threads (shared) or threads and blocks (global)

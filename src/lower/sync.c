@@ -138,7 +138,6 @@ static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, 
 /* Registers are per thread and shared memory is per block: a producer read
    across those boundaries is a schedule error, not something a barrier fixes. */
 static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
-    static const char *const dims[NPDIMS] = {"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"};
     /* Registers are private to a thread; shared and tensor memory to a block. */
     int d = crossed_dim(c, p, reader, p->mem == WF_MEM_LOCAL ? 0 : 3);
     if (d < 0)
@@ -147,7 +146,8 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) 
                     "T%d is in %s memory, but T%d reads it across %s on %s; a producer read by "
                     "other %s must be in %s memory",
                     p->id, ir_memtype_name(p->mem), reader->id, d < 3 ? "threads" : "blocks",
-                    dims[d], d < 3 ? "threads" : "blocks", d < 3 ? "shared" : "global");
+                    lower_pdim_table[d].name, d < 3 ? "threads" : "blocks",
+                    d < 3 ? "shared" : "global");
 }
 
 /* A fusion output read by another op of the kernel: each cell must be read

@@ -30,9 +30,9 @@
 #include "runtime/param.h"
 #include "runtime/nvrtc.h"
 
-#define MAX_PARAMS    16              /* rt_launch's capacity */
-#define MAX_ARG_BYTES (8 + 2 * 8 * 8) /* Tensor<T, 8>: pointer, 8 sizes, 8 strides */
-#define SMEM_DEFAULT  (48 * 1024)     /* dynamic shared memory allowed without opting in */
+/* Tensor<T, WF_MAX_RANK>: a pointer, WF_MAX_RANK sizes and as many strides. */
+#define MAX_ARG_BYTES (8 + 2 * 8 * WF_MAX_RANK)
+#define SMEM_DEFAULT  (48 * 1024) /* dynamic shared memory allowed without opting in */
 
 /* ---- the driver ---- */
 
@@ -143,12 +143,13 @@ typedef struct {
     rt_cu cu;
     cu_module mod;
     cu_function fn;
-    int sm;                                       /* the target the image was built for */
-    bool sync;                                    /* WF_CUDA_SYNC: wait after each launch */
-    void *args[MAX_PARAMS];                       /* kernelParams: args[i] = arg[i], fixed */
-    unsigned char arg[MAX_PARAMS][MAX_ARG_BYTES]; /* the packed Tensor<T, N> per parameter */
-    cu_ptr staged[MAX_PARAMS];                    /* device copies of host buffers, in a run */
-    int64_t smem_allowed;                         /* dynamic shared memory opted in so far */
+    int sm;    /* the target the image was built for */
+    bool sync; /* WF_CUDA_SYNC: wait after each launch */
+    /* Per parameter (k->nparams of each, allocated with the state): */
+    void **args;                         /* kernelParams: args[i] = arg[i], fixed */
+    unsigned char (*arg)[MAX_ARG_BYTES]; /* the packed Tensor<T, N> */
+    cu_ptr *staged;                      /* device copies of host buffers, in a run */
+    int64_t smem_allowed;                /* dynamic shared memory opted in so far */
 } cuda_state;
 
 /* The kernel's own sm when wf_compile was given one, else the device's. An
@@ -239,6 +240,9 @@ static void state_free(cuda_state *s) {
         (void)s->cu.api.cuModuleUnload(s->mod);
     }
     rt_cu_close(&s->cu);
+    free(s->args);
+    free(s->arg);
+    free(s->staged);
     free(s);
 }
 
@@ -251,18 +255,23 @@ static bool env_flag(const char *name) {
 static cuda_state *ready(wf_kernel *k) {
     if (k->cuda)
         return k->cuda;
-    if (k->nparams > MAX_PARAMS)
-        return wf_fail(&k->err, WF_ERR_UNSUPPORTED,
-                       "the kernel has %d tensor parameters; the CUDA runtime takes at most %d",
-                       k->nparams, MAX_PARAMS);
+    size_t n = (size_t)k->nparams + 1;
     cuda_state *s = calloc(1, sizeof *s);
-    if (!s)
+    if (s) {
+        s->args = calloc(n, sizeof *s->args);
+        s->arg = calloc(n, sizeof *s->arg);
+        s->staged = calloc(n, sizeof *s->staged);
+    }
+    if (!s || !s->args || !s->arg || !s->staged) {
+        if (s)
+            state_free(s);
         return wf_fail(&k->err, WF_ERR_MEMORY, "out of memory for the kernel's CUDA state");
+    }
     if (!rt_cu_open(&s->cu, &k->err) || !pick_target(k, s) || !load_module(k, s)) {
         state_free(s);
         return NULL;
     }
-    for (int i = 0; i < MAX_PARAMS; i++)
+    for (int i = 0; i < k->nparams; i++)
         s->args[i] = s->arg[i];
     s->sync = env_flag("WF_CUDA_SYNC");
     k->cuda = s;
@@ -277,24 +286,6 @@ void rt_cuda_release(wf_kernel *k) {
 }
 
 /* ---- one launch ---- */
-
-/* CUDA's launch limits, checked here so that the message says which. A
-   zero extent anywhere means there is nothing to run. */
-static bool check_dims(wf_kernel *k, const rt_launch *l, bool *empty) {
-    const int64_t *g = l->grid, *b = l->block;
-    *empty = false;
-    for (int d = 0; d < 3; d++)
-        if (g[d] <= 0 || b[d] <= 0)
-            *empty = true;
-    if (*empty || (g[0] <= INT32_MAX && g[1] <= 65535 && g[2] <= 65535 && b[0] <= 1024 &&
-                   b[1] <= 1024 && b[2] <= 64 && b[0] * b[1] * b[2] <= 1024))
-        return true;
-    return wf_failb(&k->err, WF_ERR_SCHEDULE,
-                    "the launch needs grid (%lld, %lld, %lld) and block (%lld, %lld, %lld), beyond "
-                    "CUDA's limits (grid x < 2^31, y and z <= 65535; at most 1024 threads a block)",
-                    (long long)g[0], (long long)g[1], (long long)g[2], (long long)b[0],
-                    (long long)b[1], (long long)b[2]);
-}
 
 /* Device buffers must be on device 0, the one weft runs on; *host says
    whether any buffer is in host memory and needs staging. */
@@ -384,7 +375,7 @@ static bool stage_out(wf_kernel *k, cuda_state *s, const rt_launch *l) {
 }
 
 static void unstage(wf_kernel *k, cuda_state *s) {
-    for (int i = 0; i < MAX_PARAMS; i++) {
+    for (int i = 0; i < k->nparams; i++) {
         if (s->staged[i])
             (void)CU_TRY(&s->cu, &k->err, cuMemFree(s->staged[i]));
         s->staged[i] = 0;
@@ -401,11 +392,12 @@ static void pack_in_place(cuda_state *s, const wf_kernel *k, const rt_launch *l)
    (*empty, no error). */
 static cuda_state *prepare(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
                            rt_launch *l, bool *host, bool *empty) {
-    if (rt_bind(k, in, nin, out, nout, l) != WF_OK || !check_dims(k, l, empty) ||
-        !check_devices(k, l, host))
+    if (rt_bind(k, in, nin, out, nout, l) != WF_OK || !check_devices(k, l, host))
         return NULL;
-    cuda_state *s = ready(k);
-    if (!s || *empty)
+    /* rt_bind checked CUDA's limits; an empty launch needs no device at all. */
+    *empty = l->empty;
+    cuda_state *s = *empty ? NULL : ready(k);
+    if (!s)
         return NULL;
     if (!*host) {
         pack_in_place(s, k, l);

@@ -161,7 +161,7 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
 }
 
 static void build_for(builder *b, in_node *n, const kir_for *l) {
-    n->serial = !ir_ptype_cuda(l->ptype) && !l->vector && !val_is_const(l->var);
+    n->serial = lower_pdim_index(l->ptype) < 0 && !l->vector && !val_is_const(l->var);
     n->slot = -1;
     if (l->var->kind == V_SYM && l->var->sym == SYM_LOOP && l->group < b->ngroups) {
         n->slot = b->p->nloops++;

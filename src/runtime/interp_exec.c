@@ -131,6 +131,8 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
                             "the CPU reference executor needs host buffers, but parameter %d "
                             "is on device %d",
                             i, l.buf[i]->device);
+    if (l.empty)
+        return WF_OK; /* a tensor without elements: nothing to run */
     ix_exec x;
     if (!ix_exec_init(&x, k, &l))
         return k->err.code ? k->err.code : wf_fails(&k->err, WF_ERR_MEMORY, "out of memory");

@@ -18,10 +18,25 @@ static bool copy_param(wf_kernel *k, rt_param *p, const lower_param *lp, val_mem
     p->is_output = lp->is_output;
     p->index = lp->index;
     p->kind = lp->kind;
-    for (int d = 0; d < p->ndim && d < 8; d++) {
+    for (int d = 0; d < p->ndim && d < WF_MAX_RANK; d++) {
         p->extent[d] = val_clone(&k->arena, tv->logical.ptr[d]->extent, m);
         p->contig[d] = tv->contig ? tv->contig[d] : 1;
         if (!p->extent[d])
+            return false;
+    }
+    return true;
+}
+
+static bool copy_dim(wf_kernel *k, rt_dim *dim, const lower_extents *v, val_memo *m) {
+    dim->n = v->n;
+    dim->extent = ARENA_ARRAY(&k->arena, const wf_val *, v->n + 1);
+    dim->axis = ARENA_ARRAY(&k->arena, const char *, v->n + 1);
+    if (!dim->extent || !dim->axis)
+        return false;
+    for (int i = 0; i < v->n; i++) {
+        dim->extent[i] = val_clone(&k->arena, v->ptr[i].extent, m);
+        dim->axis[i] = arena_strdup(&k->arena, v->ptr[i].axis);
+        if (!dim->extent[i] || !dim->axis[i])
             return false;
     }
     return true;
@@ -33,7 +48,10 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
     k->params = ARENA_ARRAY(&k->arena, rt_param, r->params.n + 1);
     k->nchecks = r->checks.n;
     k->checks = ARENA_ARRAY(&k->arena, rt_check, r->checks.n + 1);
-    if (!k->source || !k->params || !k->checks)
+    k->bound = ARENA_ARRAY(&k->arena, const wf_buffer *, r->params.n + 1);
+    k->shapes = ARENA_ARRAY(&k->arena, rt_dims, r->params.n + 1);
+    k->strides = ARENA_ARRAY(&k->arena, rt_dims, r->params.n + 1);
+    if (!k->source || !k->params || !k->checks || !k->bound || !k->shapes || !k->strides)
         return false;
     for (int i = 0; i < r->params.n; i++) {
         if (!copy_param(k, &k->params[i], &r->params.ptr[i], m))
@@ -51,12 +69,9 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
     }
     if (!(k->smem = val_clone(&k->arena, r->smem, m)))
         return false;
-    for (int d = 0; d < 3; d++) {
-        k->grid[d] = val_clone(&k->arena, r->grid[d], m);
-        k->block[d] = val_clone(&k->arena, r->block[d], m);
-        if (!k->grid[d] || !k->block[d])
+    for (int d = 0; d < LOWER_NPDIMS; d++)
+        if (!copy_dim(k, &k->dims[d], &r->dims[d], m))
             return false;
-    }
     return true;
 }
 

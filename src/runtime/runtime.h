@@ -15,21 +15,31 @@
 
 #include "lower/lower.h"
 
+/* Sizes or strides of one tensor parameter, per logical dim. */
+typedef int64_t rt_dims[WF_MAX_RANK];
+
 typedef struct {
     int tv; /* tensor id: SYM_SIZE/SYM_STRIDE symbols name it */
     wf_dtype dtype;
-    int ndim;
+    int ndim; /* <= WF_MAX_RANK (lowering checks) */
     bool is_output;
-    int index;               /* among the fusion's inputs or outputs */
-    const wf_val *extent[8]; /* logical extents (constants or size symbols) */
-    int8_t contig[8];        /* inputs: 1 = contiguous with the next inner dim */
-    kir_param_kind kind;     /* what is passed (runtime/param.h) */
+    int index;                         /* among the fusion's inputs or outputs */
+    const wf_val *extent[WF_MAX_RANK]; /* logical extents (constants or size symbols) */
+    int8_t contig[WF_MAX_RANK];        /* inputs: 1 = contiguous with the next inner dim */
+    kir_param_kind kind;               /* what is passed (runtime/param.h) */
 } rt_param;
 
 typedef struct {
     const wf_val *cond;
     const char *message;
 } rt_check;
+
+/* One parallel dimension: its launch extent is the largest of these. */
+typedef struct {
+    const wf_val **extent;
+    const char **axis; /* per extent: "T2's axis iS3{128}", for messages */
+    int n;
+} rt_dim;
 
 struct wf_kernel {
     wf_arena arena;
@@ -41,10 +51,13 @@ struct wf_kernel {
     char *ptx;        /* from wf_kernel_check_nvrtc, malloc'd */
     rt_param *params;
     int nparams, ninputs, noutputs;
-    const wf_val *grid[3], *block[3];
-    const wf_val *smem; /* dynamic shared-memory bytes */
+    rt_dim dims[LOWER_NPDIMS]; /* launch order: blockDim.x..z, gridDim.x..z */
+    const wf_val *smem;        /* dynamic shared-memory bytes */
     rt_check *checks;
     int nchecks;
+    /* rt_launch's per-parameter arrays, nparams each: a run allocates nothing */
+    const wf_buffer **bound;
+    rt_dims *shapes, *strides;
     void *cuda;                /* runtime/cuda.c state, or NULL */
     struct it_program *interp; /* the CPU reference executor's program (interp.h) */
 };
@@ -53,17 +66,21 @@ struct wf_kernel {
 wf_kernel *rt_kernel_new(const lower_result *r, const char *source);
 void rt_kernel_free(wf_kernel *k);
 
-/* Concrete values of one launch. */
+/* Concrete values of one launch. The per-parameter arrays are the kernel's
+   (bound, shapes, strides): one kernel runs one launch at a time. */
 typedef struct {
-    const wf_buffer *buf[16]; /* per parameter */
-    int64_t shape[16][8];     /* logical sizes per parameter */
-    int64_t stride[16][8];    /* element strides per parameter (actual) */
+    const wf_buffer **buf; /* per parameter */
+    rt_dims *shape;        /* logical sizes per parameter */
+    rt_dims *stride;       /* element strides per parameter (actual) */
     int64_t grid[3], block[3];
     int64_t smem_bytes;
+    bool empty; /* a launch extent is 0 (a tensor without elements): nothing to run */
 } rt_launch;
 
-/* Validate buffers against the kernel's parameters and evaluate the launch.
-   Returns WF_OK, or an error recorded in k->err. */
+/* Validate buffers against the kernel's parameters and evaluate the launch,
+   checking CUDA's limits (lower_check_launch, lower_check_smem) for every
+   backend alike. Returns WF_OK (l->empty: nothing to run), or an error
+   recorded in k->err. */
 wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout,
                   rt_launch *l);
 /* Evaluate an expression of the kernel under a launch's bindings. */

@@ -64,24 +64,65 @@ GPU_TEST(wrong_extent_is_refused_before_any_launch) {
     check_refused(TS, bad, WF_ERR_ARG, "input 1: dim 0 of the buffer has extent 5, but T1 needs 4");
 }
 
+/* A grid beyond CUDA's limits for these sizes: refused before the launch
+   with the message the CPU reference executor gives; smaller sizes run.
+   (A constant 70000 on BIDy is a compile error.) */
 GPU_TEST(grid_beyond_cuda_limits_is_refused) {
-    int64_t shape[2] = {70000, 2};
+    int64_t sym[2] = {-1, 2}, shape[2] = {70000, 2};
     wf_fusion *f = wf_fusion_new();
-    wf_tv *b = wf_set(wf_input(f, WF_F32, 2, shape));
+    wf_tv *b = wf_set(wf_input(f, WF_F32, 2, sym));
     wf_output(f, b);
     wf_tv_parallelize(b, 0, WF_BIDY);
     wf_tv_parallelize(b, 1, WF_TIDX);
     wf_kernel *k = GT_COMPILE(f);
     gt_tensor in = gt_dense(WF_F32, 2, shape), out = gt_dense(WF_F32, 2, shape);
     wf_buffer bi = gt_host_buffer(&in), bo = gt_host_buffer(&out);
+    const char *msg = "invalid grid: the launch needs 1 x 70000 x 1 blocks; CUDA allows at most "
+                      "2147483647 along x and 65535 along y and z (BIDy from T1's axis "
+                      "iblockIdx.y2{T0.size[0]}); put the largest axis on BIDx, or split an "
+                      "axis over two block dimensions";
     if (k) {
         CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, &bi, 1, &bo, 1), WF_ERR_SCHEDULE, k);
-        CHECK_STR(wf_last_run_error(k),
-                  "the launch needs grid (1, 70000, 1) and block (2, 1, 1), beyond CUDA's limits "
-                  "(grid x < 2^31, y and z <= 65535; at most 1024 threads a block)");
+        CHECK_STR(wf_last_run_error(k), msg);
+        CHECK_STATUS(wf_run(k, WF_BACKEND_INTERP, &bi, 1, &bo, 1), WF_ERR_SCHEDULE, k);
+        CHECK_STR(wf_last_run_error(k), msg);
+        bi.shape[0] = bo.shape[0] = 65535;
+        if (wf_cuda_available())
+            CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, &bi, 1, &bo, 1), WF_OK, k);
     }
     gt_tensor_free(&in);
     gt_tensor_free(&out);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* 20 tensor parameters: the CUDA runtime's arrays held 16. */
+GPU_TEST(twenty_inputs_run_on_the_gpu) {
+    enum { N = 20, LEN = 64 };
+    NEED_GPU();
+    int64_t shape[1] = {LEN};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *sum = NULL;
+    for (int i = 0; i < N; i++) {
+        wf_tv *t = wf_input(f, WF_F32, 1, shape);
+        sum = sum ? wf_add(sum, t) : t;
+    }
+    wf_output(f, sum);
+    wf_tv_parallelize(sum, 0, WF_TIDX);
+    wf_inline_most(f);
+    wf_kernel *k = GT_COMPILE(f);
+    if (k) {
+        static float data[N][LEN], res[LEN];
+        wf_buffer in[N], out = {res, WF_F32, 1, {LEN}, {0}, -1};
+        for (int i = 0; i < N; i++) {
+            for (int j = 0; j < LEN; j++)
+                data[i][j] = (float)(i * 2 + (j % 3));
+            in[i] = (wf_buffer){data[i], WF_F32, 1, {LEN}, {0}, -1};
+        }
+        CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, in, N, &out, 1), WF_OK, k);
+        for (int j = 0; j < LEN; j++)
+            CHECK(res[j] == (float)(N * (N - 1) + N * (j % 3)));
+    }
     wf_kernel_free(k);
     wf_fusion_free(f);
 }

@@ -87,7 +87,8 @@ TEST(api_failed_compile_then_fixed_schedule_compiles_and_runs) {
     wf_parallelize_all_like(out, 0);
     CHECK(wf_compile(f, NULL) == NULL);
     CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
-    CHECK_HAS(wf_fusion_error(f), "the block has 2048 x 1 x 1 threads; at most 1024 are allowed");
+    CHECK_HAS(wf_fusion_error(f),
+              "invalid number of threads: the block needs 2048 x 1 x 1 = 2048 threads");
     wf_fusion_clear_error(f);
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
     wf_tv_parallelize(out, 1, WF_SERIAL);

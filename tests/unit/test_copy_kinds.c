@@ -80,7 +80,7 @@ static int count_tmem_stmts(const kir_list *l, wf_ldst kind) {
 TEST(copy_kind_tmem_life_cycle_is_typed_kernel_ir) {
     wf_fusion *f = tmem_chain();
     lower_result r;
-    CHECK(lower_fusion(f, 100, &r));
+    CHECK(lower_fusion(f, &(lower_options){.sm = 100}, &r));
     sbuf b = {0};
     kir_print(&b, &r.top);
     const char *s = sbuf_str(&b);
@@ -106,7 +106,7 @@ TEST(param_kind_not_implemented_is_refused_by_codegen_and_launch) {
     wf_output(f, b);
     wf_tv_parallelize(b, 0, WF_TIDX);
     lower_result r;
-    CHECK(lower_fusion(f, 90, &r));
+    CHECK(lower_fusion(f, &(lower_options){.sm = 90}, &r));
     CHECK_EQ_I64(r.params.ptr[0].kind, KP_TENSOR);
     char *src = cg_emit_cuda(&r);
     CHECK_HAS(src, "weft_kernel(Tensor<float, 1> T0, Tensor<float, 1> T1)");

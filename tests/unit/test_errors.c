@@ -562,8 +562,10 @@ TEST(block_of_64_by_128_threads_exceeds_1024_and_fails_compile) {
     wf_tv_parallelize(out, 1, WF_TIDY);
     compile_fails(TS, f);
     check_error(TS, f, WF_ERR_SCHEDULE,
-                "the block has 64 x 128 x 1 threads; at most 1024 are allowed (TIDx from T1's "
-                "axis ithreadIdx.x2{64}, TIDy from T1's axis ithreadIdx.y3{128})");
+                "invalid number of threads: the block needs 64 x 128 x 1 = 8192 threads; CUDA "
+                "allows at most 1024 per block, 1024 along x and y and 64 along z (TIDx from "
+                "T1's axis ithreadIdx.x2{64}, TIDy from T1's axis ithreadIdx.y3{128}); split an "
+                "axis and parallelize only its inner part on threads");
     clear_error(TS, f);
     wf_tv_parallelize(out, 0, WF_BIDX);
     wf_tv_parallelize(out, 1, WF_TIDX);

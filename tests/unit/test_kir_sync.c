@@ -28,7 +28,7 @@ static bool copy32(handmade *h) {
     wf_tv *b = wf_set(a);
     wf_output(h->f, b);
     wf_tv_parallelize(b, 0, WF_TIDX);
-    return lower_fusion(h->f, 90, &h->r);
+    return lower_fusion(h->f, &(lower_options){.sm = 90}, &h->r);
 }
 
 /* Append an mbarrier-0 node to the front part of the kernel. */
@@ -195,7 +195,7 @@ TEST(kir_sync_mbarrier_state_is_per_block) {
     wf_tv_split(b, 0, 32);
     wf_tv_parallelize(b, 0, WF_BIDX);
     wf_tv_parallelize(b, 1, WF_TIDX);
-    CHECK(lower_fusion(h.f, 90, &h.r));
+    CHECK(lower_fusion(h.f, &(lower_options){.sm = 90}, &h.r));
     wf_arena *ar = &h.r.arena;
     kir_node *only0 = kir_new(ar, KIR_IF), *init = kir_new_sync(ar, KSYNC_MBAR_INIT);
     const wf_val *bid = val_sym(ar, SYM_BID, 0, 0, "blockIdx.x", 0, 1, NULL);
