@@ -19,6 +19,7 @@ logical dim either a constant or ("in", i, d) = dim d of fusion input i.
 
 import ctypes
 import enum
+import sys
 
 import numpy as np
 
@@ -914,6 +915,12 @@ class Kernel:
         or any __cuda_array_interface__ object; the GPU). Returns the outputs
         (one array, or a tuple when the fusion has several)."""
         self._live()
+        torch_cpu = any(_is_torch_cpu(x) for x in inputs)
+        inputs = tuple(_host_view(x) for x in inputs)
+        if outputs is not None and isinstance(outputs, (list, tuple)):
+            outputs = [_host_view(x) for x in outputs]
+        elif outputs is not None:
+            outputs = _host_view(outputs)
         if len(inputs) != len(self._ins):
             raise ArgumentError(
                 "weft: the kernel takes %d inputs, %d given" % (len(self._ins), len(inputs))
@@ -945,13 +952,36 @@ class Kernel:
         st = lib.wf_run(self._ptr, backend, ia, nin, oa, nout)
         if st:
             _raise_status(st, lib.wf_last_run_error(self._ptr).decode("utf-8", "replace"))
+        if torch_cpu:
+            import torch
+
+            outputs = [torch.from_numpy(x) if isinstance(x, np.ndarray) else x for x in outputs]
         return outputs[0] if nout == 1 else tuple(outputs)
 
     __call__ = run
 
 
+def _is_torch_cpu(x):
+    return type(x).__module__.startswith("torch") and getattr(x, "is_cuda", True) is False
+
+
+def _host_view(x):
+    """A PyTorch CPU tensor as a numpy array sharing its memory."""
+    if _is_torch_cpu(x):
+        if x.dtype is getattr(sys.modules["torch"], "bfloat16", None):
+            bits = x.detach().view(sys.modules["torch"].int16).numpy()
+            return bits.view(numpy_dtype(DType.bf16))
+        return x.detach().numpy()
+    return x
+
+
 def _is_cuda(x):
-    return hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray)
+    if type(x).__module__.startswith("torch"):
+        return bool(getattr(x, "is_cuda", False))
+    try:
+        return hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray)
+    except Exception:  # a property that refuses (e.g. an unsupported dtype)
+        return False
 
 
 def _where(p):
@@ -981,17 +1011,31 @@ def _buffer(p, x, gpu, keep, want_shape=None):
                 "weft: %s is a %s; on the GPU every array must be a CUDA array"
                 % (_where(p), type(x).__name__)
             )
-        cai = x.__cuda_array_interface__
-        typestr = cai["typestr"]
-        if typestr not in _TYPESTR[p.dtype]:
-            raise ArgumentError(
-                "weft: %s is %s, but the CUDA array holds %s" % (_where(p), p.dtype.name, typestr)
-            )
-        shape = [int(s) for s in cai["shape"]]
         itemsize = p.dtype.itemsize
-        strides = cai.get("strides")
-        data = cai["data"][0]
+        if type(x).__module__.startswith("torch"):
+            # PyTorch's __cuda_array_interface__ refuses bf16: read the tensor itself
+            want = _torch_dtype(sys.modules["torch"], p.dtype)
+            if x.dtype != want:
+                raise ArgumentError(
+                    "weft: %s is %s (%s), but the tensor holds %s" % (_where(p), p.dtype.name, want, x.dtype)
+                )
+            if x.requires_grad and p.role == "output":
+                raise ArgumentError("weft: %s requires grad; pass a tensor that does not" % _where(p))
+            shape = list(x.shape)
+            strides = None if x.is_contiguous() else [s * itemsize for s in x.stride()]
+            data = x.data_ptr()
+        else:
+            cai = x.__cuda_array_interface__
+            typestr = cai["typestr"]
+            if typestr not in _TYPESTR[p.dtype]:
+                raise ArgumentError(
+                    "weft: %s is %s, but the CUDA array holds %s" % (_where(p), p.dtype.name, typestr)
+                )
+            shape = [int(s) for s in cai["shape"]]
+            strides = cai.get("strides")
+            data = cai["data"][0]
         b.device = _device_of(x)
+        keep.append(x)
     else:
         if not isinstance(x, np.ndarray):
             raise ArgumentError(
