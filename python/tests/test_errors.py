@@ -254,3 +254,70 @@ def test_cuda_run_without_a_gpu_raises_cuda_error():
         pytest.skip("a GPU is present")
     with pytest.raises(weft.CudaError, match="wf_device_alloc"):
         weft.DeviceArray((4,), weft.f32)
+
+
+@pytest.mark.parametrize(
+    "status, cls",
+    [(1, weft.ArgumentError), (2, weft.ScheduleError), (3, weft.CompileError),
+     (4, weft.CudaError), (5, weft.UnsupportedError), (6, weft.OutOfMemory)],
+)
+def test_every_status_maps_to_its_class(status, cls):
+    with pytest.raises(cls, match="the message"):
+        weft.core._raise_status(status, "the message")
+
+
+class FakeCudaArray:
+    """A __cuda_array_interface__ object that no GPU backs."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape, "typestr": "<f4", "data": (0x1000, False),
+                "strides": None, "version": 2}
+
+
+def test_cuda_run_without_a_driver_raises_the_library_message():
+    if weft.cuda_available():
+        pytest.skip("a GPU is present")
+    f, a, b = copy_fusion((4,))
+    k = f.compile()
+    with pytest.raises(weft.CudaError, match="CUDA driver not found"):
+        k.run(FakeCudaArray((4,)), outputs=FakeCudaArray((4,)))
+
+
+def test_cuda_array_of_the_wrong_type_is_refused():
+    f, a, b = copy_fusion((4,), weft.f16)
+    k = f.compile()
+    with pytest.raises(weft.ArgumentError, match=r"input 0 \(T0\) is f16, but the CUDA array holds <f4"):
+        k.run(FakeCudaArray((4,)), outputs=FakeCudaArray((4,)))
+
+
+def test_negative_strides_are_refused():
+    f, a, b = copy_fusion((4,))
+    k = f.compile()
+    with pytest.raises(weft.ArgumentError, match="stride -8 bytes of dim 0 is not a non-negative"):
+        k.run(np.arange(8, dtype=np.float32)[::-2])
+
+
+def test_context_manager_frees_on_an_exception_too():
+    with pytest.raises(weft.ArgumentError):
+        with weft.Fusion() as f:
+            a = f.input(weft.f32, [4])
+            a.split(3, 2)
+    assert not f.alive
+
+
+def test_missing_library_is_a_clear_import_error():
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, WEFT_LIB="/nonexistent/libweft.so",
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", "import weft"], env=env, capture_output=True,
+                       text=True)
+    assert r.returncode != 0
+    assert ("weft: cannot load libweft.so (build it with `make`, or set WEFT_LIB to its path); "
+            "tried /nonexistent/libweft.so") in r.stderr

@@ -925,6 +925,14 @@ class Kernel:
             raise ArgumentError(
                 "weft: the kernel takes %d inputs, %d given" % (len(self._ins), len(inputs))
             )
+        nparams = len(self._ins) + len(self._outs)
+        if nparams > _MAX_RUN_PARAMS:
+            # libweft's launch binding (rt_launch) holds 16 parameters and
+            # does not check it on the executor path: refuse here, never crash.
+            raise UnsupportedError(
+                "weft: the kernel has %d inputs and outputs, but a run handles at most %d; "
+                "split the fusion" % (nparams, _MAX_RUN_PARAMS)
+            )
         on_gpu = [_is_cuda(x) for x in inputs]
         if inputs and any(on_gpu) != all(on_gpu):
             raise ArgumentError("weft: inputs mix host (numpy) and CUDA arrays; use one kind")
@@ -933,8 +941,14 @@ class Kernel:
             gpu = all(_is_cuda(x) for x in outputs)
         keep = []
         inbufs = [_buffer(p, x, gpu, keep) for p, x in zip(self._ins, inputs)]
-        shapes = [tuple(_bind(p, inbufs, self._ins)) for p in self._outs]
+        shapes = [_bind(p, inbufs) for p in self._outs]
         if outputs is None:
+            for p, s in zip(self._outs, shapes):
+                if s is None:
+                    raise ArgumentError(
+                        "weft: cannot derive the shape of %s (symbolic extents %s) from the "
+                        "inputs; pass outputs=" % (_where(p), p.extents)
+                    )
             outputs = [_alloc(p, s, gpu, inputs) for p, s in zip(self._outs, shapes)]
         else:
             if not isinstance(outputs, (list, tuple)):
@@ -959,6 +973,9 @@ class Kernel:
         return outputs[0] if nout == 1 else tuple(outputs)
 
     __call__ = run
+
+
+_MAX_RUN_PARAMS = 16  # rt_launch's capacity in src/runtime/runtime.h
 
 
 def _is_torch_cpu(x):
@@ -1056,7 +1073,7 @@ def _buffer(p, x, gpu, keep, want_shape=None):
         b.device = -1
         keep.append(x)
     _check_shape(p, shape)
-    if want_shape is not None and tuple(shape) != tuple(want_shape):
+    if want_shape is not None and list(shape) != list(want_shape):
         raise ArgumentError(
             "weft: %s must have shape %s, but the array has %s"
             % (_where(p), tuple(want_shape), tuple(shape))
@@ -1086,16 +1103,13 @@ def _device_of(x):
     return 0
 
 
-def _bind(p, inbufs, ins):
+def _bind(p, inbufs):
     """The output's shape, symbolic extents bound from the inputs."""
     expr = p.shape_expr
     if expr is None or len(expr) != p.ndim:
         if all(e >= 0 for e in p.extents):
             return p.extents
-        raise ArgumentError(
-            "weft: cannot derive the shape of %s (symbolic extents %s); pass outputs=" %
-            (_where(p), p.extents)
-        )
+        return None
     out = []
     for d, e in enumerate(expr):
         if p.extents[d] >= 0:
