@@ -205,7 +205,7 @@ def test_bad_arrays_are_refused_before_calling_c(args, kwargs, message, monkeypa
     def no_call(*a):
         raise AssertionError("wf_run must not be reached")
 
-    monkeypatch.setattr(weft.core.lib, "wf_run", no_call)
+    monkeypatch.setattr(weft.kernel.lib, "wf_run", no_call)
     with pytest.raises(weft.ArgumentError, match=message):
         k.run(*args, **kwargs)
 

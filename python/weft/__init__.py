@@ -16,19 +16,15 @@ from .core import (  # noqa: F401
     ArgumentError,
     CompileError,
     CudaError,
-    DeviceArray,
     DType,
     Error,
     Fusion,
     IterDomain,
-    Kernel,
-    Launch,
     LoadStore,
     MemoryType,
     OutOfMemory,
     ParallelType,
     ScheduleError,
-    Stats,
     Swizzle,
     Tensor,
     UnsupportedError,
@@ -74,6 +70,7 @@ from .core import (  # noqa: F401
     u8,
     version,
 )
+from .kernel import DeviceArray, Kernel, Launch, Stats  # noqa: F401
 from ._lib import path as library_path  # noqa: F401
 
 SERIAL, BIDX, BIDY, BIDZ = ParallelType.SERIAL, ParallelType.BIDX, ParallelType.BIDY, ParallelType.BIDZ
