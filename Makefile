@@ -144,3 +144,15 @@ clean:
 .PHONY: all test test-asan demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-symbols clean
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
   $(BENCHES:=.d)
+
+# ---- Python package (python/, engineer F) ----
+# `make python-test` runs the pytest suite of python/ on $(BUILD)/libweft.so
+# (python/run_pytest.sh makes $(BUILD)/venv with numpy and pytest when python3
+# lacks them). `make test` runs it first, so that the C runner's
+# "N passed, N failed, N skipped" stays the last line.
+python-test: $(BUILD)/libweft.so
+	$(Q)sh python/run_pytest.sh $(BUILD)
+
+test: python-test
+
+.PHONY: python-test

@@ -1,0 +1,228 @@
+"""Kernels run on the CPU reference executor with numpy arrays, compared
+with numpy's own results."""
+
+import numpy as np
+import pytest
+
+import weft
+
+rng = np.random.default_rng(13)
+
+
+def test_copy_with_symbolic_extents_allocates_the_output():
+    f = weft.Fusion()
+    a = f.input(weft.f32, [-1, 1024])
+    b = weft.set(a)
+    f.output(b)
+    b.split(1, 128).parallelize(0, weft.BIDX).parallelize(2, weft.TIDX)
+    k = f.compile()
+    assert k.launch.grid == (-1, 1, 1)  # blockIdx.x runs over the symbolic rows
+    assert k.launch.block == (128, 1, 1)
+    x = rng.standard_normal((3, 1024)).astype(np.float32)
+    y = k.run(x)
+    assert y.shape == (3, 1024) and y.dtype == np.float32
+    np.testing.assert_array_equal(y, x)
+    # the same kernel, another size, and a caller's output buffer
+    x = rng.standard_normal((5, 1024)).astype(np.float32)
+    out = np.zeros_like(x)
+    assert k.run(x, outputs=[out]) is out
+    np.testing.assert_array_equal(out, x)
+
+
+def transpose(n, variant):
+    """transpose_tour.c's schedules: 0 naive, 1 shared-memory tile, 2 the
+    tile XOR-swizzled."""
+    f = weft.Fusion()
+    a = f.input(weft.f32, [n, n])
+    t = weft.transpose(a, 0, 1)
+    f.output(t)
+    s = a.cache_after() if variant else None
+    t.split(0, 32).split(2, 32).reorder_all([0, 2, 1, 3])  # [row tile, col tile, row, col]
+    t.propagate_transforms()
+    for axis, p in enumerate((weft.BIDY, weft.BIDX, weft.TIDY, weft.TIDX)):
+        t.parallelize(axis, p)
+    if s is not None:
+        s.set_memory(weft.SHARED)
+        t.parallelize_all_like([weft.BIDX, weft.BIDY])
+        s.reorder_all([0, 1, 3, 2])  # the tile is filled along the input's rows
+        s.parallelize(2, weft.TIDY).parallelize(3, weft.TIDX)
+        if variant == 2:
+            plain = s.loop_domain
+            s.swizzle(2, 3)
+            s.set_allocation_domain(s.loop_domain, True)
+            s.set_loop_domain(plain)
+        s.inline_at(2)
+    return f
+
+
+@pytest.mark.parametrize("variant, smem, conflict", [(0, 0, 1), (1, 4096, 32), (2, 4096, 1)])
+def test_transpose_through_a_shared_memory_tile(variant, smem, conflict):
+    f = transpose(128, variant)
+    k = f.compile()
+    assert k.launch.grid == (4, 4, 1)
+    assert k.launch.block == (32, 32, 1)
+    assert k.launch.smem == smem
+    x = rng.standard_normal((128, 128)).astype(np.float32)
+    y = k.run(x)
+    np.testing.assert_array_equal(y, x.T)
+    st = k.stats
+    assert st.smem_max_conflict_degree == conflict
+    if variant:
+        assert st.smem_accesses > 0
+        # coalesced: every warp access of a 32-float row touches 4 sectors
+        assert st.gmem_sectors == 4 * st.gmem_accesses
+    else:
+        assert st.gmem_sectors > 4 * st.gmem_accesses  # the naive reads stride down columns
+    assert "shared" in k.report() or "global" in k.report()
+
+
+def test_add_with_broadcast():
+    f = weft.Fusion()
+    a = f.input(weft.f32, [-1, 16])
+    v = f.input(weft.f32, [16])
+    b = weft.broadcast(v, [True, False])
+    c = a + b
+    f.output(c)
+    c.split(0, 2).parallelize(0, weft.BIDX).parallelize(2, weft.TIDX)
+    c.propagate_transforms()
+    c.parallelize_all_like()
+    f.inline_most()
+    k = f.compile()
+    x = rng.standard_normal((6, 16)).astype(np.float32)
+    y = rng.standard_normal(16).astype(np.float32)
+    out = k.run(x, y)
+    assert out.shape == (6, 16)
+    np.testing.assert_array_equal(out, x + y[None, :])
+
+
+OPS = [
+    (lambda a, b: a + b, lambda x, y: x + y),
+    (lambda a, b: a - b, lambda x, y: x - y),
+    (lambda a, b: a * b, lambda x, y: x * y),
+    (lambda a, b: a / b, lambda x, y: x / y),
+    (lambda a, b: -a, lambda x, y: -x),
+    (weft.maximum, np.maximum),
+    (weft.minimum, np.minimum),
+    (lambda a, b: weft.exp(a), lambda x, y: np.exp(x)),
+    (lambda a, b: weft.tanh(b), lambda x, y: np.tanh(y)),
+    (lambda a, b: weft.relu(a), lambda x, y: np.maximum(x, 0)),
+    (lambda a, b: weft.abs(a), lambda x, y: np.abs(x)),
+    (lambda a, b: b ** a, lambda x, y: y ** x),
+    (lambda a, b: weft.sqrt(b), lambda x, y: np.sqrt(y)),
+    (lambda a, b: weft.sigmoid(a), lambda x, y: 1 / (1 + np.exp(-x))),
+    (lambda a, b: weft.reciprocal(b), lambda x, y: 1 / y),
+    (lambda a, b: weft.log(b), lambda x, y: np.log(y)),
+    (lambda a, b: weft.rsqrt(b), lambda x, y: 1 / np.sqrt(y)),
+    (lambda a, b: weft.sin(a), lambda x, y: np.sin(x)),
+    (lambda a, b: weft.cos(a), lambda x, y: np.cos(x)),
+]
+
+
+@pytest.mark.parametrize("ops", [OPS[:10], OPS[10:]], ids=["first", "second"])
+def test_elementwise_ops_against_numpy(ops):
+    f = weft.Fusion()
+    a = f.input(weft.f32, [8, 8])
+    b = f.input(weft.f32, [8, 8])
+    for op, _ in ops:
+        f.output(op(a, b))
+    f.inline_most()
+    k = f.compile()
+    x = rng.standard_normal((8, 8)).astype(np.float32)
+    y = rng.uniform(0.5, 2.0, (8, 8)).astype(np.float32)
+    got = k.run(x, y)
+    assert len(got) == len(ops)
+    for g, (_, ref) in zip(got, ops):
+        np.testing.assert_allclose(g, ref(x, y).astype(np.float32), rtol=2e-6, atol=1e-7)
+
+
+def test_more_than_16_parameters_are_refused_not_crashed():
+    f = weft.Fusion()
+    a = f.input(weft.f32, [4])
+    for _ in range(16):
+        f.output(weft.set(a))
+    k = f.compile()
+    with pytest.raises(weft.UnsupportedError, match="17 inputs and outputs, but a run handles at most 16"):
+        k.run(np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize(
+    "src, dst, values, expect",
+    [
+        (weft.f32, weft.f16, [1.5, -2.25, 65504.0, 1e-8], None),
+        (weft.f32, weft.i32, [1.9, -1.9, 3e9, float("nan")], [1, -1, 2147483647, 0]),
+        (weft.f32, weft.u8, [300.0, -5.0, 7.7, 255.0], [255, 0, 7, 255]),
+        (weft.f32, weft.bool_, [0.0, -0.5, 2.0, 0.0], [False, True, True, False]),
+        (weft.i32, weft.i8, [127, 128, -129, 1000], [127, -128, 127, -24]),
+        (weft.f16, weft.f64, [0.5, -3.0, 1024.0, 0.099975586], None),
+    ],
+)
+def test_casts(src, dst, values, expect):
+    f = weft.Fusion()
+    a = f.input(src, [4])
+    c = weft.cast(a, dst)
+    f.output(c)
+    assert c.dtype == dst
+    k = f.compile()
+    x = np.array(values, dtype=weft.numpy_dtype(src))
+    y = k.run(x)
+    assert y.dtype == weft.numpy_dtype(dst)
+    want = x.astype(weft.numpy_dtype(dst)) if expect is None else np.array(
+        expect, weft.numpy_dtype(dst))
+    np.testing.assert_array_equal(y, want)
+
+
+def test_integer_promotion_and_division():
+    f = weft.Fusion()
+    a = f.input(weft.u8, [4])
+    b = f.input(weft.i8, [4])
+    c = a + b
+    d = weft.div(f.input(weft.i32, [4]), f.input(weft.i32, [4]))
+    f.output(c)
+    f.output(d)
+    assert c.dtype == weft.i16 and d.dtype == weft.i32
+    k = f.compile()
+    x = np.array([200, 1, 255, 0], np.uint8)
+    y = np.array([100, -1, 127, -128], np.int8)
+    p = np.array([7, -7, 5, 3], np.int32)
+    q = np.array([2, 2, 0, -1], np.int32)
+    got_c, got_d = k.run(x, y, p, q)
+    np.testing.assert_array_equal(got_c, x.astype(np.int16) + y.astype(np.int16))
+    np.testing.assert_array_equal(got_d, [3, -3, -1, -3])  # truncation; x / 0 = -1
+
+
+def test_strided_input_takes_numpy_views():
+    f = weft.Fusion()
+    a = f.input_strided(weft.f32, [-1, -1], [False, False])
+    b = weft.set(a)
+    f.output(b)
+    k = f.compile()
+    base = rng.standard_normal((8, 12)).astype(np.float32)
+    view = base[::2, 1::3]
+    np.testing.assert_array_equal(k.run(view), view)
+    np.testing.assert_array_equal(k.run(base.T), base.T)
+
+
+def test_permute_output_shape_bound_from_symbolic_inputs():
+    f = weft.Fusion()
+    a = f.input(weft.f32, [-1, -1, 4])
+    p = weft.permute(a, [2, 0, 1])
+    f.output(p)
+    k = f.compile()
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    y = k.run(x)
+    assert y.shape == (4, 2, 3)
+    np.testing.assert_array_equal(y, np.transpose(x, (2, 0, 1)))
+
+
+def test_outputs_whose_shape_cannot_be_derived_are_asked_for():
+    f = weft.Fusion()
+    a = f.input(weft.f32, [-1])
+    b = weft.set(a)
+    f.output(b)
+    b._shape = None  # as if the op graph did not say how b's extent follows from a's
+    k = f.compile()
+    x = np.arange(5, dtype=np.float32)
+    with pytest.raises(weft.ArgumentError, match=r"cannot derive the shape of output 0 \(T1\).*pass outputs="):
+        k.run(x)
+    out = np.zeros(5, np.float32)
+    np.testing.assert_array_equal(k.run(x, outputs=out), x)

@@ -1,0 +1,90 @@
+"""weft: a GPU kernel-scheduling compiler (nvFuser's model), from Python.
+
+    import numpy as np, weft
+    with weft.Fusion() as f:
+        a = f.input(weft.f32, [-1, 1024])
+        b = weft.exp(a) + a
+        f.output(b)
+        k = f.compile()
+    y = k.run(np.ones((4, 1024), np.float32))   # CPU reference executor
+
+A pure-Python binding of libweft.so (include/weft.h) through ctypes; see
+docs/python.md.
+"""
+
+from .core import (  # noqa: F401
+    ArgumentError,
+    CompileError,
+    CudaError,
+    DType,
+    Error,
+    Fusion,
+    IterDomain,
+    LoadStore,
+    MemoryType,
+    OutOfMemory,
+    ParallelType,
+    ScheduleError,
+    Swizzle,
+    Tensor,
+    UnsupportedError,
+    UseAfterFree,
+    abs,
+    add,
+    amax,
+    bf16,
+    bool_,
+    broadcast,
+    cast,
+    cos,
+    cuda_available,
+    div,
+    exp,
+    f16,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    log,
+    maximum,
+    minimum,
+    mul,
+    neg,
+    numpy_dtype,
+    permute,
+    pow,
+    promote,
+    reciprocal,
+    relu,
+    rsqrt,
+    set,
+    sigmoid,
+    sin,
+    sqrt,
+    sub,
+    sum,
+    tanh,
+    transpose,
+    u8,
+    version,
+)
+from .kernel import DeviceArray, Kernel, Launch, Stats  # noqa: F401
+from ._lib import path as library_path  # noqa: F401
+
+SERIAL, BIDX, BIDY, BIDZ = ParallelType.SERIAL, ParallelType.BIDX, ParallelType.BIDY, ParallelType.BIDZ
+TIDX, TIDY, TIDZ = ParallelType.TIDX, ParallelType.TIDY, ParallelType.TIDZ
+DIDX, DIDY, DIDZ = ParallelType.DIDX, ParallelType.DIDY, ParallelType.DIDZ
+UNROLL, VECTORIZE, BULK, MMA = (
+    ParallelType.UNROLL,
+    ParallelType.VECTORIZE,
+    ParallelType.BULK,
+    ParallelType.MMA,
+)
+GLOBAL, LOCAL, SHARED, TENSOR = MemoryType.GLOBAL, MemoryType.LOCAL, MemoryType.SHARED, MemoryType.TENSOR
+LDST_SET, TMEM_LOAD, TMEM_STORE, TMA = LoadStore.SET, LoadStore.TMEM_LOAD, LoadStore.TMEM_STORE, LoadStore.TMA
+LDMATRIX, STMATRIX, CP_ASYNC = LoadStore.LDMATRIX, LoadStore.STMATRIX, LoadStore.CP_ASYNC
+XOR = Swizzle.XOR
+
+__version__ = version()

@@ -1,0 +1,209 @@
+"""Loading libweft.so and declaring the C API's signatures for ctypes.
+
+The package is pure Python: nothing is compiled at install time. The
+library is looked up, in order, at $WEFT_LIB, at build/libweft.so of the
+source tree this package sits in (python/weft -> ../../build), and finally
+by the dynamic loader's search path ("libweft.so"). Every signature is
+declared here once, so a mismatch with include/weft.h is found in one place.
+Functions that newer libraries add (the wf_*_string printers) are optional:
+`has(name)` says whether the loaded library exports them.
+"""
+
+import ctypes
+import os
+
+MAX_RANK = 8  # WF_MAX_RANK
+MAX_TMEM_REGIONS = 8  # WF_MAX_TMEM_REGIONS
+
+
+class CompileOptions(ctypes.Structure):
+    _fields_ = [("sm", ctypes.c_int)]
+
+
+class LaunchInfo(ctypes.Structure):
+    _fields_ = [
+        ("grid", ctypes.c_int64 * 3),
+        ("block", ctypes.c_int64 * 3),
+        ("smem_bytes", ctypes.c_int64),
+        ("ntmem_regions", ctypes.c_int),
+        ("tmem_columns", ctypes.c_int64 * MAX_TMEM_REGIONS),
+        ("tmem_lanes", ctypes.c_int64 * MAX_TMEM_REGIONS),
+    ]
+
+
+class Buffer(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),
+        ("ndim", ctypes.c_int),
+        ("shape", ctypes.c_int64 * MAX_RANK),
+        ("strides", ctypes.c_int64 * MAX_RANK),
+        ("device", ctypes.c_int),
+    ]
+
+
+class AccessStats(ctypes.Structure):
+    _fields_ = [
+        ("smem_accesses", ctypes.c_int64),
+        ("smem_wavefronts", ctypes.c_int64),
+        ("smem_max_conflict_degree", ctypes.c_int),
+        ("gmem_accesses", ctypes.c_int64),
+        ("gmem_sectors", ctypes.c_int64),
+    ]
+
+
+def _candidates():
+    env = os.environ.get("WEFT_LIB")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    for up in ("..", os.path.join("..", "..")):
+        path = os.path.normpath(os.path.join(here, up, "build", "libweft.so"))
+        if os.path.exists(path):
+            out.append(path)
+    out.append("libweft.so")
+    return out
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            errors.append("%s: %s" % (path, e))
+    raise ImportError(
+        "weft: cannot load libweft.so (build it with `make`, or set WEFT_LIB to its path); tried "
+        + "; ".join(errors)
+    )
+
+
+lib, path = _load()
+
+P = ctypes.c_void_p
+I = ctypes.c_int
+I64 = ctypes.c_int64
+S = ctypes.c_char_p
+V = None
+
+# name: (restype, argtypes)
+_SIGS = {
+    "wf_version": (S, []),
+    "wf_fusion_status": (I, [P]),
+    "wf_fusion_error": (S, [P]),
+    "wf_fusion_clear_error": (V, [P]),
+    "wf_status_name": (S, [I]),
+    "wf_dtype_size": (ctypes.c_size_t, [I]),
+    "wf_fusion_new": (P, []),
+    "wf_fusion_free": (V, [P]),
+    "wf_input": (P, [P, I, I, ctypes.POINTER(I64)]),
+    "wf_input_strided": (P, [P, I, I, ctypes.POINTER(I64), ctypes.POINTER(ctypes.c_int8)]),
+    "wf_output": (V, [P, P]),
+    "wf_set": (P, [P]),
+    "wf_cast": (P, [P, I]),
+    "wf_unary": (P, [I, P]),
+    "wf_binary": (P, [I, P, P]),
+    "wf_broadcast": (P, [P, I, ctypes.POINTER(ctypes.c_bool)]),
+    "wf_transpose": (P, [P, I, I]),
+    "wf_permute": (P, [P, ctypes.POINTER(I)]),
+    "wf_sum": (P, [P, I, ctypes.POINTER(I)]),
+    "wf_max": (P, [P, I, ctypes.POINTER(I)]),
+    "wf_tv_ndim": (I, [P]),
+    "wf_tv_axis": (P, [P, I]),
+    "wf_tv_loop_domain": (ctypes.POINTER(P), [P, ctypes.POINTER(I)]),
+    "wf_tv_logical_domain": (ctypes.POINTER(P), [P, ctypes.POINTER(I)]),
+    "wf_tv_definition_input": (P, [P, I]),
+    "wf_iterdomain_extent": (I64, [P]),
+    "wf_tv_fusion": (P, [P]),
+    "wf_tv_name": (I, [P]),
+    "wf_tv_split": (V, [P, I, I64]),
+    "wf_tv_split_outer": (V, [P, I, I64]),
+    "wf_tv_merge": (V, [P, I]),
+    "wf_tv_merge_axes": (V, [P, I, I]),
+    "wf_tv_reorder": (V, [P, I, ctypes.POINTER(I)]),
+    "wf_tv_reorder_all": (V, [P, ctypes.POINTER(I)]),
+    "wf_tv_swizzle": (V, [P, I, I, I]),
+    "wf_tv_parallelize": (V, [P, I, I]),
+    "wf_tv_set_memory": (V, [P, I]),
+    "wf_tv_set_ldst": (V, [P, I]),
+    "wf_tv_set_tmem_dimsep": (V, [P, I]),
+    "wf_tv_set_allocation_domain": (V, [P, I, ctypes.POINTER(P), ctypes.c_bool]),
+    "wf_tv_set_loop_domain": (V, [P, I, ctypes.POINTER(P)]),
+    "wf_tv_inline_at": (V, [P, I]),
+    "wf_inline_most": (V, [P]),
+    "wf_inline_all_at": (V, [P, I]),
+    "wf_cache_after": (P, [P]),
+    "wf_cache_before": (P, [P]),
+    "wf_propagate_transforms": (V, [P]),
+    "wf_parallelize_all_like": (V, [P, ctypes.c_uint]),
+    "wf_tv_compute_at": (I, [P]),
+    "wf_print_math": (V, [P, P]),
+    "wf_print_transforms": (V, [P, P]),
+    "wf_print_kernel": (V, [P, P]),
+    "wf_compile": (P, [P, ctypes.POINTER(CompileOptions)]),
+    "wf_kernel_source": (S, [P]),
+    "wf_kernel_launch": (ctypes.POINTER(LaunchInfo), [P]),
+    "wf_kernel_free": (V, [P]),
+    "wf_kernel_check_nvrtc": (I, [P, I, ctypes.c_char_p, ctypes.c_size_t]),
+    "wf_run": (I, [P, I, ctypes.POINTER(Buffer), I, ctypes.POINTER(Buffer), I]),
+    "wf_last_run_error": (S, [P]),
+    "wf_cuda_available": (ctypes.c_bool, []),
+    "wf_interp_stats": (I, [P, ctypes.POINTER(AccessStats)]),
+    "wf_interp_report": (V, [P, P]),
+    "wf_device_alloc": (P, [ctypes.c_size_t]),
+    "wf_device_free": (V, [P]),
+    "wf_device_copy": (I, [P, P, ctypes.c_size_t]),
+    # Optional (newer libraries): the printers as strings owned by the fusion.
+    "wf_math_string": (S, [P]),
+    "wf_transforms_string": (S, [P]),
+    "wf_kernel_string": (S, [P]),
+}
+
+_OPTIONAL = {"wf_math_string", "wf_transforms_string", "wf_kernel_string"}
+
+for _name, (_res, _args) in _SIGS.items():
+    try:
+        _fn = getattr(lib, _name)
+    except AttributeError:
+        if _name in _OPTIONAL:
+            continue
+        raise ImportError("weft: %s lacks %s (rebuild the library)" % (path, _name))
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+
+def has(name):
+    """Whether the loaded library exports `name`."""
+    try:
+        getattr(lib, name)
+        return True
+    except AttributeError:
+        return False
+
+
+# libc, for capturing the FILE * printers into a string.
+libc = ctypes.CDLL(None)
+libc.open_memstream.restype = P
+libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_size_t)]
+libc.fclose.restype = I
+libc.fclose.argtypes = [P]
+libc.free.restype = V
+libc.free.argtypes = [P]
+
+
+def capture(fn, *args):
+    """Call fn(*args, FILE *) with a memory stream and return what it wrote."""
+    buf = ctypes.c_char_p()
+    size = ctypes.c_size_t()
+    stream = libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+    if not stream:
+        raise MemoryError("weft: open_memstream failed")
+    try:
+        fn(*args, stream)
+    finally:
+        libc.fclose(stream)
+    try:
+        return ctypes.string_at(buf, size.value).decode("utf-8", "replace")
+    finally:
+        libc.free(ctypes.cast(buf, P))

@@ -1,0 +1,441 @@
+"""Compiled kernels: launch information, the executor's statistics, and
+running on numpy arrays (the CPU executor) or CUDA arrays (the GPU).
+
+`Kernel.run` checks every array against the fusion's inputs and outputs
+(dtype, rank, constant extents, strides) before calling wf_run, so a wrong
+array is a Python exception, not a C error or a crash. Outputs not given are
+allocated with the shape the fusion's shape expressions give once the
+inputs' sizes are bound (see core.py), as numpy arrays for a CPU run, as
+PyTorch CUDA tensors when the inputs are, else as `DeviceArray`s.
+"""
+
+import ctypes
+import sys
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+from .core import (
+    _NP,
+    _TYPESTR,
+    ArgumentError,
+    CudaError,
+    DType,
+    UnsupportedError,
+    UseAfterFree,
+    _raise_status,
+    numpy_dtype,
+)
+
+
+class Stats:
+    """What the CPU executor saw in a kernel's last run (wf_access_stats)."""
+
+    _FIELDS = (
+        "smem_accesses",
+        "smem_wavefronts",
+        "smem_max_conflict_degree",
+        "gmem_accesses",
+        "gmem_sectors",
+    )
+
+    def __init__(self, s):
+        for k in self._FIELDS:
+            setattr(self, k, int(getattr(s, k)))
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in self._FIELDS}
+
+    def __repr__(self):
+        return "Stats(%s)" % ", ".join("%s=%d" % kv for kv in self.as_dict().items())
+
+
+class Launch:
+    """A kernel's launch configuration (wf_launch_info); -1 = run-time."""
+
+    def __init__(self, li):
+        self.grid = tuple(int(x) for x in li.grid)
+        self.block = tuple(int(x) for x in li.block)
+        self.smem = int(li.smem_bytes)
+        n = int(li.ntmem_regions)
+        self.tmem = [(int(li.tmem_lanes[i]), int(li.tmem_columns[i])) for i in range(n)]
+
+    def __repr__(self):
+        return "Launch(grid=%s, block=%s, smem=%d, tmem=%s)" % (
+            self.grid,
+            self.block,
+            self.smem,
+            self.tmem,
+        )
+
+
+class DeviceArray:
+    """A device buffer allocated by libweft (when no PyTorch is at hand);
+    exposes __cuda_array_interface__ and copies to numpy with .numpy()."""
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(int(s) for s in shape)
+        self.dtype = DType(dtype)
+        n = 1
+        for s in self.shape:
+            n *= s
+        self.nbytes = n * self.dtype.itemsize
+        self._ptr = lib.wf_device_alloc(max(1, self.nbytes))
+        if not self._ptr:
+            raise CudaError("weft: wf_device_alloc(%d) failed (no device?)" % self.nbytes)
+
+    @property
+    def __cuda_array_interface__(self):
+        return {
+            "shape": self.shape,
+            "typestr": _TYPESTR[self.dtype][0],
+            "data": (self._ptr, False),
+            "strides": None,
+            "version": 2,
+        }
+
+    def numpy(self):
+        out = np.empty(self.shape, numpy_dtype(self.dtype))
+        st = lib.wf_device_copy(out.ctypes.data, self._ptr, self.nbytes)
+        if st:
+            _raise_status(st, "weft: wf_device_copy failed")
+        return out
+
+    @classmethod
+    def from_numpy(cls, a):
+        a = np.ascontiguousarray(a)
+        t = [k for k, v in _NP.items() if v == a.dtype]
+        if not t:
+            raise ArgumentError("weft: no weft dtype holds numpy %s" % a.dtype)
+        d = cls(a.shape, t[0])
+        st = lib.wf_device_copy(d._ptr, a.ctypes.data, d.nbytes)
+        if st:
+            _raise_status(st, "weft: wf_device_copy failed")
+        return d
+
+    def __del__(self):
+        try:
+            if self._ptr:
+                lib.wf_device_free(self._ptr)
+                self._ptr = None
+        except Exception:
+            pass
+
+
+class _Param:
+    """What run() knows of one fusion input or output."""
+
+    def __init__(self, t, role, index):
+        self.role, self.index = role, index
+        self.name = t.name
+        self.ndim = len(t.logical_domain)
+        self.extents = [d.extent for d in t.logical_domain]
+        self.dtype = t._dtype
+        self.shape_expr = t._shape
+
+
+class Kernel:
+    """A compiled kernel; outlives its fusion."""
+
+    def __init__(self, ptr, f):
+        self._ptr = ptr
+        self._ins = [_Param(t, "input", i) for i, t in enumerate(f.inputs)]
+        self._outs = [_Param(t, "output", i) for i, t in enumerate(f.outputs)]
+
+    def free(self):
+        if self._ptr:
+            lib.wf_kernel_free(self._ptr)
+            self._ptr = None
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+    def _live(self):
+        if not self._ptr:
+            raise UseAfterFree("weft: this kernel has been freed")
+        return self._ptr
+
+    @property
+    def source(self):
+        """The CUDA C++ source."""
+        return lib.wf_kernel_source(self._live()).decode("utf-8", "replace")
+
+    @property
+    def launch(self):
+        return Launch(lib.wf_kernel_launch(self._live()).contents)
+
+    def check_nvrtc(self, sm=90):
+        """Compile the source with NVRTC for sm (no GPU needed); returns the
+        log; raises CompileError (with the log) or UnsupportedError."""
+        buf = ctypes.create_string_buffer(1 << 16)
+        st = lib.wf_kernel_check_nvrtc(self._live(), int(sm), buf, len(buf))
+        log = buf.value.decode("utf-8", "replace")
+        if st:
+            _raise_status(st, log or lib.wf_status_name(st).decode())
+        return log
+
+    @property
+    def stats(self):
+        s = _lib.AccessStats()
+        st = lib.wf_interp_stats(self._live(), ctypes.byref(s))
+        if st:
+            _raise_status(st, lib.wf_last_run_error(self._ptr).decode("utf-8", "replace"))
+        return Stats(s)
+
+    def report(self):
+        """The executor's per-statement access report of the last run."""
+        return _lib.capture(lib.wf_interp_report, self._live())
+
+    # running
+    def run(self, *inputs, outputs=None):
+        """Run on numpy arrays (CPU executor) or CUDA arrays (PyTorch tensors
+        or any __cuda_array_interface__ object; the GPU). Returns the outputs
+        (one array, or a tuple when the fusion has several)."""
+        self._live()
+        self._check_counts(len(inputs))
+        torch_cpu = any(_is_torch_cpu(x) for x in inputs)
+        inputs = tuple(_host_view(x) for x in inputs)
+        if outputs is not None:
+            outputs = [_host_view(x) for x in _as_list(outputs)]
+            if len(outputs) != len(self._outs):
+                raise ArgumentError(
+                    "weft: the kernel has %d outputs, %d given" % (len(self._outs), len(outputs))
+                )
+        gpu = _on_gpu(inputs, outputs)
+        keep = []  # the arrays stay referenced until wf_run returns
+        inbufs = [_buffer(p, x, gpu, keep) for p, x in zip(self._ins, inputs)]
+        shapes = [_bind(p, inbufs) for p in self._outs]
+        if outputs is None:
+            outputs = [_alloc(p, s, gpu, inputs) for p, s in zip(self._outs, shapes)]
+        outbufs = [_buffer(p, x, gpu, keep, s) for p, x, s in zip(self._outs, outputs, shapes)]
+        self._run(gpu, inbufs, outbufs)
+        if torch_cpu:
+            import torch
+
+            outputs = [torch.from_numpy(x) if isinstance(x, np.ndarray) else x for x in outputs]
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _check_counts(self, nin):
+        if nin != len(self._ins):
+            raise ArgumentError("weft: the kernel takes %d inputs, %d given" % (len(self._ins), nin))
+        nparams = len(self._ins) + len(self._outs)
+        if nparams > _MAX_RUN_PARAMS:
+            # libweft's launch binding (rt_launch) holds 16 parameters and
+            # does not check it on the executor path: refuse here, never crash.
+            raise UnsupportedError(
+                "weft: the kernel has %d inputs and outputs, but a run handles at most %d; "
+                "split the fusion" % (nparams, _MAX_RUN_PARAMS)
+            )
+
+    def _run(self, gpu, inbufs, outbufs):
+        nin, nout = len(inbufs), len(outbufs)
+        ia = (_lib.Buffer * max(1, nin))(*inbufs)
+        oa = (_lib.Buffer * max(1, nout))(*outbufs)
+        backend = 1 if gpu else 2  # WF_BACKEND_CUDA / WF_BACKEND_INTERP
+        st = lib.wf_run(self._ptr, backend, ia, nin, oa, nout)
+        if st:
+            _raise_status(st, lib.wf_last_run_error(self._ptr).decode("utf-8", "replace"))
+
+    __call__ = run
+
+
+_MAX_RUN_PARAMS = 16  # rt_launch's capacity in src/runtime/runtime.h
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _on_gpu(inputs, outputs):
+    """Whether the run is on the GPU: all arrays CUDA ones, or all host ones."""
+    arrays = list(inputs) or list(outputs or [])
+    on_gpu = [_is_cuda(x) for x in arrays]
+    if any(on_gpu) != all(on_gpu):
+        raise ArgumentError("weft: inputs mix host (numpy) and CUDA arrays; use one kind")
+    return bool(arrays) and all(on_gpu)
+
+
+def _is_torch_cpu(x):
+    return type(x).__module__.startswith("torch") and getattr(x, "is_cuda", True) is False
+
+
+def _host_view(x):
+    """A PyTorch CPU tensor as a numpy array sharing its memory."""
+    if _is_torch_cpu(x):
+        if x.dtype is getattr(sys.modules["torch"], "bfloat16", None):
+            bits = x.detach().view(sys.modules["torch"].int16).numpy()
+            return bits.view(numpy_dtype(DType.bf16))
+        return x.detach().numpy()
+    return x
+
+
+def _is_cuda(x):
+    if type(x).__module__.startswith("torch"):
+        return bool(getattr(x, "is_cuda", False))
+    try:
+        return hasattr(x, "__cuda_array_interface__") and not isinstance(x, np.ndarray)
+    except Exception:  # a property that refuses (e.g. an unsupported dtype)
+        return False
+
+
+def _where(p):
+    return "%s %d (T%d)" % (p.role, p.index, p.name)
+
+
+def _check_shape(p, shape):
+    if len(shape) != p.ndim:
+        raise ArgumentError(
+            "weft: %s has rank %d, but the array has rank %d (shape %s)"
+            % (_where(p), p.ndim, len(shape), tuple(shape))
+        )
+    for d, (want, got) in enumerate(zip(p.extents, shape)):
+        if want >= 0 and want != got:
+            raise ArgumentError(
+                "weft: %s needs extent %d in dim %d, but the array has %d (shape %s)"
+                % (_where(p), want, d, got, tuple(shape))
+            )
+
+
+def _buffer(p, x, gpu, keep, want_shape=None):
+    b = _lib.Buffer()
+    b.dtype = int(p.dtype)
+    if gpu:
+        if not _is_cuda(x):
+            raise ArgumentError(
+                "weft: %s is a %s; on the GPU every array must be a CUDA array"
+                % (_where(p), type(x).__name__)
+            )
+        itemsize = p.dtype.itemsize
+        if type(x).__module__.startswith("torch"):
+            # PyTorch's __cuda_array_interface__ refuses bf16: read the tensor itself
+            want = _torch_dtype(sys.modules["torch"], p.dtype)
+            if x.dtype != want:
+                raise ArgumentError(
+                    "weft: %s is %s (%s), but the tensor holds %s" % (_where(p), p.dtype.name, want, x.dtype)
+                )
+            if x.requires_grad and p.role == "output":
+                raise ArgumentError("weft: %s requires grad; pass a tensor that does not" % _where(p))
+            shape = list(x.shape)
+            strides = None if x.is_contiguous() else [s * itemsize for s in x.stride()]
+            data = x.data_ptr()
+        else:
+            cai = x.__cuda_array_interface__
+            typestr = cai["typestr"]
+            if typestr not in _TYPESTR[p.dtype]:
+                raise ArgumentError(
+                    "weft: %s is %s, but the CUDA array holds %s" % (_where(p), p.dtype.name, typestr)
+                )
+            shape = [int(s) for s in cai["shape"]]
+            strides = cai.get("strides")
+            data = cai["data"][0]
+        b.device = _device_of(x)
+        keep.append(x)
+    else:
+        if not isinstance(x, np.ndarray):
+            raise ArgumentError(
+                "weft: %s is a %s; pass a numpy array (CPU executor) or a CUDA array"
+                % (_where(p), type(x).__name__)
+            )
+        if x.dtype != numpy_dtype(p.dtype):
+            raise ArgumentError(
+                "weft: %s is %s (numpy %s), but the array holds %s"
+                % (_where(p), p.dtype.name, numpy_dtype(p.dtype), x.dtype)
+            )
+        if p.role == "output" and not x.flags.writeable:
+            raise ArgumentError("weft: %s is read-only" % _where(p))
+        shape = list(x.shape)
+        itemsize = x.itemsize
+        strides = None if x.flags.c_contiguous else x.strides
+        data = x.ctypes.data
+        b.device = -1
+        keep.append(x)
+    _check_shape(p, shape)
+    if want_shape is not None and list(shape) != list(want_shape):
+        raise ArgumentError(
+            "weft: %s must have shape %s, but the array has %s"
+            % (_where(p), tuple(want_shape), tuple(shape))
+        )
+    if len(shape) > _lib.MAX_RANK:
+        raise ArgumentError("weft: %s: rank %d exceeds %d" % (_where(p), len(shape), _lib.MAX_RANK))
+    b.ndim = len(shape)
+    b.data = data
+    for d, s in enumerate(shape):
+        b.shape[d] = s
+    if strides is not None:
+        for d, s in enumerate(strides):
+            if s % itemsize or s < 0:
+                raise ArgumentError(
+                    "weft: %s: stride %d bytes of dim %d is not a non-negative multiple of the "
+                    "element size %d" % (_where(p), s, d, itemsize)
+                )
+            b.strides[d] = s // itemsize
+    return b
+
+
+def _device_of(x):
+    dev = getattr(x, "device", None)
+    idx = getattr(dev, "index", None)
+    if idx not in (None, 0):
+        raise ArgumentError("weft: CUDA arrays must be on device 0 (got %s)" % (dev,))
+    return 0
+
+
+def _bind(p, inbufs):
+    """The output's shape, symbolic extents bound from the inputs."""
+    expr = p.shape_expr
+    if expr is None or len(expr) != p.ndim:
+        if all(e >= 0 for e in p.extents):
+            return p.extents
+        return None
+    out = []
+    for d, e in enumerate(expr):
+        if p.extents[d] >= 0:
+            out.append(p.extents[d])
+        elif isinstance(e, tuple):
+            _, i, dim = e
+            out.append(int(inbufs[i].shape[dim]))
+        else:
+            out.append(int(e))
+    return out
+
+
+def _alloc(p, shape, gpu, inputs):
+    if shape is None:
+        raise ArgumentError(
+            "weft: cannot derive the shape of %s (symbolic extents %s) from the inputs; pass "
+            "outputs=" % (_where(p), p.extents)
+        )
+    if not gpu:
+        return np.empty(shape, numpy_dtype(p.dtype))
+    torch = _torch_of(inputs)
+    if torch is not None:
+        return torch.empty(shape, dtype=_torch_dtype(torch, p.dtype), device=inputs[0].device)
+    return DeviceArray(shape, p.dtype)
+
+
+def _torch_of(inputs):
+    for x in inputs:
+        if type(x).__module__.startswith("torch"):
+            import torch
+
+            return torch
+    return None
+
+
+def _torch_dtype(torch, t):
+    return {
+        DType.f32: torch.float32,
+        DType.f16: torch.float16,
+        DType.bf16: torch.bfloat16,
+        DType.f64: torch.float64,
+        DType.i8: torch.int8,
+        DType.i16: torch.int16,
+        DType.i32: torch.int32,
+        DType.i64: torch.int64,
+        DType.u8: torch.uint8,
+        DType.bool: torch.bool,
+    }[DType(t)]
