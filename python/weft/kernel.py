@@ -222,14 +222,6 @@ class Kernel:
     def _check_counts(self, nin):
         if nin != len(self._ins):
             raise ArgumentError("weft: the kernel takes %d inputs, %d given" % (len(self._ins), nin))
-        nparams = len(self._ins) + len(self._outs)
-        if nparams > _MAX_RUN_PARAMS:
-            # libweft's launch binding (rt_launch) holds 16 parameters and
-            # does not check it on the executor path: refuse here, never crash.
-            raise UnsupportedError(
-                "weft: the kernel has %d inputs and outputs, but a run handles at most %d; "
-                "split the fusion" % (nparams, _MAX_RUN_PARAMS)
-            )
 
     def _run(self, gpu, inbufs, outbufs):
         nin, nout = len(inbufs), len(outbufs)
@@ -241,9 +233,6 @@ class Kernel:
             _raise_status(st, lib.wf_last_run_error(self._ptr).decode("utf-8", "replace"))
 
     __call__ = run
-
-
-_MAX_RUN_PARAMS = 16  # rt_launch's capacity in src/runtime/runtime.h
 
 
 def _as_list(x):
