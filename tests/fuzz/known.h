@@ -1,0 +1,56 @@
+/*
+ * known.h -- finding classes the fuzzer knows about and steers around.
+ *
+ * Each switch names one class of defect recorded in /work/notes/fuzz-findings.md
+ * (and issue 9) that another engineer is fixing on a branch. While a switch is
+ * 1 the generator never builds the pattern (or tolerates exactly that
+ * outcome), so the CI budget run stays green on branches without the fix.
+ * After merging the fixes the lead sets each to 0 (or deletes it) and checks
+ * that `make fuzz` still finds nothing. Every switch is also settable from
+ * the command line (fuzz --all-classes turns them all off) to reproduce.
+ */
+#ifndef WF_TESTS_FUZZ_KNOWN_H
+#define WF_TESTS_FUZZ_KNOWN_H
+
+/* F1 self-mapping: an op whose operands are one tensor and its own
+   transpose/permute (add(a, transpose(a))) writes only the diagonal; also
+   outer products of broadcasts of one input. The generator never lets the
+   operands of a binary op map two dims of one input together. */
+#define KNOWN_SELF_MAPPING 1
+
+/* F2 type promotion: a binary op on two dtypes takes the first operand's
+   type; a float-only unary op (exp, log, ...) on an integer tensor. */
+#define KNOWN_TYPE_PROMOTION 1
+
+/* F3 float -> int casts out of range: the executor does not saturate like
+   the GPU (and a C cast of such a value is undefined). */
+#define KNOWN_FLOAT_INT_CAST 1
+
+/* F4 integer division (div, pow, reciprocal on integers): division by zero is
+   reported as a schedule error; INT64_MIN / -1 traps. */
+#define KNOWN_INT_DIVISION 1
+
+/* F5 one parallel type on loops that do not correspond: two loops of one
+   tensor on TIDz leave outputs unwritten; producer and consumer with TIDx
+   on different axes. A wrong result (or an executor error) of a case where a
+   tensor has two loops on one thread/block type, or where two tensors were
+   given thread/block types directly (not by parallelize_all_like), is
+   counted as known instead of failing. */
+#define KNOWN_PARALLEL_CONFLICT 1
+
+/* F6 domains are not validated when set: an allocation domain that does not
+   cover the tensor, a permuted allocation domain on an output, a loop domain
+   holding an IterDomain and one of its parts. A wrong result of a case that
+   called set_allocation_domain / set_loop_domain is counted as known. */
+#define KNOWN_DOMAIN_VALIDATION 1
+
+/* F7 cross-block read-after-write through global memory (an output that
+   another op reads, with a loop on BIDx/y/z): a race on a GPU, unwritten or
+   stale values on the executor. Counted as known. */
+#define KNOWN_GRID_DEPENDENCY 1
+
+/* F8 a split by a huge factor (INT64_MAX, 2^40) gives extents (0, factor)
+   and writes nothing. Counted as known. */
+#define KNOWN_HUGE_SPLIT 1
+
+#endif
