@@ -41,7 +41,14 @@
 #define HAVE_LSAN 0
 #endif
 
-enum { MAX_NODES = 32, MAX_IN = 3, CASE_TIMEOUT_S = 20, LEAK_EVERY = 200 };
+enum {
+    MAX_NODES = 32,
+    MAX_IN = 3,
+    CASE_TIMEOUT_S = 20,
+    LEAK_EVERY = 200,
+    SLOW_CASE_S = 2,
+    MAX_NUMEL = 1024
+};
 
 typedef struct {
     uint64_t s;
@@ -78,6 +85,7 @@ typedef struct {
     int verbose;
     const char *stage;
     bool set_domains; /* set_allocation_domain / set_loop_domain was called (F6) */
+    bool expanded;    /* a binary op expands a broadcast dim (F10) */
     bool huge_factor; /* a split by more than 1000 (F8) */
     wf_tv *par_tv;    /* the first tensor given a thread/block type directly */
     bool par_mixed;   /* and another one was given one too (F5) */
@@ -140,8 +148,13 @@ static void make_inputs(fcase *c) {
         bool same = i > 0 && chance(&c->r, 70);
         if (same)
             nd = c->n[0].ndim;
+        int64_t numel = 1;
         for (int d = 0; d < nd; d++) {
             shape[d] = same ? c->n[0].shape[d] : pick[rnd(&c->r, sizeof pick / sizeof *pick)];
+            /* At most MAX_NUMEL elements: a schedule may replicate the work per thread. */
+            while (!same && numel * shape[d] > MAX_NUMEL)
+                shape[d] = pick[rnd(&c->r, 6)];
+            numel *= shape[d];
             decl[d] = chance(&c->r, 20) ? -1 : shape[d];
             c->sym[i * 8 + d] = shape[d];
         }
@@ -164,42 +177,62 @@ static int uf_find(int *uf, int x) {
     return x;
 }
 
-/* Union the dims of a and b position by position (into uf); true when a
-   class then holds two dims of one input: the self-mapping class. */
-static bool uf_join(int *uf, const node *a, const node *b) {
-    int cls[WF_MAX_RANK];
+/* Union the dims of a and b position by position (into uf). */
+static void uf_join(int *uf, const node *a, const node *b) {
     for (int d = 0; d < a->ndim; d++) {
-        cls[d] = -1;
         uint32_t m = a->orig[d] | b->orig[d];
-        int first = -1;
-        for (int x = 0; x < MAX_IN * 8; x++)
+        for (int x = 0, first = -1; x < MAX_IN * 8; x++)
             if (m & (1u << x)) {
                 if (first < 0)
                     first = x;
                 uf[uf_find(uf, x)] = uf_find(uf, first);
-                cls[d] = first;
             }
     }
-    for (int d = 0; d < a->ndim; d++) /* one input dim at two places of the result */
-        for (int e = d + 1; e < a->ndim; e++)
-            if (cls[d] >= 0 && cls[e] >= 0 && uf_find(uf, cls[d]) == uf_find(uf, cls[e]))
+}
+
+/* Two positions of n hold mapped dims (an input dim at two places). */
+static bool node_self_maps(int *uf, const uint32_t *orig, int ndim) {
+    int cls[WF_MAX_RANK];
+    for (int d = 0; d < ndim; d++) {
+        cls[d] = -1;
+        for (int x = 0; x < MAX_IN * 8 && cls[d] < 0; x++)
+            if (orig[d] & (1u << x))
+                cls[d] = uf_find(uf, x);
+        for (int e = 0; e < d; e++)
+            if (cls[d] >= 0 && cls[d] == cls[e])
                 return true;
+    }
+    return false;
+}
+
+/* Would a binary op on a and b map two dims of one input together, at any
+   tensor of the case (the self-mapping class)? Mapping is global: a later op
+   can map the two dims of an earlier outer product. */
+static bool self_mapping(const fcase *c, const node *a, const node *b) {
+    int uf[MAX_IN * 8];
+    uint32_t res[WF_MAX_RANK];
+    memcpy(uf, c->uf, sizeof uf);
+    uf_join(uf, a, b);
     for (int x = 0; x < MAX_IN * 8; x++)
         for (int y = x + 1; y < (x / 8 + 1) * 8; y++)
             if (uf_find(uf, x) == uf_find(uf, y))
                 return true;
-    return false;
-}
-
-static bool self_mapping(const fcase *c, const node *a, const node *b) {
-    int uf[MAX_IN * 8];
-    memcpy(uf, c->uf, sizeof uf);
-    return uf_join(uf, a, b);
+    for (int i = 0; i < c->nn; i++)
+        if (node_self_maps(uf, c->n[i].orig, c->n[i].ndim))
+            return true;
+    for (int d = 0; d < a->ndim; d++)
+        res[d] = a->orig[d] | b->orig[d];
+    return node_self_maps(uf, res, a->ndim);
 }
 
 /* b can pair with a in a binary op: same rank, equal extents or a broadcast dim. */
 static bool pairs(const node *a, const node *b) {
     if (a->ndim != b->ndim)
+        return false;
+    int64_t numel = 1; /* outer products stay small: MAX_NUMEL elements */
+    for (int d = 0; d < a->ndim; d++)
+        numel *= a->shape[d] > b->shape[d] ? a->shape[d] : b->shape[d];
+    if (numel > MAX_NUMEL)
         return false;
     for (int d = 0; d < a->ndim; d++)
         if (a->shape[d] != b->shape[d] && a->orig[d] && b->orig[d])
@@ -212,7 +245,7 @@ static void op_unary(fcase *c, node *a) {
     bool float_only = op >= WF_EXP && op != WF_RELU;
     if (c->known && KNOWN_TYPE_PROMOTION && float_only && !is_float(a->dt))
         op = WF_NEG;
-    if (c->known && KNOWN_INT_DIVISION && op == WF_RECIPROCAL && !is_float(a->dt))
+    if (c->known && KNOWN_INT_ARITHMETIC && op == WF_RECIPROCAL && !is_float(a->dt))
         op = WF_ABS;
     node *o = add_node(c, wf_unary((wf_unary_op)op, a->tv), a->dt, a->ndim);
     trace(c, "wf_tv *t%d = wf_unary(%d, t%d);", c->nn - 1, op, (int)(a - c->n));
@@ -238,8 +271,9 @@ static void op_binary(fcase *c, node *a) {
         return;
     node *b = &c->n[cand[rnd(&c->r, (unsigned)nc)]];
     int op = (int)rnd(&c->r, WF_POW + 1);
-    if (c->known && KNOWN_INT_DIVISION && (op == WF_DIV || op == WF_POW) && !is_float(a->dt))
-        op = WF_SUB;
+    if (c->known && KNOWN_INT_ARITHMETIC && (op == WF_DIV || op == WF_POW || op == WF_MUL) &&
+        !is_float(a->dt))
+        op = WF_SUB; /* squaring chains overflow int64 */
     if (op == WF_POW && chance(&c->r, 50))
         op = WF_MUL; /* pow of [-10, 10] is mostly NaN or huge */
     wf_dtype dt = a->dt;
@@ -248,6 +282,8 @@ static void op_binary(fcase *c, node *a) {
           (int)(b - c->n));
     b->nuses++;
     uf_join(c->uf, a, b);
+    for (int d = 0; d < a->ndim; d++)
+        c->expanded |= !a->orig[d] != !b->orig[d];
     for (int d = 0; o && d < a->ndim; d++) {
         o->shape[d] = a->orig[d] ? a->shape[d] : b->shape[d];
         o->orig[d] = a->orig[d] | b->orig[d];
@@ -426,6 +462,13 @@ static void sched_parallel(fcase *c, wf_tv *tv) {
     unsigned np = chance(&c->r, 90) ? 7 : sizeof p / sizeof *p;
     int ax = axis(c, tv);
     wf_ptype t = p[rnd(&c->r, np)];
+    bool thread_or_block = t >= WF_BIDX && t <= WF_TIDZ;
+    if (c->known && KNOWN_LAUNCH_LIMITS && t == WF_TIDZ)
+        t = WF_TIDY;
+    /* Conflicting types on several tensors can replicate the whole work on
+       millions of executor threads: steer around F5 rather than time out. */
+    if (c->known && KNOWN_PARALLEL_CONFLICT && thread_or_block && c->par_tv && c->par_tv != tv)
+        t = WF_UNROLL;
     trace(c, "wf_tv_parallelize(T%d, %d, %d);", tv->id, ax, (int)t);
     if (t >= WF_BIDX && t <= WF_TIDZ) {
         c->par_mixed |= c->par_tv && c->par_tv != tv;
@@ -596,6 +639,22 @@ static bool grid_dependency(const fcase *c) {
     return bid && global_raw;
 }
 
+/* F10: a global tensor with a broadcast dim, in a fusion where some binary op
+   expands a broadcast dim. */
+static bool global_broadcast_read(const fcase *c) {
+    if (!c->expanded)
+        return false;
+    for (int i = 0; i < c->f->tvs.n; i++) {
+        const wf_tv *tv = c->f->tvs.ptr[i];
+        bool bcast = false;
+        for (int d = 0; d < tv->logical.n; d++)
+            bcast |= tv->logical.ptr[d]->itype == IT_BROADCAST;
+        if (bcast && tv->mem == WF_MEM_GLOBAL && !tv->is_input)
+            return true;
+    }
+    return false;
+}
+
 /* The known class (known.h) that explains a wrong result, or NULL. */
 static const char *known_cause(const fcase *c) {
     if (!c->known)
@@ -608,6 +667,8 @@ static const char *known_cause(const fcase *c) {
         return "F7";
     if (KNOWN_HUGE_SPLIT && c->huge_factor)
         return "F8";
+    if (KNOWN_BROADCAST_OUTPUT_READ && global_broadcast_read(c))
+        return "F10";
     return NULL;
 }
 
@@ -896,8 +957,12 @@ int main(int argc, char **argv) {
         alarm(CASE_TIMEOUT_S);
         if (verbose)
             printf("case %llu:\n", (unsigned long long)i);
+        double tc = now_s();
         failures += one_case(seed, i, known, verbose, &accepted);
         alarm(0);
+        if (now_s() - tc > SLOW_CASE_S)
+            printf("fuzz: slow case (%.1f s): fuzz -s %llu -c %llu -v\n", now_s() - tc,
+                   (unsigned long long)seed, (unsigned long long)i);
 #if HAVE_LSAN
         /* A leak check scans the heap: once per LEAK_EVERY cases, or after a replayed one. */
         if ((i % LEAK_EVERY == LEAK_EVERY - 1 || only != UINT64_MAX) &&
