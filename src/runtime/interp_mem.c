@@ -15,6 +15,7 @@
  * shared or local cell never written.
  */
 #include "runtime/interp_int.h"
+#include "base/heap.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -63,12 +64,12 @@ static bool place_tensors(ix_exec *x) {
 static bool alloc_tensors(ix_exec *x) {
     const it_program *p = x->p;
     int n = p->ntensors + 1;
-    x->local = calloc((size_t)n, sizeof *x->local);
-    x->lwritten = calloc((size_t)n, sizeof *x->lwritten);
-    x->gdata = calloc((size_t)n, sizeof *x->gdata);
-    x->gelems = calloc((size_t)n, sizeof *x->gelems);
-    x->off = calloc((size_t)n, sizeof *x->off);
-    x->size = calloc((size_t)n, sizeof *x->size);
+    x->local = heap_calloc((size_t)n, sizeof *x->local);
+    x->lwritten = heap_calloc((size_t)n, sizeof *x->lwritten);
+    x->gdata = heap_calloc((size_t)n, sizeof *x->gdata);
+    x->gelems = heap_calloc((size_t)n, sizeof *x->gelems);
+    x->off = heap_calloc((size_t)n, sizeof *x->off);
+    x->size = heap_calloc((size_t)n, sizeof *x->size);
     if (!x->local || !x->lwritten || !x->gdata || !x->gelems || !x->off || !x->size)
         return false;
     for (int i = 0; i < p->ntensors; i++) {
@@ -78,8 +79,8 @@ static bool alloc_tensors(ix_exec *x) {
             x->gelems[i] = addressable(x->l, t->param);
         } else if (t->space == IT_LOCAL_T) {
             size_t cells = (size_t)x->nthreads * (size_t)t->size;
-            x->local[i] = calloc(cells, wf_dtype_size(t->dtype));
-            x->lwritten[i] = calloc(cells, 1);
+            x->local[i] = heap_calloc(cells, wf_dtype_size(t->dtype));
+            x->lwritten[i] = heap_calloc(cells, 1);
             if (!x->local[i] || !x->lwritten[i])
                 return false;
         }
@@ -91,15 +92,15 @@ static bool alloc_block(ix_exec *x) {
     int T = x->nthreads;
     size_t smem = (size_t)x->block_bytes + 1;
     for (int d = 0; d < 3; d++)
-        if (!(x->tid[d] = malloc(sizeof(int64_t) * (size_t)T)))
+        if (!(x->tid[d] = heap_malloc(sizeof(int64_t) * (size_t)T)))
             return false;
-    x->loopv = calloc((size_t)x->p->nloops + 1, sizeof(int64_t));
-    x->symv = calloc((size_t)x->p->nsyms + 1, sizeof(int64_t));
-    x->regs = malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->max_regs + 1));
-    x->mask = malloc((size_t)T);
-    x->addr = malloc(sizeof(int64_t) * (size_t)T * 16);
-    x->smem = malloc(smem);
-    x->sshadow = malloc(sizeof(ix_cell) * smem);
+    x->loopv = heap_calloc((size_t)x->p->nloops + 1, sizeof(int64_t));
+    x->symv = heap_calloc((size_t)x->p->nsyms + 1, sizeof(int64_t));
+    x->regs = heap_malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->max_regs + 1));
+    x->mask = heap_malloc((size_t)T);
+    x->addr = heap_malloc(sizeof(int64_t) * (size_t)T * 16);
+    x->smem = heap_malloc(smem);
+    x->sshadow = heap_malloc(sizeof(ix_cell) * smem);
     return x->loopv && x->symv && x->regs && x->mask && x->addr && x->smem && x->sshadow;
 }
 
