@@ -60,6 +60,9 @@ killed=0 survived=0 bad=0 total=0 skipped=0
 survivors=""
 # One pristine copy; each mutant copies it again (hard links would share edits).
 (cd "$root" && git ls-files -co --exclude-standard | tar cf - -T -) | (mkdir -p "$tmp/base" && cd "$tmp/base" && tar xf -)
+# The checkout's test build, if there is one, comes along (timestamps kept), so
+# a mutant rebuilds only the object it changes.
+[ -d "$root/build" ] && (cd "$root" && tar cf - build/test-lib build/tests 2>/dev/null) | (cd "$tmp/base" && tar xf -)
 
 apply() { # file from to: exactly one occurrence, else fail
     python3 - "$1" "$2" "$3" <<'PY'
@@ -80,7 +83,7 @@ mutants | sed 's/\\|/\x01/g' | while IFS='|' read -r id isgpu file from to; do
         continue
     fi
     dir="$tmp/$id"
-    rm -rf "$dir" && cp -R "$tmp/base" "$dir"
+    rm -rf "$dir" && cp -Rp "$tmp/base" "$dir"
     if ! apply "$dir/$file" "$from" "$to"; then
         echo "DID NOT APPLY $id: the pattern is not found exactly once in $file"
         echo "$id" >> "$tmp/bad"
