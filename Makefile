@@ -72,15 +72,37 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libweft.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libweft.a $(LDLIBS)
 
+# The fuzzer (tests/fuzz/): its own main, the test build of the library and
+# the plain reference. `make test` also runs it for FUZZ_SECONDS under
+# ASan+UBSan (objects shared with test-asan in build-asan/), seeded and
+# reproducible; `make fuzz-long` runs it for an hour.
+FUZZ_OBJ     := $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/ref.o
+FUZZ_SECONDS ?= 60
+FUZZ_SEED    ?= 20261123
+ASAN_FLAGS   := BUILD=build-asan OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
+  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+ASAN_ENV     := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+$(BUILD)/tests/fuzz/fuzz: $(FUZZ_OBJ) $(TLIB_OBJ)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(FUZZ_OBJ) $(TLIB_OBJ) $(LDLIBS)
+
+fuzz-asan-build:
+	$(Q)$(MAKE) --no-print-directory $(ASAN_FLAGS) build-asan/tests/fuzz/fuzz
+
+fuzz: fuzz-asan-build
+	$(Q)$(ASAN_ENV) build-asan/tests/fuzz/fuzz -t $(FUZZ_SECONDS) -s $(FUZZ_SEED)
+
+fuzz-long: fuzz-asan-build
+	$(Q)$(ASAN_ENV) build-asan/tests/fuzz/fuzz -t 3600 -s $$(date +%s)
+
 test: $(BUILD)/tests/runner
 	$(Q)sh tests/run.sh $(BUILD)
+	$(Q)$(MAKE) --no-print-directory fuzz
 
 test-asan:
-	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT="-O1 -g" \
-	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LIB_DEFS="-DWF_ARENA_DEBUG" build-asan/tests/runner
-	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 sh tests/run.sh build-asan
+	$(Q)$(MAKE) --no-print-directory $(ASAN_FLAGS) build-asan/tests/runner
+	$(Q)$(ASAN_ENV) sh tests/run.sh build-asan
 
 demo: $(EXAMPLES)
 	$(Q)for e in $(EXAMPLES); do echo "== $$e"; $$e || exit 1; done
@@ -105,7 +127,7 @@ gpu-test-asan:
 gpu-check:
 	$(Q)sh tools/gpu-check.sh
 
-FORMAT_SRC := include/weft.h $(LIB_SRC) $(wildcard src/*/*.h) $(TEST_SRC) $(wildcard tests/*.h) \
+FORMAT_SRC := include/weft.h $(LIB_SRC) $(wildcard src/*/*.h) $(TEST_SRC) $(wildcard tests/*.h tests/fuzz/*.c tests/fuzz/*.h) \
   $(wildcard tests/gpu/*.c tests/gpu/*.h bench/*.c bench/*.h examples/*.c tools/weft/*.c)
 
 format:
@@ -122,8 +144,16 @@ check-headers:
 	@echo "headers ok"
 
 # Layer order: base <- ir <- analysis <- sched <- lower <- codegen <- runtime <- api.
-# A file may include headers only from its own layer and the layers before it.
-check-layers:
+# A file may include headers only from its own layer and the layers before it;
+# within a layer no include cycle and no call cycle between files
+# (tools/check-cycles.py: nm of the objects). Not in `make test` yet: the
+# lowering pass list (pipeline.c) and the executor (interp_exec <-> interp_stmt)
+# still have call cycles; add check-layers to `test` once they are gone.
+
+check-cycles: $(TLIB_OBJ)
+	$(Q)python3 tools/check-cycles.py $(BUILD)
+
+check-layers-only:
 	$(Q)order="base ir analysis sched lower codegen runtime api"; bad=0; \
 	for f in $(LIB_SRC) $(wildcard src/*/*.h); do \
 	  layer=$$(echo $$f | cut -d/ -f2); rank=0; i=0; \
@@ -134,6 +164,8 @@ check-layers:
 	  done; \
 	done; [ $$bad = 0 ] && echo "layers ok"
 
+check-layers: check-layers-only check-cycles
+
 check-symbols: $(BUILD)/libweft.a
 	$(Q)bad=$$(nm -g --defined-only $(BUILD)/libweft.a | awk 'NF==3{print $$3}' | grep -v '^wf_'); \
 	if [ -n "$$bad" ]; then echo "non-wf_ global symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
@@ -141,8 +173,8 @@ check-symbols: $(BUILD)/libweft.a
 clean:
 	rm -rf build build-asan
 
-.PHONY: all test test-asan demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-symbols clean
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
+.PHONY: all test test-asan fuzz fuzz-long fuzz-asan-build demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-layers-only check-cycles check-symbols clean
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
   $(BENCHES:=.d)
 
 # ---- Python package (python/, engineer F) ----

@@ -66,13 +66,17 @@ static void run_on_gpu(test_state *ts, wf_fusion *f, wf_kernel *k, const wf_buff
         ts->failed = true;
         return;
     }
-    wf_buffer got[8];
+    wf_buffer *got = calloc((size_t)f->outputs.n + 1, sizeof *got);
+    if (!got) {
+        ts->failed = true;
+        return;
+    }
     for (int i = 0; i < f->outputs.n; i++) {
         got[i] = ref_buffer(f, f->outputs.ptr[i], sym);
         ref_poison(&got[i]);
     }
     wf_status s = wf_run(k, WF_BACKEND_CUDA, in, f->inputs.n, got, f->outputs.n);
-    if (s != WF_OK && !strstr(wf_last_run_error(k), "sm_100")) {
+    if (s != WF_OK) { /* every GPU failure fails: only sm >= 100 kernels are never run here */
         printf("  %s:%d: the GPU run failed: %s: %s\n", file, line, wf_status_name(s),
                wf_last_run_error(k));
         ts->failed = true;
@@ -86,14 +90,26 @@ static void run_on_gpu(test_state *ts, wf_fusion *f, wf_kernel *k, const wf_buff
         }
     }
     free_all(got, f->outputs.n);
+    free(got);
 }
 
 wf_kernel *harness_interp_sm(test_state *ts, wf_fusion *f, const int64_t *sym, int sm,
                              const char *file, int line) {
-    wf_buffer in[8], got[8], want[8];
     wf_kernel *k = harness_compile_sm(ts, f, sm, file, line);
-    if (!k || f->inputs.n > 8 || f->outputs.n > 8)
+    if (!k)
         return k;
+    /* As many buffers as the fusion has inputs and outputs: no fixed limit. */
+    wf_buffer *in = calloc((size_t)f->inputs.n + 1, sizeof *in);
+    wf_buffer *got = calloc((size_t)f->outputs.n + 1, sizeof *got);
+    wf_buffer *want = calloc((size_t)f->outputs.n + 1, sizeof *want);
+    if (!in || !got || !want) {
+        printf("  %s:%d: out of memory in the test harness\n", file, line);
+        ts->failed = true;
+        free(in);
+        free(got);
+        free(want);
+        return k;
+    }
     for (int i = 0; i < f->inputs.n; i++) {
         in[i] = ref_buffer(f, f->inputs.ptr[i], sym);
         ref_fill_random(&in[i], 17u + (unsigned)i);
@@ -119,5 +135,8 @@ wf_kernel *harness_interp_sm(test_state *ts, wf_fusion *f, const int64_t *sym, i
     free_all(in, f->inputs.n);
     free_all(got, f->outputs.n);
     free_all(want, f->outputs.n);
+    free(in);
+    free(got);
+    free(want);
     return k;
 }

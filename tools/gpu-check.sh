@@ -7,6 +7,7 @@
 # elsewhere), the SASS to $OUT/sass.txt, the table to $OUT/summary.txt.
 # Exits non-zero if the build, a test or a benchmark failed.
 #   WF_GPU_CHECK_QUICK=1  skips the sanitizer runs.
+#   WF_GPU_CHECK_MUTANTS=0 skips the GPU-only mutants of tools/mutants.sh.
 set -u
 out=${OUT:-/tmp/weft-gpu-check}
 tmp=$(mktemp -d /tmp/weft-gpu-check.XXXXXX)
@@ -53,6 +54,12 @@ fi
 step "gpu tests" make gpu-test
 # Every kernel of the core suite (schedules, seeds, 500 random schedules) on the device too.
 step "core tests on gpu" env WF_TEST_GPU=1 make test
+# The mutants only a GPU can see (wrong operators and casts in the CUDA text):
+# tools/mutants.sh runs them with MUTANTS_GPU=1 against the GPU test program.
+#   WF_GPU_CHECK_MUTANTS=0  skips them.
+if [ "${WF_GPU_CHECK_MUTANTS:-1}" = 1 ]; then
+    step "gpu mutants" env MUTANTS_GPU=1 sh tools/mutants.sh cg-
+fi
 
 for b in build/bench/*; do
     case $b in *.d) continue ;; esac

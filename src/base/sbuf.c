@@ -3,6 +3,8 @@
  */
 #include "base/sbuf.h"
 
+#include "base/heap.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ static bool reserve(sbuf *b, size_t extra) {
     size_t ncap = b->cap ? b->cap : 256;
     while (ncap < b->len + extra + 1)
         ncap *= 2;
-    char *s = realloc(b->s, ncap);
+    char *s = heap_realloc(b->s, ncap);
     if (!s) {
         b->oom = true;
         return false;
@@ -59,7 +61,7 @@ const char *sbuf_str(const sbuf *b) {
 char *sbuf_take(sbuf *b) {
     char *s = b->s;
     if (!s) {
-        s = malloc(1);
+        s = heap_malloc(1);
         if (s)
             s[0] = 0;
     }

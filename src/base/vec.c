@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "base/heap.h"
+
 bool vec_grow_arena(wf_arena *a, void **ptr, int *cap, int n, size_t elem) {
     int ncap = *cap ? *cap * 2 : 8;
     void *p = arena_alloc(a, elem * (size_t)ncap);
@@ -20,7 +22,7 @@ bool vec_grow_arena(wf_arena *a, void **ptr, int *cap, int n, size_t elem) {
 bool vec_grow_heap(void **ptr, int *cap, int n, size_t elem) {
     (void)n;
     int ncap = *cap ? *cap * 2 : 8;
-    void *p = realloc(*ptr, elem * (size_t)ncap);
+    void *p = heap_realloc(*ptr, elem * (size_t)ncap);
     if (!p)
         return false;
     *ptr = p;

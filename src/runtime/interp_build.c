@@ -7,6 +7,7 @@
  * and each instruction knows whether it varies between the threads of a
  * block, so uniform work is done once per block step.
  */
+#include "base/heap.h"
 #include "runtime/interp_hw.h"
 #include "runtime/param.h"
 
@@ -90,6 +91,8 @@ static int emit(builder *b, expr_scratch *s, const wf_val *v) {
         in.kind = (uint8_t)v->kind;
         in.a = emit(b, s, v->a);
         in.b = emit(b, s, v->b);
+        if (b->oom)
+            return 0; /* an operand could not be emitted: no instruction to read */
         in.vary = s->ins.ptr[in.a].vary || s->ins.ptr[in.b].vary;
     }
     if (!vec_push_heap(&s->from, v) || !vec_push_heap(&s->ins, in)) {
@@ -259,8 +262,8 @@ static void collect_allocs(builder *b, const kir_list *l) {
 static bool setup(builder *b, const lower_result *r, int ntvs, int ngroups) {
     wf_arena *a = &b->k->arena;
     b->p = ARENA_NEW(a, it_program);
-    b->tensor_of_tv = calloc((size_t)ntvs + 1, sizeof(int));
-    b->loop_slot = malloc(sizeof(int) * ((size_t)ngroups + 1));
+    b->tensor_of_tv = heap_calloc((size_t)ntvs + 1, sizeof(int));
+    b->loop_slot = heap_malloc(sizeof(int) * ((size_t)ngroups + 1));
     if (!b->p || !b->tensor_of_tv || !b->loop_slot)
         return false;
     b->p->tensors = ARENA_ARRAY(a, it_tensor, ntvs + 1);

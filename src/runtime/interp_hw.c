@@ -15,6 +15,7 @@
  * has nothing to do; tensor memory is block memory here, with its limits
  * checked at compile time, so its allocation statements are no-ops.
  */
+#include "base/heap.h"
 #include "runtime/interp_hw.h"
 
 #include <stdlib.h>
@@ -70,14 +71,14 @@ void ix_hw_free(ix_exec *x) {
 /* Mbarrier i of the current block (state from another block is dropped). */
 static ix_mbar *mbar_of(ix_exec *x, int i) {
     struct ix_mbars *s = x->mbars;
-    if (!s && !(s = x->mbars = calloc(1, sizeof *s)))
+    if (!s && !(s = x->mbars = heap_calloc(1, sizeof *s)))
         return NULL;
     if (memcmp(s->bid, x->bid, sizeof s->bid) != 0) {
         memcpy(s->bid, x->bid, sizeof s->bid);
         memset(s->m, 0, sizeof *s->m * (size_t)s->n);
     }
     if (i >= s->n) {
-        ix_mbar *grown = realloc(s->m, sizeof *grown * (size_t)(i + 1));
+        ix_mbar *grown = heap_realloc(s->m, sizeof *grown * (size_t)(i + 1));
         if (!grown)
             return NULL;
         memset(grown + s->n, 0, sizeof *grown * (size_t)(i + 1 - s->n));

@@ -19,6 +19,7 @@
  * shared or local cell never written.
  */
 #include "runtime/interp_hw.h"
+#include "base/heap.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,7 +65,7 @@ static bool track_writes(ix_exec *x, int i, int param) {
             return true;
     if (x->gelems[i] > 4 * n + 4096)
         return true;
-    x->gwritten[i] = calloc((size_t)x->gelems[i] + 1, 1);
+    x->gwritten[i] = heap_calloc((size_t)x->gelems[i] + 1, 1);
     return x->gwritten[i] != NULL;
 }
 
@@ -98,13 +99,13 @@ static bool place_tensors(ix_exec *x) {
 static bool alloc_tensors(ix_exec *x) {
     const it_program *p = x->p;
     int n = p->ntensors + 1;
-    x->local = calloc((size_t)n, sizeof *x->local);
-    x->lwritten = calloc((size_t)n, sizeof *x->lwritten);
-    x->gdata = calloc((size_t)n, sizeof *x->gdata);
-    x->gelems = calloc((size_t)n, sizeof *x->gelems);
-    x->gwritten = calloc((size_t)n, sizeof *x->gwritten);
-    x->off = calloc((size_t)n, sizeof *x->off);
-    x->size = calloc((size_t)n, sizeof *x->size);
+    x->local = heap_calloc((size_t)n, sizeof *x->local);
+    x->lwritten = heap_calloc((size_t)n, sizeof *x->lwritten);
+    x->gdata = heap_calloc((size_t)n, sizeof *x->gdata);
+    x->gelems = heap_calloc((size_t)n, sizeof *x->gelems);
+    x->gwritten = heap_calloc((size_t)n, sizeof *x->gwritten);
+    x->off = heap_calloc((size_t)n, sizeof *x->off);
+    x->size = heap_calloc((size_t)n, sizeof *x->size);
     if (!x->local || !x->lwritten || !x->gdata || !x->gelems || !x->gwritten || !x->off || !x->size)
         return false;
     for (int i = 0; i < p->ntensors; i++) {
@@ -121,8 +122,8 @@ static bool alloc_tensors(ix_exec *x) {
             if (__builtin_mul_overflow((int64_t)x->nthreads, t->size, &cells) ||
                 __builtin_mul_overflow(cells, (int64_t)wf_dtype_size(t->dtype), &bytes))
                 return too_large(x, "local array of all threads", t->tv);
-            x->local[i] = calloc((size_t)cells, wf_dtype_size(t->dtype));
-            x->lwritten[i] = calloc((size_t)cells, 1);
+            x->local[i] = heap_calloc((size_t)cells, wf_dtype_size(t->dtype));
+            x->lwritten[i] = heap_calloc((size_t)cells, 1);
             if (!x->local[i] || !x->lwritten[i])
                 return false;
         }
@@ -134,21 +135,21 @@ static bool alloc_block(ix_exec *x) {
     int T = x->nthreads;
     size_t smem = (size_t)x->block_bytes + 1;
     for (int d = 0; d < 3; d++)
-        if (!(x->tid[d] = malloc(sizeof(int64_t) * (size_t)T)))
+        if (!(x->tid[d] = heap_malloc(sizeof(int64_t) * (size_t)T)))
             return false;
-    x->loopv = calloc((size_t)x->p->nloops + 1, sizeof(int64_t));
-    x->symv = calloc((size_t)x->p->nsyms + 1, sizeof(int64_t));
-    x->regs = malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->max_regs + 1));
-    x->mask = malloc((size_t)T);
-    x->masks = malloc((size_t)T * (size_t)(x->p->max_if_depth + 1));
-    x->saved = malloc(sizeof(int64_t) * (size_t)T * 2);
+    x->loopv = heap_calloc((size_t)x->p->nloops + 1, sizeof(int64_t));
+    x->symv = heap_calloc((size_t)x->p->nsyms + 1, sizeof(int64_t));
+    x->regs = heap_malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->max_regs + 1));
+    x->mask = heap_malloc((size_t)T);
+    x->masks = heap_malloc((size_t)T * (size_t)(x->p->max_if_depth + 1));
+    x->saved = heap_malloc(sizeof(int64_t) * (size_t)T * 2);
     /* One warp access touches at most bytes / 4 + 1 words (or sectors) per lane. */
     x->nunits = 32 * (int)(x->p->max_access_bytes / 4 + 2);
-    x->units = malloc(sizeof(int64_t) * (size_t)x->nunits);
-    x->words = malloc(sizeof(int64_t) * (size_t)x->nunits);
-    x->addr = malloc(sizeof(int64_t) * (size_t)T);
-    x->smem = malloc(smem);
-    x->sshadow = malloc(sizeof(ix_cell) * smem);
+    x->units = heap_malloc(sizeof(int64_t) * (size_t)x->nunits);
+    x->words = heap_malloc(sizeof(int64_t) * (size_t)x->nunits);
+    x->addr = heap_malloc(sizeof(int64_t) * (size_t)T);
+    x->smem = heap_malloc(smem);
+    x->sshadow = heap_malloc(sizeof(ix_cell) * smem);
     return x->loopv && x->symv && x->regs && x->mask && x->masks && x->saved && x->units &&
            x->words && x->addr && x->smem && x->sshadow;
 }

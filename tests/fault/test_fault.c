@@ -2,13 +2,20 @@
  * test_fault.c -- allocation-failure sweep (SQLite's do_faultsim_test, Lua's
  * Memcontrol): build, schedule, compile and run representative programs with
  * the Nth arena allocation failing, for N = 0, 1, 2, ... until a run
- * completes. Every run must end either in success or in a clean error (a
- * sticky WF_ERR_MEMORY, a NULL kernel): never a crash, and under ASan never a
- * leak.
+ * completes; then the same with the Nth heap allocation failing (string
+ * builders, growable arrays, the executor's memory: base/heap.h). Every run must end either in
+ * success or in a clean error (a sticky WF_ERR_MEMORY, a NULL kernel): never a crash, and under
+ * ASan never a leak.
  */
 #include "base/arena.h"
+#include "base/heap.h"
+#include "fuzz/known.h"
 #include "harness.h"
 #include "ref.h"
+
+/* The heap sweep stops the programs before wf_run while the executor's
+   out-of-memory crash (known.h F11) is open. */
+static bool skip_run;
 
 /* A tiled transpose through a swizzled shared tile, vectorized staging, run on
    the executor. Returns true when everything succeeded. */
@@ -36,7 +43,7 @@ static bool program(void) {
     bool ok = k != NULL;
     if (!k && wf_fusion_status(f) == WF_OK)
         ok = false; /* a NULL kernel must come with an error */
-    if (k) {
+    if (k && !skip_run) {
         float in[64 * 32], out[64 * 32];
         for (int i = 0; i < 64 * 32; i++)
             in[i] = (float)i;
@@ -79,7 +86,7 @@ static bool program2(void) {
     bool ok = k != NULL;
     if (!k && arena_test_countdown < 0)
         printf("  program2: %s\n", wf_fusion_error(f));
-    if (k) {
+    if (k && !skip_run) {
         float in[32 * 64], v[64], out[32 * 64];
         for (int i = 0; i < 32 * 64; i++)
             in[i] = (float)i;
@@ -116,6 +123,38 @@ TEST(fault_every_allocation_failure_is_a_clean_error) {
     }
     printf("  fault sweep: %d allocation failures injected, each ended cleanly\n", n);
     CHECK(n > 50);
+}
+
+/* The programs with the Nth heap allocation (base/heap.h) failing. Returns
+   how many failures were injected; allocations failed silently go to *silent. */
+static int heap_sweep(test_state *ts_, int *silent) {
+    int n = 0;
+    skip_run = KNOWN_EXEC_OOM_CRASH;
+    for (; n < 100000; n++) {
+        long failures = heap_test_failures;
+        heap_test_countdown = n;
+        bool ok = program() && program2();
+        bool exhausted = heap_test_failures > failures;
+        heap_test_countdown = -1;
+        if (!exhausted) {
+            CHECK(ok);
+            break;
+        }
+        if (ok) {
+            printf("  heap allocation %d failed silently\n", n);
+            (*silent)++;
+        }
+    }
+    skip_run = false;
+    return n;
+}
+
+TEST(fault_every_heap_allocation_failure_is_a_clean_error) {
+    int silent = 0, n = heap_sweep(TS, &silent);
+    printf("  heap fault sweep: %d allocation failures injected, %d of them silent\n", n, silent);
+    if (!KNOWN_SBUF_OOM_SILENT)
+        CHECK_EQ_I64(silent, 0);
+    CHECK(n > 5);
 }
 
 TEST(fault_programs_succeed_without_faults) {

@@ -30,10 +30,8 @@ static void check_smem(test_state *ts_, gsg *g, int64_t floats) {
     if (!k)
         return;
     CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, floats * 4);
-    if (harness_nvrtc(ts_, k, 90, __FILE__, __LINE__))
-        wf_kernel_free(k);
-    else
-        wf_kernel_free(k);
+    harness_nvrtc(ts_, k, 90, __FILE__, __LINE__); /* fails the test itself on an NVRTC error */
+    wf_kernel_free(k);
 }
 
 TEST(seed000_gsgcopy_naive_allocates_8) {

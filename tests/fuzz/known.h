@@ -1,0 +1,88 @@
+/*
+ * known.h -- finding classes the fuzzer knows about and steers around.
+ *
+ * Each switch names one class of defect recorded in /work/notes/fuzz-findings.md
+ * (and issue 9) that another engineer is fixing on a branch. While a switch is
+ * 1 the generator never builds the pattern (or tolerates exactly that
+ * outcome), so the CI budget run stays green on branches without the fix.
+ * After merging the fixes the lead sets each to 0 (or deletes it) and checks
+ * that `make fuzz` still finds nothing. Every switch is also settable from
+ * the command line (fuzz --all-classes turns them all off) to reproduce.
+ */
+#ifndef WF_TESTS_FUZZ_KNOWN_H
+#define WF_TESTS_FUZZ_KNOWN_H
+
+/* F1 self-mapping: an op whose operands are one tensor and its own
+   transpose/permute (add(a, transpose(a))) writes only the diagonal; also
+   outer products of broadcasts of one input. The generator never lets the
+   operands of a binary op map two dims of one input together. */
+#define KNOWN_SELF_MAPPING 1
+
+/* F2 type promotion: a binary op on two dtypes takes the first operand's
+   type; a float-only unary op (exp, log, ...) on an integer tensor. */
+#define KNOWN_TYPE_PROMOTION 1
+
+/* F3 float -> int casts out of range: the executor does not saturate like
+   the GPU (and a C cast of such a value is undefined). */
+#define KNOWN_FLOAT_INT_CAST 1
+
+/* F4 integer arithmetic: division by zero in the data is reported as a
+   schedule error ("integer division by zero in statement"); INT64_MIN / -1
+   traps; int64 overflow (a chain of squarings) is undefined behaviour in the
+   executor (UBSan: interp_stmt.c "signed integer overflow"). The generator
+   uses no div, pow, mul or reciprocal on integer tensors. */
+#define KNOWN_INT_ARITHMETIC 1
+
+/* F5 one parallel type on loops that do not correspond: two loops of one
+   tensor on TIDz leave outputs unwritten; producer and consumer with TIDx
+   on different axes. A wrong result (or an executor error) of a case where a
+   tensor has two loops on one thread/block type, or where two tensors were
+   given thread/block types directly (not by parallelize_all_like), is
+   counted as known instead of failing; the generator also gives such types
+   directly to one tensor only (several can replicate the work on millions of
+   executor threads and time out). */
+#define KNOWN_PARALLEL_CONFLICT 1
+
+/* F6 domains are not validated when set: an allocation domain that does not
+   cover the tensor, a permuted allocation domain on an output, a loop domain
+   holding an IterDomain and one of its parts. A wrong result of a case that
+   called set_allocation_domain / set_loop_domain is counted as known. */
+#define KNOWN_DOMAIN_VALIDATION 1
+
+/* F7 cross-block read-after-write through global memory (an output that
+   another op reads, with a loop on BIDx/y/z): a race on a GPU, unwritten or
+   stale values on the executor. Counted as known. */
+#define KNOWN_GRID_DEPENDENCY 1
+
+/* F8 a split by a huge factor (INT64_MAX, 2^40) gives extents (0, factor)
+   and writes nothing. Counted as known. */
+#define KNOWN_HUGE_SPLIT 1
+
+/* F9 launch limits not enforced: TIDz above 64 compiles and runs (a symbolic
+   merged extent of 272 on TIDz), and the executor then runs millions of
+   threads for minutes. The generator uses TIDy instead of TIDz. */
+#define KNOWN_LAUNCH_LIMITS 1
+
+/* F10 an output with a broadcast dim whose loop is shared with a tensor that
+   expands that broadcast (its consumer, or a sibling through a common
+   consumer): inlined into the expanded loop, the broadcast dim's write runs
+   over the expanded extent and writes out of bounds (the executor reports
+   "out-of-bounds write of T3: index 56 is outside its 56 elements"). A
+   failure of a case with an output holding a broadcast dim, where some binary
+   op expands a broadcast, is counted as known. */
+#define KNOWN_BROADCAST_OUTPUT_READ 1
+
+/* F11 (found by the heap fault sweep, tests/fault) the executor crashes when
+   a heap allocation of ix_exec_init fails: ix_exec_free frees
+   x->lwritten[i] while x->lwritten is NULL (interp_mem.c:155, SIGSEGV).
+   While 1, the heap sweep stops its programs before wf_run. */
+#define KNOWN_EXEC_OOM_CRASH 1
+
+/* F12 (heap fault sweep) a failed string-builder allocation in codegen is
+   silent: cg_emit_cuda (cuda.c:215 -> prelude.c:68 sbuf_puts) loses the text
+   and wf_compile returns a kernel (truncated or empty source) with WF_OK.
+   Expected: WF_ERR_MEMORY. While 1, the heap sweep counts such silent
+   failures (and prints them) but does not fail. */
+#define KNOWN_SBUF_OOM_SILENT 1
+
+#endif
