@@ -27,7 +27,41 @@ int64_t ref_numel(const wf_buffer *b) {
     return numel(b->shape, b->ndim);
 }
 
-/* Round a value to what storing it in dtype t keeps. */
+static bool is_float(wf_dtype t) {
+    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
+}
+
+/* A float converted to an integer type, as weft defines it (include/weft.h,
+   the GPU's cvt.rzi.sat): truncated, saturated to the type's range, NaN -> 0;
+   to bool: x != 0. */
+static double float_to_int(wf_dtype t, double x) {
+    double lo, hi;
+    switch (t) {
+    case WF_I8:
+        lo = INT8_MIN, hi = INT8_MAX;
+        break;
+    case WF_I16:
+        lo = INT16_MIN, hi = INT16_MAX;
+        break;
+    case WF_I32:
+        lo = INT32_MIN, hi = INT32_MAX;
+        break;
+    case WF_I64:
+        lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+        break;
+    case WF_U8:
+        lo = 0, hi = UINT8_MAX;
+        break;
+    default:
+        return x != 0;
+    }
+    if (isnan(x))
+        return 0;
+    x = trunc(x);
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Round a value to what storing it in dtype t keeps (integer results wrap). */
 static double round_to(wf_dtype t, double x) {
     switch (t) {
     case WF_F32:
@@ -243,7 +277,9 @@ static bool eval_op(const ir_op *op, rtensor *t) {
             r = unary(op->sub, a);
         else if (op->kind == OP_BINARY)
             r = binary(op->sub, a, read_input(op, 1, &t[op->in[1]->id], idx));
-        o->v[i] = round_to(od, r);
+        /* A cast from a float type saturates; integer arithmetic wraps. */
+        bool saturate = op->kind == OP_CAST && is_float(op->in[0]->dtype) && !is_float(od);
+        o->v[i] = saturate ? float_to_int(od, r) : round_to(od, r);
     }
     return true;
 }
