@@ -185,9 +185,9 @@ TEST(interp_hazard_global_read_without_barrier) {
         char msg[1024];
         CHECK_LACKS(wf_kernel_source(k), "__syncthreads");
         CHECK_EQ_I64(run_all(k, f, msg, sizeof msg), WF_ERR_SCHEDULE);
-        CHECK_HAS(msg, "global-memory race on T1[1]: thread (0, 0, 0) of block (0, 0, 0) reads "
+        CHECK_STR(msg, "global-memory race on T1[1]: thread (0, 0, 0) of block (0, 0, 0) reads "
                        "it after thread (1, 0, 0) wrote it with no barrier in between, in "
-                       "statement: T2[");
+                       "statement: T2[i0] = Unary(T1[i0])");
         wf_kernel_free(k);
     }
     wf_fusion_free(f);
