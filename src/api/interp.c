@@ -26,6 +26,10 @@ wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out) {
                         "wf_interp_stats: this kernel has no executor program");
     if (err_set(&k->err)) /* the last run failed: its statistics are partial */
         return k->err.code;
+    if (!p->ran)
+        return wf_fails(run_err(k), WF_ERR_ARG,
+                        "wf_interp_stats: the kernel has not run on the executor yet; call "
+                        "wf_run(k, WF_BACKEND_INTERP, ...) first");
     out->smem_max_conflict_degree = 1;
     for (int i = 0; i < p->nstmts; i++) {
         const it_stats *s = &p->stats[i];
@@ -35,14 +39,6 @@ wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out) {
         out->gmem_sectors += s->gmem_sectors;
         if (s->smem_max_degree > out->smem_max_conflict_degree)
             out->smem_max_conflict_degree = s->smem_max_degree;
-    }
-    /* Every run writes its outputs (global memory), so no global access at all
-       means the executor has not run this kernel. */
-    if (out->gmem_accesses == 0) {
-        memset(out, 0, sizeof *out);
-        return wf_fails(run_err(k), WF_ERR_ARG,
-                        "wf_interp_stats: the kernel has not run on the executor yet; call "
-                        "wf_run(k, WF_BACKEND_INTERP, ...) first");
     }
     return WF_OK;
 }

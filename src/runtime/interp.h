@@ -11,7 +11,12 @@
  * global (the caller's buffers), shared and tensor memory (per block) and
  * local (per thread),
  * with shadow state to catch out-of-bounds accesses, races on shared memory,
- * reads of cells never written and output elements no thread wrote. Op math
+ * reads of cells never written and output elements no thread wrote, and
+ * global-memory hazards: a global cell written in the launch and touched by
+ * another block (a cross-block race: blocks cannot synchronize), or by another
+ * thread of its block without a barrier in between. A launch runs at most a
+ * budget of statement executions (WF_INTERP_BUDGET), so a kernel with a loop
+ * of 2^40 iterations is refused at once rather than run for hours. Op math
  * follows the generated CUDA bit for bit where it is exact (interp_ops.c).
  */
 #ifndef WF_RUNTIME_INTERP_H
@@ -99,6 +104,9 @@ typedef struct it_program {
     const wf_val **syms; /* size/stride symbols, evaluated per launch */
     int nstmts;
     it_stats *stats; /* per statement, from the last run */
+    bool ran;        /* the last executor run got through (stats are whole); false before any */
+    int64_t budget;  /* statement executions one launch may take; 0 = WF_INTERP_BUDGET or
+                        IX_DEFAULT_BUDGET (interp_exec.c) */
     int max_regs;
     int max_if_depth;         /* IFs nested in IFs: the depth of the mask stack */
     int64_t max_access_bytes; /* bytes one thread moves in one access, at most */
@@ -110,5 +118,7 @@ typedef struct it_program {
 bool rt_interp_build(wf_kernel *k, const lower_result *r);
 /* Run on host buffers. Errors (and races, out-of-bounds accesses) go to k->err. */
 wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout);
+/* WF_INTERP_BUDGET's syntax: a positive decimal count (false otherwise). */
+bool rt_interp_parse_budget(const char *s, int64_t *out);
 
 #endif

@@ -16,7 +16,8 @@ static const ix_execute_fn executors[IR_NLDST] = {
 
 bool ix_copy_execute(ix_exec *x, const in_node *n) {
     if ((unsigned)n->copy >= IR_NLDST)
-        return ix_fail(x, "unknown copy kind %d in statement: %s", (int)n->copy, n->text);
+        return ix_fail(x, WF_ERR_SCHEDULE, "unknown copy kind %d in statement: %s", (int)n->copy,
+                       n->text);
     return executors[n->copy](x, n);
 }
 
@@ -25,6 +26,7 @@ bool ix_copy_execute_set(ix_exec *x, const in_node *n) {
 }
 
 bool ix_copy_execute_unsupported(ix_exec *x, const in_node *n) {
-    return ix_fail(x, "the CPU reference executor cannot run %s copies yet, in statement: %s",
+    return ix_fail(x, WF_ERR_SCHEDULE,
+                   "the CPU reference executor cannot run %s copies yet, in statement: %s",
                    ir_ldst_name(n->copy), n->text);
 }

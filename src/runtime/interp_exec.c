@@ -6,7 +6,9 @@
  * active threads; an IF narrows the mask; a SYNC ends a barrier epoch. Each
  * statement evaluates its index programs for the whole block, then performs
  * the element operation thread by thread, checking every access and
- * gathering per-warp access statistics.
+ * gathering per-warp access statistics. Every node executed counts against
+ * the launch's work budget (see "the work budget" below), checked up front
+ * from the loop extents and again as the kernel runs.
  *
  * The executor's files depend one way: interp_exec.c (the tree, the launch)
  * -> interp_stmt.c (a statement: accesses and their checks) -> interp_expr.c
@@ -19,6 +21,9 @@
  */
 #include "runtime/interp_hw.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the tree ---- */
@@ -34,7 +39,7 @@ static bool run_for(ix_exec *x, const in_node *n) {
     const int64_t *ext;
     bool vary;
     if (!ix_eval(x, &n->extent, &ext, &vary))
-        return ix_fail(x, "a loop extent divides by zero or overflows int64");
+        return ix_fail(x, WF_ERR_SCHEDULE, "a loop extent divides by zero or overflows int64");
     int64_t extent = ext[0]; /* the register file is reused by the body */
     for (int64_t i = 0; i < extent; i++) {
         x->loopv[n->slot] = i;
@@ -49,7 +54,7 @@ static bool run_if(ix_exec *x, const in_node *n) {
     const int64_t *c;
     bool vary;
     if (!ix_eval(x, &n->cond, &c, &vary))
-        return ix_fail(x, "a predicate divides by zero or overflows int64");
+        return ix_fail(x, WF_ERR_SCHEDULE, "a predicate divides by zero or overflows int64");
     int T = x->nthreads;
     uint8_t *saved = x->masks + (size_t)x->if_depth * (size_t)T;
     memcpy(saved, x->mask, (size_t)T);
@@ -68,15 +73,21 @@ static bool run_if(ix_exec *x, const in_node *n) {
 static bool run_sync(ix_exec *x) {
     for (int t = 0; t < x->nthreads; t++)
         if (!x->mask[t])
-            return ix_fail(x,
+            return ix_fail(x, WF_ERR_SCHEDULE,
                            "__syncthreads() is reached by only some threads of block (%lld, "
                            "%lld, %lld)",
                            (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2]);
     x->epoch++;
+    x->gepoch++;
     return true;
 }
 
+static bool over_budget(ix_exec *x);
+
 static bool run_node(ix_exec *x, const in_node *n) {
+    if (x->budget - x->work < x->nthreads)
+        return over_budget(x);
+    x->work += x->nthreads;
     switch (n->kind) {
     case IN_FOR:
         return run_for(x, n);
@@ -101,16 +112,119 @@ static bool run_list(ix_exec *x, const in_node *n) {
     return true;
 }
 
+/* ---- the work budget ---- */
+
+/* A kernel's work is its statement executions: a statement, a loop
+   iteration's body step or a predicate, for one thread (the executor runs
+   every node for all threads of a block, so a block of T threads counts T).
+   A launch may take at most the budget: the default is some minutes of CPU,
+   far beyond any test, but a split by 2^40 makes a loop that would run for
+   days. WF_INTERP_BUDGET (a positive decimal count) overrides it, read once
+   per process; a bad value fails every executor run with its message. */
+#define IX_DEFAULT_BUDGET ((int64_t)1 << 34)
+
+static struct {
+    int64_t budget;
+    char bad[64]; /* the bad value, or "" */
+} env_budget;
+static pthread_once_t budget_once = PTHREAD_ONCE_INIT;
+
+bool rt_interp_parse_budget(const char *s, int64_t *out) {
+    char *end;
+    errno = 0;
+    long long v = s ? strtoll(s, &end, 10) : 0;
+    if (!s || end == s || *end || errno || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void read_budget(void) {
+    const char *s = getenv("WF_INTERP_BUDGET");
+    env_budget.budget = IX_DEFAULT_BUDGET;
+    if (s && !rt_interp_parse_budget(s, &env_budget.budget))
+        snprintf(env_budget.bad, sizeof env_budget.bad, "%s", s);
+}
+
+static int64_t sat_mul(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+static int64_t sat_add(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* An extent fixed for the whole launch (constants and size symbols only). */
+static bool launch_constant(ix_exec *x, const ix_expr *e, int64_t *v) {
+    for (int i = 0; i < e->n; i++)
+        if (e->ins[i].op == IX_LOOP || e->ins[i].op == IX_TID || e->ins[i].op == IX_BID)
+            return false;
+    const int64_t *r;
+    bool vary;
+    if (!ix_eval(x, e, &r, &vary) || vary)
+        return false;
+    *v = r[0];
+    return true;
+}
+
+/* Statement executions of n for one thread, every predicate taken as true;
+   a loop whose extent depends on a loop or thread counts one iteration (the
+   run-time count catches it). */
+static int64_t work_of(ix_exec *x, const in_node *n) {
+    int64_t body = 0, extent = 1;
+    for (int i = 0; i < n->nkids; i++)
+        body = sat_add(body, work_of(x, n->kids[i]));
+    if (n->kind == IN_FOR && n->serial && !(launch_constant(x, &n->extent, &extent) && extent >= 0))
+        extent = 1;
+    return sat_add(1, sat_mul(extent, body));
+}
+
+static bool refuse(ix_exec *x, int64_t would, bool more) {
+    return ix_fail(x, WF_ERR_UNSUPPORTED,
+                   "the CPU reference executor stops after %lld statement executions (a "
+                   "statement, loop step or predicate for one thread; WF_INTERP_BUDGET sets "
+                   "the limit); this kernel would run %s%lld: check its split factors and loop "
+                   "extents (a split by a huge factor makes a loop of that many iterations)",
+                   (long long)x->budget, more || would == INT64_MAX ? "more than " : "",
+                   (long long)would);
+}
+
+static bool over_budget(ix_exec *x) {
+    return refuse(x, x->budget, true);
+}
+
+/* The budget of this launch, and the whole launch's work checked against it
+   up front, so a hopeless kernel is refused at once. */
+static bool check_budget(ix_exec *x) {
+    pthread_once(&budget_once, read_budget);
+    if (env_budget.bad[0])
+        return ix_fail(x, WF_ERR_ARG,
+                       "WF_INTERP_BUDGET=%s is not a positive decimal count of statement "
+                       "executions",
+                       env_budget.bad);
+    x->budget = x->p->budget > 0 ? x->p->budget : env_budget.budget;
+    const int64_t *g = x->l->grid;
+    int64_t per_thread = work_of(x, x->p->root) - 1; /* the root is a list, not a node */
+    int64_t would = sat_mul(sat_mul(sat_mul(g[0], g[1]), g[2]), sat_mul(per_thread, x->nthreads));
+    return would <= x->budget || refuse(x, would, false);
+}
+
 /* ---- blocks and the launch ---- */
 
 static bool run_blocks(ix_exec *x) {
     const rt_launch *l = x->l;
+    if (!check_budget(x))
+        return false;
+    x->blin = -1;
     for (int64_t z = 0; z < l->grid[2]; z++)
         for (int64_t y = 0; y < l->grid[1]; y++)
             for (int64_t w = 0; w < l->grid[0]; w++) {
                 x->bid[0] = w;
                 x->bid[1] = y;
                 x->bid[2] = z;
+                x->blin++;
                 ix_block_reset(x);
                 memset(x->mask, 1, (size_t)x->nthreads);
                 if (!run_list(x, x->p->root))
@@ -123,6 +237,7 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
     rt_launch l;
     if (!k->interp)
         return wf_fails(&k->err, WF_ERR_UNSUPPORTED, "this kernel has no interpreter program");
+    k->interp->ran = false;
     if (rt_bind(k, in, nin, out, nout, &l) != WF_OK)
         return k->err.code;
     for (int i = 0; i < k->nparams; i++)
@@ -131,13 +246,17 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
                             "the CPU reference executor needs host buffers, but parameter %d "
                             "is on device %d",
                             i, l.buf[i]->device);
-    if (l.empty)
-        return WF_OK; /* a tensor without elements: nothing to run */
+    if (l.empty) {
+        memset(k->interp->stats, 0, sizeof(it_stats) * (size_t)(k->interp->nstmts + 1));
+        k->interp->ran = true; /* a tensor without elements: nothing to run */
+        return WF_OK;
+    }
     ix_exec x;
     if (!ix_exec_init(&x, k, &l))
         return k->err.code ? k->err.code : wf_fails(&k->err, WF_ERR_MEMORY, "out of memory");
     if (run_blocks(&x))
         ix_check_outputs(&x);
     ix_exec_free(&x);
+    k->interp->ran = k->err.code == WF_OK;
     return k->err.code;
 }

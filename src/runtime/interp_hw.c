@@ -106,14 +106,14 @@ static bool wait(ix_exec *x, const struct ix_hw *h, const ix_mbar *m) {
     if (h->phase == m->phase - 1)
         return true;
     if (h->phase == m->phase)
-        return ix_fail(x,
+        return ix_fail(x, WF_ERR_SCHEDULE,
                        "deadlock: block (%lld, %lld, %lld) waits on mbarrier %d for phase %lld, "
                        "which never completes: %lld of %lld arrivals and %lld transaction bytes "
                        "are still pending",
                        (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar,
                        (long long)h->phase, (long long)m->pending, (long long)m->count,
                        (long long)m->tx);
-    return ix_fail(x,
+    return ix_fail(x, WF_ERR_SCHEDULE,
                    "block (%lld, %lld, %lld) waits on mbarrier %d for phase %lld, but it is in "
                    "phase %lld; a parity wait only tells the current phase from the one before",
                    (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar,
@@ -124,14 +124,15 @@ static bool wait(ix_exec *x, const struct ix_hw *h, const ix_mbar *m) {
 static bool account(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
     int64_t bytes = 0, n = active_threads(x);
     if (!rt_eval(x->k, x->l, h->bytes, &bytes))
-        return ix_fail(x, "cannot evaluate the transaction bytes of mbarrier %d", h->mbar);
+        return ix_fail(x, WF_ERR_SCHEDULE, "cannot evaluate the transaction bytes of mbarrier %d",
+                       h->mbar);
     if (h->sync == KSYNC_MBAR_COMPLETE_TX) {
         m->tx -= bytes * n;
     } else {
         m->tx += bytes * n;
         m->pending -= n;
         if (m->pending < 0)
-            return ix_fail(x,
+            return ix_fail(x, WF_ERR_SCHEDULE,
                            "mbarrier %d receives %lld more arrivals in phase %lld than the %lld "
                            "it was initialized for",
                            h->mbar, (long long)-m->pending, (long long)m->phase,
@@ -147,17 +148,19 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
         return true;
     ix_mbar *m = mbar_of(x, h->mbar);
     if (!m)
-        return wf_failb(&x->k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+        return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     if (h->sync == KSYNC_MBAR_INIT) {
         if (h->count <= 0)
-            return ix_fail(x, "mbarrier %d is initialized for %lld arrivals; it needs at least 1",
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "mbarrier %d is initialized for %lld arrivals; it needs at least 1",
                            h->mbar, (long long)h->count);
         *m = (ix_mbar){true, h->count, h->count, 0, 0};
         return true;
     }
     if (!m->init)
         return ix_fail(
-            x, "block (%lld, %lld, %lld) uses mbarrier %d before it is initialized (mbarrier.init)",
+            x, WF_ERR_SCHEDULE,
+            "block (%lld, %lld, %lld) uses mbarrier %d before it is initialized (mbarrier.init)",
             (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar);
     return h->sync == KSYNC_MBAR_WAIT ? wait(x, h, m) : account(x, h, m);
 }

@@ -13,6 +13,18 @@ typedef struct {
     uint8_t written;
 } ix_cell;
 
+/* Shadow state of one global cell of a tensor the kernel writes: the last
+   writer, the first and the latest reader (blocks run in order, so a reader
+   block other than a later writer's is one of these two), and the readers of
+   the current barrier epoch. Epochs (ix_exec.gepoch) are unique over the
+   launch: the same epoch means the same block and no barrier in between. */
+typedef struct {
+    int64_t wblock, rblock[2]; /* linear block ids; -1 none */
+    uint64_t wepoch, repoch;   /* epoch of the last write, of the latest read */
+    int32_t wthread, rthread[2];
+    int32_t rother; /* another thread that read in epoch repoch besides rthread[1], or -1 */
+} ix_gcell;
+
 typedef struct {
     wf_kernel *k;
     const it_program *p;
@@ -38,6 +50,11 @@ typedef struct {
     unsigned char **gdata; /* per tensor: global base pointer */
     int64_t *gelems;       /* per tensor: addressable elements of a global buffer */
     uint8_t **gwritten;    /* per output tensor: a flag per addressable element */
+    ix_gcell **ghazard;    /* per global tensor a statement writes: a cell per element, or NULL
+                              (untracked: see interp_mem.c) */
+    int64_t blin;          /* linear id of the current block (x fastest) */
+    uint64_t gepoch;       /* barrier epoch over the launch: +1 per block and per barrier */
+    int64_t work, budget;  /* statement executions so far (per thread), the most allowed */
     int64_t *addr;         /* scratch: byte address per thread, for statistics */
     int64_t *off, *size;   /* per tensor, this launch: byte offset in the block's memory
                               (shared/tensor), elements (local/shared/tensor) */
@@ -72,6 +89,9 @@ bool ix_stmt(ix_exec *x, const in_node *n);
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);
 /* interp_stats.c: account one access of statement n to tensor at idx. */
 void ix_record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary);
-bool ix_fail(ix_exec *x, const char *fmt, ...) WF_PRINTF(2, 3);
+/* Record an error of the run (first one wins, like wf_failb): code says what
+   kind (WF_ERR_SCHEDULE for what the kernel does wrong, WF_ERR_MEMORY when
+   the executor runs out of memory, WF_ERR_UNSUPPORTED for its own limits). */
+bool ix_fail(ix_exec *x, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);
 
 #endif

@@ -12,6 +12,14 @@
  * thread wrote (a launch or predicate that misses part of the tensor) is an
  * error naming the tensor and the first such element.
  *
+ * Global tensors that a statement writes have a hazard cell per element
+ * (ix_gcell): which block and thread last wrote it, which read it. Blocks
+ * run one after another here, but on a GPU in any order and concurrently,
+ * so a cell written in the launch and read or written by another block is a
+ * cross-block race even though the executor's order would give a result.
+ * Buffers beyond IX_MAX_HAZARD_CELLS elements, or spread far beyond their
+ * elements by large strides, are not tracked (the shadow would not fit).
+ *
  * Reported as WF_ERR_SCHEDULE with the tensor, the index, the thread(s), the
  * block and the statement: an index outside the tensor; a read of a shared
  * cell another thread wrote in this epoch, or a write of a cell another
@@ -26,13 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ix_fail(ix_exec *x, const char *fmt, ...) {
-    char msg[900];
+bool ix_fail(ix_exec *x, wf_status code, const char *fmt, ...) {
+    char msg[sizeof x->k->err.msg];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return wf_failb(&x->k->err, WF_ERR_SCHEDULE, "%s", msg);
+    return wf_failb(&x->k->err, code, "%s", msg);
 }
 
 /* Elements from element 0 to the last one the shape and strides reach, + 1;
@@ -67,6 +75,47 @@ static bool track_writes(ix_exec *x, int i, int param) {
         return true;
     x->gwritten[i] = heap_calloc((size_t)x->gelems[i] + 1, 1);
     return x->gwritten[i] != NULL;
+}
+
+/* Hazard cells of a written global tensor (interp_stmt.c applies the rules). */
+#define IX_MAX_HAZARD_CELLS ((int64_t)1 << 24) /* 16M cells: at most ~0.9 GiB of shadow */
+
+static bool track_hazards(ix_exec *x, int i, int param) {
+    int64_t n = 1;
+    for (int d = 0; d < x->l->buf[param]->ndim; d++)
+        if (__builtin_mul_overflow(n, x->l->shape[param][d], &n))
+            return true;
+    if (x->gelems[i] > IX_MAX_HAZARD_CELLS || x->gelems[i] > 4 * n + 4096)
+        return true;
+    ix_gcell *c = malloc(sizeof *c * (size_t)(x->gelems[i] + 1));
+    if (!c)
+        return false;
+    for (int64_t e = 0; e <= x->gelems[i]; e++)
+        c[e] = (ix_gcell){-1, {-1, -1}, 0, 0, -1, {-1, -1}, -1};
+    x->ghazard[i] = c;
+    return true;
+}
+
+/* Marks in w the tensors that some statement under n writes. */
+static void mark_written(const in_node *n, uint8_t *w) {
+    if (n->kind == IN_STMT)
+        w[n->out] = 1;
+    for (int i = 0; i < n->nkids; i++)
+        mark_written(n->kids[i], w);
+}
+
+static bool alloc_hazards(ix_exec *x) {
+    const it_program *p = x->p;
+    uint8_t *w = calloc((size_t)p->ntensors + 1, 1);
+    x->ghazard = calloc((size_t)p->ntensors + 1, sizeof *x->ghazard);
+    bool ok = w && x->ghazard;
+    if (ok)
+        mark_written(p->root, w);
+    for (int i = 0; ok && i < p->ntensors; i++)
+        if (w[i] && p->tensors[i].space == IT_GLOBAL_T)
+            ok = track_hazards(x, i, p->tensors[i].param);
+    free(w);
+    return ok;
 }
 
 /* Where each tensor lives in this launch: shared tiles may be sized by the
@@ -183,6 +232,10 @@ bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l) {
         ix_exec_free(x);
         return wf_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     }
+    if (!alloc_hazards(x)) {
+        ix_exec_free(x);
+        return wf_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    }
     if (!place_tensors(x)) {
         ix_exec_free(x);
         return false;
@@ -208,6 +261,9 @@ void ix_exec_free(ix_exec *x) {
     for (int i = 0; x->gwritten && i < x->p->ntensors; i++)
         free(x->gwritten[i]);
     free(x->gwritten);
+    for (int i = 0; x->ghazard && i < x->p->ntensors; i++)
+        free(x->ghazard[i]);
+    free(x->ghazard);
     for (int d = 0; d < 3; d++)
         free(x->tid[d]);
     free(x->local);
@@ -235,6 +291,7 @@ void ix_block_reset(ix_exec *x) {
     for (size_t i = 0; i < n; i++)
         x->sshadow[i] = (ix_cell){-1, -1, 0, 0, 0};
     x->epoch = 1;
+    x->gepoch++;
 }
 
 bool ix_alloc(ix_exec *x, int tensor) {
@@ -276,7 +333,7 @@ bool ix_check_outputs(ix_exec *x) {
             snprintf(at + strlen(at), sizeof at - strlen(at), "%s%lld", d ? ", " : "",
                      (long long)idx[d]);
         snprintf(at + strlen(at), sizeof at - strlen(at), "]");
-        return ix_fail(x,
+        return ix_fail(x, WF_ERR_SCHEDULE,
                        "output T%d: element %s was never written by any thread; the launch or "
                        "the predicates do not cover the tensor (check the parallelized axes "
                        "and the extents of its loop domain)",

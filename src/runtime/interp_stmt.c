@@ -3,7 +3,8 @@
  * access statistics.
  *
  * Every access goes through access(): it bounds-checks the index, applies
- * the shared-memory race rules and the never-written rule, and returns the
+ * the race rules (shared memory; global cells written in the launch, across
+ * blocks too) and the never-written rule, and returns the
  * element's storage (and marks output elements written). The op math is
  * interp_ops.c's, the statistics interp_stats.c's.
  */
@@ -21,7 +22,7 @@ static bool out_of_bounds(ix_exec *x, const in_node *n, int tensor, int64_t inde
                           int t, bool write) {
     char who[128];
     thread_text(x, t, who, sizeof who);
-    return ix_fail(x,
+    return ix_fail(x, WF_ERR_SCHEDULE,
                    "out-of-bounds %s of T%d: index %lld is outside its %lld elements, by %s, "
                    "in statement: %s",
                    write ? "write" : "read", x->p->tensors[tensor].tv, (long long)index,
@@ -34,18 +35,73 @@ static bool race(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
     thread_text(x, t, me, sizeof me);
     snprintf(them, sizeof them, "thread (%lld, %lld, %lld)", (long long)x->tid[0][other],
              (long long)x->tid[1][other], (long long)x->tid[2][other]);
-    return ix_fail(x,
-                   "shared-memory race on T%d[%lld]: %s %s it after %s %s it with no barrier "
-                   "in between, in statement: %s",
+    return ix_fail(x, WF_ERR_SCHEDULE,
+                   "%s race on T%d[%lld]: %s %s it after %s %s it with no barrier in between, in "
+                   "statement: %s",
+                   x->p->tensors[tensor].space == IT_GLOBAL_T ? "global-memory" : "shared-memory",
                    x->p->tensors[tensor].tv, (long long)index, me, write ? "writes" : "reads", them,
                    other_wrote ? "wrote" : "read", n->text);
+}
+
+/* Another block's access: block is a linear block id, thread one of its. */
+static bool cross_block(ix_exec *x, const in_node *n, int tensor, int64_t index, int t, bool write,
+                        int64_t block, int other, bool other_wrote) {
+    char me[128];
+    thread_text(x, t, me, sizeof me);
+    const int64_t *g = x->l->grid;
+    return ix_fail(x, WF_ERR_SCHEDULE,
+                   "cross-block race on global T%d[%lld]: %s %s it after thread (%lld, %lld, "
+                   "%lld) of block (%lld, %lld, %lld) %s it; the blocks of a launch cannot "
+                   "synchronize (a GPU runs them in any order): parallelize the writer's and the "
+                   "reader's axes alike on the block dimensions, or compute the reader in a "
+                   "separate fusion; in statement: %s",
+                   x->p->tensors[tensor].tv, (long long)index, me, write ? "writes" : "reads",
+                   (long long)x->tid[0][other], (long long)x->tid[1][other],
+                   (long long)x->tid[2][other], (long long)(block % g[0]),
+                   (long long)(block / g[0] % g[1]), (long long)(block / g[0] / g[1]),
+                   other_wrote ? "wrote" : "read", n->text);
+}
+
+/* The hazard rules of a global cell written in this launch (ix_gcell). */
+static bool global_hazard(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                          bool write) {
+    ix_gcell *c = &x->ghazard[tensor][index];
+    int64_t b = x->blin;
+    if (c->wblock >= 0 && c->wblock != b)
+        return cross_block(x, n, tensor, index, t, write, c->wblock, c->wthread, true);
+    for (int i = 0; write && i < 2; i++)
+        if (c->rblock[i] >= 0 && c->rblock[i] != b)
+            return cross_block(x, n, tensor, index, t, true, c->rblock[i], c->rthread[i], false);
+    if (c->wepoch == x->gepoch && c->wthread != t)
+        return race(x, n, tensor, index, t, c->wthread, write, true);
+    if (write && c->repoch == x->gepoch && (c->rthread[1] != t || c->rother >= 0))
+        return race(x, n, tensor, index, t, c->rthread[1] != t ? c->rthread[1] : c->rother, true,
+                    false);
+    if (write) {
+        c->wblock = b;
+        c->wthread = t;
+        c->wepoch = x->gepoch;
+        return true;
+    }
+    if (c->rblock[0] < 0) {
+        c->rblock[0] = b;
+        c->rthread[0] = t;
+    }
+    if (c->repoch != x->gepoch)
+        c->rother = -1;
+    else if (c->rthread[1] != t)
+        c->rother = c->rthread[1];
+    c->rblock[1] = b;
+    c->rthread[1] = t;
+    c->repoch = x->gepoch;
+    return true;
 }
 
 static bool unwritten(ix_exec *x, const in_node *n, int tensor, int64_t index, int t) {
     char who[128];
     thread_text(x, t, who, sizeof who);
     const it_tensor *tt = &x->p->tensors[tensor];
-    return ix_fail(x,
+    return ix_fail(x, WF_ERR_SCHEDULE,
                    "read of T%d[%lld] (%s memory), which was never written, by %s, in "
                    "statement: %s",
                    tt->tv, (long long)index,
@@ -90,7 +146,7 @@ static bool in_subpartition(ix_exec *x, const in_node *n, int tensor, int64_t in
         return true;
     char who[128];
     thread_text(x, t, who, sizeof who);
-    return ix_fail(x,
+    return ix_fail(x, WF_ERR_SCHEDULE,
                    "tensor-memory lane %lld of T%d is outside the sub-partition %lld of warp "
                    "%lld (%s), in statement: %s",
                    (long long)lane, tt->tv, (long long)(warp % 4), (long long)warp, who, n->text);
@@ -105,6 +161,8 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     if (index < 0 || index >= size)
         return out_of_bounds(x, n, tensor, index, size, t, write), NULL;
     if (tt->space == IT_GLOBAL_T) {
+        if (x->ghazard[tensor] && !global_hazard(x, n, tensor, index, t, write))
+            return NULL;
         if (write && x->gwritten[tensor])
             x->gwritten[tensor][index] = 1;
         return x->gdata[tensor] + index * (int64_t)es;
@@ -165,14 +223,15 @@ bool ix_stmt(ix_exec *x, const in_node *n) {
     /* Index results live in the register file: evaluate, then copy the inputs'. */
     for (int k = 0; k < n->nin; k++) {
         if (!ix_eval(x, &n->in_index[k], &ii[k], &iv[k]))
-            return ix_fail(x, "an index divides by zero or overflows int64 in statement: %s",
-                           n->text);
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "an index divides by zero or overflows int64 in statement: %s", n->text);
         int64_t *copy = x->saved + (size_t)k * (size_t)x->nthreads;
         memcpy(copy, ii[k], sizeof(int64_t) * (size_t)(iv[k] ? x->nthreads : 1));
         ii[k] = copy;
     }
     if (!ix_eval(x, &n->out_index, &oi, &ov))
-        return ix_fail(x, "an index divides by zero or overflows int64 in statement: %s", n->text);
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "an index divides by zero or overflows int64 in statement: %s", n->text);
     for (int t = 0; t < x->nthreads; t++)
         for (int64_t e = 0; x->mask[t] && e < n->vec; e++)
             if (!element(x, n, t, e, oi, ov, ii, iv))
