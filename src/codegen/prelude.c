@@ -47,7 +47,10 @@ static const char *const prelude[] = {
     "template <typename T, int N> __device__ inline void wf_vec_copy(T *dst, const T *src) {\n"
     "  *reinterpret_cast<wf_vec<T, N> *>(dst) = *reinterpret_cast<const wf_vec<T, N> *>(src);\n"
     "}\n"
-    "__device__ inline wf_index wf_ceildiv(wf_index a, wf_index b) { return (a + b - 1) / b; }\n",
+    /* ceil(a / b) without the overflow of (a + b - 1) / b near INT64_MAX */
+    "__device__ inline wf_index wf_ceildiv(wf_index a, wf_index b) {\n"
+    "    return a / b + (a % b != 0 && (a > 0) == (b > 0));\n"
+    "}\n",
     "template <typename T> __device__ inline T wf_max(T a, T b) { return a > b ? a : b; }\n"
     "template <typename T> __device__ inline T wf_min(T a, T b) { return a < b ? a : b; }\n"
     "template <typename T> __device__ inline T wf_abs(T a) { return a < T(0) ? -a : a; }\n"

@@ -119,11 +119,11 @@ static inline bool val_apply(val_kind k, int64_t x, int64_t y, int64_t *out) {
         *out = k == V_DIV ? x / y : x % y;
         return true;
     case V_CEILDIV:
-        /* (x + y - 1) / y, evaluated left to right as C does */
-        if (y == 0 || __builtin_add_overflow(x, y, out) || __builtin_sub_overflow(*out, 1, out) ||
-            (*out == INT64_MIN && y == -1))
+        /* ceil(x / y) without the overflow of (x + y - 1) / y: the same as
+           constant folding and the generated wf_ceildiv */
+        if (y == 0 || (x == INT64_MIN && y == -1))
             return false;
-        *out /= y;
+        *out = x / y + (x % y != 0 && (x > 0) == (y > 0));
         return true;
     default:
         return false;

@@ -87,7 +87,7 @@ static bool track_hazards(ix_exec *x, int i, int param) {
             return true;
     if (x->gelems[i] > IX_MAX_HAZARD_CELLS || x->gelems[i] > 4 * n + 4096)
         return true;
-    ix_gcell *c = malloc(sizeof *c * (size_t)(x->gelems[i] + 1));
+    ix_gcell *c = heap_malloc(sizeof *c * (size_t)(x->gelems[i] + 1));
     if (!c)
         return false;
     for (int64_t e = 0; e <= x->gelems[i]; e++)
@@ -106,8 +106,8 @@ static void mark_written(const in_node *n, uint8_t *w) {
 
 static bool alloc_hazards(ix_exec *x) {
     const it_program *p = x->p;
-    uint8_t *w = calloc((size_t)p->ntensors + 1, 1);
-    x->ghazard = calloc((size_t)p->ntensors + 1, sizeof *x->ghazard);
+    uint8_t *w = heap_calloc((size_t)p->ntensors + 1, 1);
+    x->ghazard = heap_calloc((size_t)p->ntensors + 1, sizeof *x->ghazard);
     bool ok = w && x->ghazard;
     if (ok)
         mark_written(p->root, w);

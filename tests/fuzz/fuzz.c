@@ -684,7 +684,9 @@ static bool size_refusal(const char *msg) {
     return strncmp(msg, "invalid number of threads: ", 27) == 0 ||
            strncmp(msg, "invalid grid: ", 14) == 0 ||
            strstr(msg, "bytes of shared memory per block") ||
-           strstr(msg, "the vectorized split needs");
+           strstr(msg, "the vectorized split needs") ||
+           /* a split by a huge factor: the executor's work budget, refused up front */
+           strncmp(msg, "the CPU reference executor stops after ", 39) == 0;
 }
 
 static void free_bufs(wf_buffer *b, int n) {

@@ -93,7 +93,9 @@ TEST(api_val_folding_and_evaluation_refuse_int64_overflow) {
     CHECK(val_is_const_eq(cd, (int64_t)1 << 62));
     CHECK(val_is_const_eq(val_ceildiv(&a, val_const(&a, 128), big), 1));
     CHECK(!val_apply(V_MUL, (int64_t)1 << 62, 4, &r));
-    CHECK(!val_apply(V_CEILDIV, INT64_MAX, 2, &r)); /* (x + y - 1) overflows in C */
+    /* ceil without the overflow of (x + y - 1) / y */
+    CHECK(val_apply(V_CEILDIV, INT64_MAX, 2, &r) && r == ((int64_t)1 << 62));
+    CHECK(val_apply(V_CEILDIV, -7, 2, &r) && r == -3);
     CHECK(val_apply(V_CEILDIV, 7, 2, &r) && r == 4);
     /* 1 && v is v only for a predicate (found by fuzzing the folds against val_apply) */
     CHECK(val_eval(val_and(&a, val_const(&a, 1), val_const(&a, 3)), NULL, NULL, &r) && r == 1);
