@@ -3,8 +3,8 @@
  *
  * lower_loops: requires sort (the order and the loop groups); provides
  * the groups' dense numbers and promoted IDs (analysis/loopgraph.c) and the
- * kir tree. Each op runs in the loops of its
- * output's loop domain; loops already open are reused, the rest are opened
+ * kir tree. Each op runs in the loops of its output's loop domain; loops
+ * already open are reused, the rest are opened
  * (sort.c made the ops that share a loop contiguous). Last, check.c checks
  * that no statement sits in two loops of one thread/block type.
  * A group's loop iterates its promoted ID: the member with the resolved (not
