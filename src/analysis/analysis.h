@@ -1,6 +1,7 @@
 /*
  * analysis.h -- facts derived from a scheduled fusion: the IterDomain graph
- * (exact and permissive maps), inlining limits and allocation.
+ * (exact and permissive maps), loop groups and their promotion, inlining
+ * limits and allocation.
  *
  * Nothing here changes the IR. Maps are union-find structures over IterDomain
  * ids, built in a caller-supplied scratch arena:
@@ -43,6 +44,26 @@ bool an_unite(an_map *m, int a, int b); /* false if already one group */
 id_transform **an_unique_transforms(an_map *m, wf_fusion *f, wf_arena *a, int *n);
 static inline bool an_mapped(an_map *m, const wf_iterdomain *a, const wf_iterdomain *b) {
     return an_find(m, a->id) == an_find(m, b->id);
+}
+
+/* Loop groups (loopgraph.c): which loop IterDomains of different tensors
+   are one loop, through inlining, and the ID each group's loop iterates. */
+typedef struct {
+    an_map map;               /* union-find over IterDomain ids */
+    int *group_of;            /* per IterDomain id: dense group, -1 if in no loop */
+    int ngroups;              /* groups are numbered in execution order */
+    wf_iterdomain **promoted; /* per group: the member with the resolved extent */
+} an_loopgraph;
+/* The groups of the loop IDs of ops' outputs and their consumers: each
+   output's IDs left of its compute-at position with its consumers' at the
+   same positions. False (with the fusion's error) on out of memory. */
+bool an_loops_unite(an_loopgraph *lg, wf_fusion *f, ir_op *const *ops, int n, wf_arena *a);
+/* Dense group numbers in the execution order `order`, and each group's
+   promoted ID: its member from the tensor latest in that order, a broadcast
+   member only when every member is broadcast. */
+bool an_loops_promote(an_loopgraph *lg, wf_fusion *f, ir_op *const *order, int n, wf_arena *a);
+static inline int an_loop_group(const an_loopgraph *lg, const wf_iterdomain *id) {
+    return lg->group_of[id->id];
 }
 
 /* The deepest legal compute-at position of tv; *why gets a reason sentence

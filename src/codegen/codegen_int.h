@@ -1,11 +1,18 @@
 /*
- * codegen_int.h -- what the CUDA emitter's files share: the tensor-memory
- * pieces (codegen/tmem.c) that cuda.c calls at the right places.
+ * codegen_int.h -- what the CUDA emitter's files share: the CUDA spellings
+ * of the IR (codegen/spell.c) and the tensor-memory pieces (codegen/tmem.c)
+ * that cuda.c calls at the right places.
  */
 #ifndef WF_CODEGEN_CODEGEN_INT_H
 #define WF_CODEGEN_CODEGEN_INT_H
 
 #include "codegen/codegen.h"
+
+/* spell.c: CUDA C++ spellings of the IR. */
+const char *cg_dtype_name(wf_dtype t); /* "float", "wf_half", ... */
+/* An index expression as C, thread and block indices widened to 64 bits
+   where 32-bit arithmetic could overflow. */
+void cg_print_val(sbuf *b, const wf_val *v);
 
 void cg_tmem_helpers(sbuf *b, const lower_result *r); /* device functions, before the kernel */
 void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth);

@@ -21,11 +21,11 @@ bool cg_copy_emit_tmem(sbuf *b, const kir_stmt *s, int depth) {
     sbuf_indent(b, depth);
     sbuf_printf(b, "wf_tmem_%s_x%d(T%d_tmem + wf_tmem_offset(", st ? "st" : "ld", cg_tmem_cells(s),
                 tmem->id);
-    val_print_cuda(b, s->hw.tmem.lane);
+    cg_print_val(b, s->hw.tmem.lane);
     sbuf_puts(b, ", ");
-    val_print_cuda(b, s->hw.tmem.col);
+    cg_print_val(b, s->hw.tmem.col);
     sbuf_printf(b, "), reinterpret_cast<%sunsigned *>(&T%d[", st ? "const " : "", regs->id);
-    val_print_cuda(b, ridx);
+    cg_print_val(b, ridx);
     sbuf_puts(b, "]));\n");
     return true;
 }

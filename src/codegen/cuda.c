@@ -22,19 +22,19 @@ typedef struct {
 } emitter;
 
 static const char *compute_type(wf_dtype t) {
-    return (t == WF_F16 || t == WF_BF16) ? "float" : ir_dtype_name(t);
+    return (t == WF_F16 || t == WF_BF16) ? "float" : cg_dtype_name(t);
 }
 
 static void emit_access(emitter *e, const wf_tv *tv, const wf_val *index) {
     sbuf_printf(&e->b, "T%d[", tv->id);
-    val_print_cuda(&e->b, index);
+    cg_print_val(&e->b, index);
     sbuf_puts(&e->b, "]");
 }
 
 /* An operand converted to the type the op computes in. */
 static void emit_operand(emitter *e, const kir_stmt *s, int k, const char *ctype) {
     const wf_tv *in = s->op->in[k];
-    if (strcmp(ir_dtype_name(in->dtype), ctype) != 0)
+    if (strcmp(cg_dtype_name(in->dtype), ctype) != 0)
         sbuf_printf(&e->b, "(%s)", ctype);
     emit_access(e, in, s->in_index[k]);
 }
@@ -88,7 +88,7 @@ static void emit_open(emitter *e, const char *spelling, bool flt, const char *ct
 static void emit_cast(emitter *e, const kir_stmt *s) {
     const ir_op *op = s->op;
     wf_dtype to = op->out->dtype;
-    const char *from = compute_type(op->in[0]->dtype), *tn = ir_dtype_name(to);
+    const char *from = compute_type(op->in[0]->dtype), *tn = cg_dtype_name(to);
     if (is_float(op->in[0]->dtype) && !is_float(to) && to != WF_BOOL) {
         sbuf_printf(&e->b, "wf_f2i<%s>(", tn);
         emit_operand(e, s, 0, from);
@@ -148,7 +148,7 @@ static void emit_stmt(emitter *e, const kir_stmt *s, int depth) {
         return;
     sbuf_indent(&e->b, depth);
     if (s->vec > 1) {
-        sbuf_printf(&e->b, "wf_vec_copy<%s, %d>(&", ir_dtype_name(s->op->out->dtype), s->vec);
+        sbuf_printf(&e->b, "wf_vec_copy<%s, %d>(&", cg_dtype_name(s->op->out->dtype), s->vec);
         emit_access(e, s->op->out, s->out_index);
         sbuf_puts(&e->b, ", &");
         emit_access(e, s->op->in[0], s->in_index[0]);
@@ -175,7 +175,7 @@ static void emit_for(emitter *e, const kir_for *l, int depth) {
     }
     sbuf_indent(&e->b, depth);
     sbuf_printf(&e->b, "for (wf_index %s = 0; %s < ", l->var->name, l->var->name);
-    val_print_cuda(&e->b, l->extent);
+    cg_print_val(&e->b, l->extent);
     sbuf_printf(&e->b, "; ++%s) {\n", l->var->name);
     emit_list(e, &l->body, depth + 1);
     sbuf_indent(&e->b, depth);
@@ -183,7 +183,7 @@ static void emit_for(emitter *e, const kir_for *l, int depth) {
 }
 
 static void emit_alloc(emitter *e, const kir_alloc *a, int depth) {
-    const char *t = ir_dtype_name(a->tv->dtype);
+    const char *t = cg_dtype_name(a->tv->dtype);
     if (a->mem == WF_MEM_TENSOR) {
         cg_tmem_alloc(&e->b, e->r, a, depth);
         return;
@@ -191,12 +191,12 @@ static void emit_alloc(emitter *e, const kir_alloc *a, int depth) {
     sbuf_indent(&e->b, depth);
     if (a->mem == WF_MEM_SHARED) {
         sbuf_printf(&e->b, "%s *T%d = reinterpret_cast<%s *>(wf_smem + ", t, a->tv->id, t);
-        val_print_cuda(&e->b, a->smem_offset);
+        cg_print_val(&e->b, a->smem_offset);
         sbuf_puts(&e->b, ");\n");
         return;
     }
     sbuf_printf(&e->b, "%s%s T%d[", e->aligned[a->tv->id] ? "__align__(16) " : "", t, a->tv->id);
-    val_print_cuda(&e->b, a->size);
+    cg_print_val(&e->b, a->size);
     sbuf_puts(&e->b, "];\n");
 }
 
@@ -208,7 +208,7 @@ static void emit_node(emitter *e, const kir_node *n, int depth) {
     case KIR_IF:
         sbuf_indent(&e->b, depth);
         sbuf_puts(&e->b, "if (");
-        val_print_cuda(&e->b, n->u.cond.cond);
+        cg_print_val(&e->b, n->u.cond.cond);
         sbuf_puts(&e->b, ") {\n");
         emit_list(e, &n->u.cond.body, depth + 1);
         sbuf_indent(&e->b, depth);

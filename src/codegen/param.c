@@ -4,10 +4,11 @@
  * tensors exist today; a kind without a declaration yet makes the source
  * say so to NVRTC, by name (no lowering pass produces one).
  */
+#include "codegen/codegen_int.h"
 #include "codegen/param.h"
 
 static void decl_tensor(sbuf *b, const lower_param *p) {
-    sbuf_printf(b, "Tensor<%s, %d> T%d", ir_dtype_name(p->tv->dtype), p->tv->logical.n, p->tv->id);
+    sbuf_printf(b, "Tensor<%s, %d> T%d", cg_dtype_name(p->tv->dtype), p->tv->logical.n, p->tv->id);
 }
 
 static void decl_unsupported(sbuf *b, const lower_param *p) {

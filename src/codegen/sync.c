@@ -41,7 +41,7 @@ static void mbar_op(sbuf *b, const char *ptx, const kir_sync *s, const char *ope
     if (operand)
         sbuf_puts(b, operand);
     else
-        val_print_cuda(b, s->bytes);
+        cg_print_val(b, s->bytes);
     sbuf_puts(b, ")) : \"memory\");\n");
 }
 
@@ -74,7 +74,7 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
         sbuf_puts(b, "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: ");
         sbuf_printf(b, "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d])), \"r\"((unsigned)(",
                     s->mbar);
-        val_print_cuda(b, s->bytes);
+        cg_print_val(b, s->bytes);
         sbuf_puts(b, ")) : \"memory\");\n");
         break;
     case KSYNC_MBAR_COMPLETE_TX:

@@ -111,7 +111,7 @@ bool cg_emit_hw(sbuf *b, const kir_hw *h, int depth) {
     case KHW_TMEM_SLOTS:
         sbuf_indent(b, depth);
         sbuf_puts(b, "unsigned *wf_tmem_slots = reinterpret_cast<unsigned *>(wf_smem + ");
-        val_print_cuda(b, h->offset);
+        cg_print_val(b, h->offset);
         sbuf_puts(b, ");\n");
         break;
     case KHW_TMEM_ALLOC:

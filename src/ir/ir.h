@@ -137,11 +137,11 @@ typedef struct {
 } val_memo;
 const wf_val *val_clone(wf_arena *dst, const wf_val *v, val_memo *m);
 void val_memo_free(val_memo *m);
-/* Print as C; symbols print their name. val_print_cuda widens thread and
-   block indices to 64 bits where 32-bit arithmetic could overflow (an
-   expression whose every part provably stays in [0, 2^31) needs no cast). */
+/* Print as C; symbols print their name, or what `sym` prints for them (a
+   backend's spelling, e.g. codegen's widened thread indices). */
+typedef void (*val_sym_printer)(sbuf *b, const wf_val *sym);
 void val_print(sbuf *b, const wf_val *v);
-void val_print_cuda(sbuf *b, const wf_val *v);
+void val_print_with(sbuf *b, const wf_val *v, val_sym_printer sym);
 
 /* ---- IterDomains and transforms (iterdomain.c) ---- */
 
@@ -189,7 +189,6 @@ int64_t ir_id_const_extent(const wf_iterdomain *id); /* -1 if symbolic */
 bool ir_id_is_thread(wf_ptype p);                    /* TIDx/y/z */
 bool ir_id_is_block(wf_ptype p);                     /* BIDx/y/z, DIDx/y/z */
 const char *ir_ptype_name(wf_ptype p);               /* "TIDx" ... */
-const char *ir_ptype_cuda(wf_ptype p);               /* "threadIdx.x" ... or NULL */
 
 /* ---- tensors and ops (tv.c, ops.c) ---- */
 
@@ -251,7 +250,6 @@ static inline bool ir_op_is_copy(const ir_op *op) {
 }
 const char *ir_unary_name(int op);
 const char *ir_binary_name(int op);
-const char *ir_dtype_name(wf_dtype t);  /* "float", "__half", ... (CUDA spelling) */
 const char *ir_dtype_short(wf_dtype t); /* "float", "half", "bfloat", ... */
 const char *ir_memtype_name(wf_memtype m);
 const char *ir_ldst_name(wf_ldst l); /* from ir/ldst.def, the copy-kind table */

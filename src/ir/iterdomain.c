@@ -172,22 +172,3 @@ const char *ir_ptype_name(wf_ptype p) {
                                         "DIDx",   "DIDy", "DIDz", "UR",   "V",    "Bulk", "MMA"};
     return (unsigned)p < sizeof names / sizeof *names ? names[p] : "?";
 }
-
-const char *ir_ptype_cuda(wf_ptype p) {
-    switch (p) {
-    case WF_BIDX:
-        return "blockIdx.x";
-    case WF_BIDY:
-        return "blockIdx.y";
-    case WF_BIDZ:
-        return "blockIdx.z";
-    case WF_TIDX:
-        return "threadIdx.x";
-    case WF_TIDY:
-        return "threadIdx.y";
-    case WF_TIDZ:
-        return "threadIdx.z";
-    default:
-        return NULL;
-    }
-}

@@ -15,10 +15,16 @@ static char itype_letter(id_itype it) {
     return it == IT_REDUCTION ? 'r' : it == IT_BROADCAST ? 'b' : 'i';
 }
 
+/* The parallel type in an IterDomain's printed name, as nvFuser's printer
+   writes it (the printer's own names, not generated code). */
+static const char *id_ptype_name(wf_ptype p) {
+    static const char *const names[] = {"S",           "blockIdx.x",  "blockIdx.y", "blockIdx.z",
+                                        "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+    return (unsigned)p < sizeof names / sizeof *names ? names[p] : ir_ptype_name(p);
+}
+
 void ir_print_id(sbuf *b, const wf_iterdomain *id) {
-    const char *p = ir_ptype_cuda(id->ptype);
-    if (!p)
-        p = id->ptype == WF_SERIAL ? "S" : ir_ptype_name(id->ptype);
+    const char *p = id_ptype_name(id->ptype);
     sbuf_printf(b, "%c%s%d{", itype_letter(id->itype), p, id->id);
     val_print(b, id->extent);
     sbuf_puts(b, "}");

@@ -125,12 +125,6 @@ bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p) {
     return false;
 }
 
-const char *ir_dtype_name(wf_dtype t) {
-    static const char *const names[] = {"float", "wf_half", "wf_bfloat", "double",        "char",
-                                        "short", "int",     "long long", "unsigned char", "bool"};
-    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
-}
-
 const char *ir_dtype_short(wf_dtype t) {
     static const char *const names[] = {"float", "half",  "bfloat", "double", "int8",
                                         "int16", "int32", "int64",  "uint8",  "bool"};

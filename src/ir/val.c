@@ -669,7 +669,7 @@ static const char *op_text(val_kind k) {
     }
 }
 
-static void print_prec(sbuf *b, const wf_val *v, int min_prec, bool cuda) {
+static void print_prec(sbuf *b, const wf_val *v, int min_prec, val_sym_printer sym) {
     if (v->kind == V_CONST) {
         if (v->c < 0 && min_prec > 4)
             sbuf_printf(b, "(%lld)", (long long)v->c);
@@ -678,15 +678,17 @@ static void print_prec(sbuf *b, const wf_val *v, int min_prec, bool cuda) {
         return;
     }
     if (v->kind == V_SYM) {
-        bool widen = cuda && (v->sym == SYM_TID || v->sym == SYM_BID);
-        sbuf_printf(b, widen ? "(wf_index)%s" : "%s", v->name);
+        if (sym)
+            sym(b, v);
+        else
+            sbuf_puts(b, v->name);
         return;
     }
     if (v->kind == V_CEILDIV) {
         sbuf_puts(b, "wf_ceildiv(");
-        print_prec(b, v->a, 0, cuda);
+        print_prec(b, v->a, 0, sym);
         sbuf_puts(b, ", ");
-        print_prec(b, v->b, 0, cuda);
+        print_prec(b, v->b, 0, sym);
         sbuf_puts(b, ")");
         return;
     }
@@ -696,43 +698,18 @@ static void print_prec(sbuf *b, const wf_val *v, int min_prec, bool cuda) {
     int operand_prec = v->kind == V_XOR ? 6 : p;
     if (paren)
         sbuf_puts(b, "(");
-    print_prec(b, v->a, operand_prec, cuda);
+    print_prec(b, v->a, operand_prec, sym);
     sbuf_puts(b, op_text(v->kind));
     /* The right operand of a non-commutative op needs parentheses at equal precedence. */
-    print_prec(b, v->b, operand_prec + 1, cuda);
+    print_prec(b, v->b, operand_prec + 1, sym);
     if (paren)
         sbuf_puts(b, ")");
 }
 
 void val_print(sbuf *b, const wf_val *v) {
-    print_prec(b, v, 0, false);
+    print_prec(b, v, 0, NULL);
 }
 
-/* In the generated C, threadIdx/blockIdx are 32-bit unsigned and small
-   constants int: an operation on two such operands is done in 32 bits; one
-   with a 64-bit operand (loop variables, sizes, strides) in 64 bits. */
-static bool narrow(const wf_val *v) {
-    if (v->kind == V_CONST)
-        return v->c >= INT32_MIN && v->c <= INT32_MAX;
-    if (v->kind == V_SYM)
-        return v->sym == SYM_TID || v->sym == SYM_BID;
-    return narrow(v->a) && narrow(v->b);
-}
-
-/* Is 32-bit evaluation exact wherever C uses it: every 32-bit operation's
-   result provably within [0, 2^31)? Then no widening casts are needed. */
-static bool fits_int32(const wf_val *v) {
-    int64_t lo, hi;
-    if (v->kind == V_CONST || v->kind == V_SYM)
-        return true;
-    if (narrow(v)) {
-        val_range(v, &lo, &hi);
-        if (lo < 0 || hi > INT32_MAX)
-            return false;
-    }
-    return fits_int32(v->a) && fits_int32(v->b);
-}
-
-void val_print_cuda(sbuf *b, const wf_val *v) {
-    print_prec(b, v, 0, !fits_int32(v));
+void val_print_with(sbuf *b, const wf_val *v, val_sym_printer sym) {
+    print_prec(b, v, 0, sym);
 }

@@ -37,7 +37,7 @@ static const wf_val *max_extent(lower_ctx *c, const wf_val *x, const wf_val *y, 
 bool lower_pdims(lower_ctx *c) {
     for (int d = 0; d < NPDIMS; d++)
         c->pdim_exact[d] = true;
-    for (int g = 0; g < c->ngroups; g++) {
+    for (int g = 0; g < c->loops.ngroups; g++) {
         kir_node *n = c->group_loop[g];
         int d = n ? lower_pdim_index(n->u.loop.ptype) : -1;
         if (d < 0)
@@ -100,12 +100,12 @@ static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val 
    if it is allocated (shared memory among threads), allocate the promoted ID,
    so that each thread of the loop gets its own cell (nvFuser's loop promotion). */
 static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id) {
-    int g = c->group_of[id->id];
-    if (tv->alloc.n || g < 0 || !c->promoted[g])
+    int g = c->loops.group_of[id->id];
+    if (tv->alloc.n || g < 0 || !c->loops.promoted[g])
         return id;
     for (int i = 0; i < tv->loop.n && i < tv->ca_pos; i++)
         if (tv->loop.ptr[i] == id)
-            return c->promoted[g];
+            return c->loops.promoted[g];
     return id;
 }
 
@@ -184,7 +184,7 @@ static int first_non_alloc(const kir_list *l) {
 static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n) {
     kir_node *parent = NULL;
     if (tv->mem == WF_MEM_LOCAL && tv->ca_pos > 0) {
-        int g = c->group_of[tv->loop.ptr[tv->ca_pos - 1]->id];
+        int g = c->loops.group_of[tv->loop.ptr[tv->ca_pos - 1]->id];
         parent = c->group_loop[g];
     }
     kir_list *body = parent ? &parent->u.loop.body : &c->out->top;

@@ -161,7 +161,7 @@ static bool launch_dims(lower_ctx *c) {
     wf_launch_info *li = &c->out->launch;
     int64_t ext[LOWER_NPDIMS];
     const char *axis[LOWER_NPDIMS];
-    for (int g = 0; g < c->ngroups; g++) {
+    for (int g = 0; g < c->loops.ngroups; g++) {
         const kir_node *n = c->group_loop[g];
         int d = n ? lower_pdim_index(n->u.loop.ptype) : -1;
         if (d >= 0 && !add_extent(c, d, &n->u.loop))

@@ -1,40 +1,21 @@
 /*
  * loops.c -- the loop nest.
  *
- * lower_loops: requires sort (the order and the loop unions); provides
- * dense loop groups and the kir tree. Each op runs in the loops of its
- * output's loop domain; loops already open are reused, the rest are opened
+ * lower_loops: requires sort (the order and the loop groups); provides
+ * the groups' dense numbers and promoted IDs (analysis/loopgraph.c) and the
+ * kir tree. Each op runs in the loops of its output's loop domain; loops
+ * already open are reused, the rest are opened
  * (sort.c made the ops that share a loop contiguous). Last, check.c checks
  * that no statement sits in two loops of one thread/block type.
- * A group's loop iterates its promoted ID: the member from the tensor latest
- * in execution order, which has the resolved (not broadcast) extent.
+ * A group's loop iterates its promoted ID: the member with the resolved (not
+ * broadcast) extent.
  */
 #include "lower/lower_int.h"
 
 #include <stdio.h>
 
-/* Dense group numbers in execution order (the unions come from sort.c), and
-   each group's promoted ID: the member latest in execution order. */
-static void build_groups(lower_ctx *c) {
-    an_map m = lower_loop_map(c);
-    for (int i = 0; i < c->f->ids.n; i++)
-        c->group_of[i] = -1;
-    for (int k = 0; k < c->order.n; k++) {
-        wf_tv *t = c->order.ptr[k]->out;
-        for (int i = 0; i < t->loop.n; i++) {
-            wf_iterdomain *id = t->loop.ptr[i];
-            int root = an_find(&m, id->id);
-            if (c->group_of[root] < 0)
-                c->group_of[root] = c->ngroups++;
-            int g = c->group_of[root];
-            c->group_of[id->id] = g;
-            c->promoted[g] = id;
-        }
-    }
-}
-
 wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id) {
-    int g = c->group_of[id->id];
+    int g = c->loops.group_of[id->id];
     if (g < 0 || !c->group_loop[g])
         return id->ptype;
     return c->group_loop[g]->u.loop.ptype;
@@ -43,13 +24,13 @@ wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id) {
 /* The parallel type of each group: the promoted ID's, else the first
    non-serial type among its members in execution order (one pass). */
 static wf_ptype *group_ptypes(lower_ctx *c) {
-    wf_ptype *gp = ARENA_ARRAY(c->a, wf_ptype, c->ngroups + 1);
-    for (int g = 0; gp && g < c->ngroups; g++)
-        gp[g] = c->promoted[g]->ptype;
+    wf_ptype *gp = ARENA_ARRAY(c->a, wf_ptype, c->loops.ngroups + 1);
+    for (int g = 0; gp && g < c->loops.ngroups; g++)
+        gp[g] = c->loops.promoted[g]->ptype;
     for (int k = 0; gp && k < c->order.n; k++) {
         wf_tv *t = c->order.ptr[k]->out;
         for (int i = 0; i < t->loop.n; i++) {
-            int g = c->group_of[t->loop.ptr[i]->id];
+            int g = c->loops.group_of[t->loop.ptr[i]->id];
             if (gp[g] == WF_SERIAL)
                 gp[g] = t->loop.ptr[i]->ptype;
         }
@@ -65,7 +46,7 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *
     kir_node *n = kir_new(c->a, KIR_FOR);
     if (!n)
         return NULL;
-    wf_iterdomain *id = c->promoted[g];
+    wf_iterdomain *id = c->loops.promoted[g];
     kir_for *l = &n->u.loop;
     l->group = g;
     l->id = id;
@@ -99,16 +80,17 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *
 static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth, const wf_ptype *gp) {
     wf_tv *t = op->out;
     int k = 0;
-    while (k < *depth && k < t->loop.n && stack[k]->u.loop.group == c->group_of[t->loop.ptr[k]->id])
+    while (k < *depth && k < t->loop.n &&
+           stack[k]->u.loop.group == c->loops.group_of[t->loop.ptr[k]->id])
         k++;
     *depth = k;
     for (int i = k; i < t->loop.n; i++) {
-        int g = c->group_of[t->loop.ptr[i]->id];
+        int g = c->loops.group_of[t->loop.ptr[i]->id];
         if (c->group_loop[g])
             return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
                             "cannot order the loops: T%d needs loop %d (of T%d) again after it "
                             "was closed; inline T%d's producers consistently",
-                            t->id, i, c->promoted[g]->tv->id, t->id);
+                            t->id, i, c->loops.promoted[g]->tv->id, t->id);
         kir_node *n = new_loop(c, g, op, gp);
         kir_list *body = i == 0 ? &c->out->top : &stack[i - 1]->u.loop.body;
         if (!n || !kir_append(c->a, body, n, i == 0 ? NULL : stack[i - 1]))
@@ -138,7 +120,8 @@ bool lower_loops(lower_ctx *c) {
     if (!stack)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     int depth = 0;
-    build_groups(c);
+    if (!an_loops_promote(&c->loops, c->f, c->order.ptr, c->order.n, c->a))
+        return false;
     wf_ptype *gp = group_ptypes(c);
     if (!gp)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");

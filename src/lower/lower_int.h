@@ -20,26 +20,17 @@ typedef struct {
     wf_arena *a; /* the result arena: kir, vals */
     lower_result *out;
     an_idgraph g;
-    VEC(ir_op *) order; /* ops in execution order */
-    int *op_pos;        /* per tensor id: position of its definition in order, -1 = input */
-    int *loop_uf;       /* union-find over IterDomain ids: loop groups */
-    int *group_of;      /* per IterDomain id: dense loop group, -1 if not a loop ID */
-    int ngroups;
-    wf_iterdomain **promoted; /* per group: the IterDomain the loop iterates */
-    kir_node **group_loop;    /* per group: its kir loop, once opened */
-    kir_node **stmt_of;       /* per op position: its statement */
-    kir_node **alloc_of;      /* per tensor id */
+    VEC(ir_op *) order;    /* ops in execution order */
+    int *op_pos;           /* per tensor id: position of its definition in order, -1 = input */
+    an_loopgraph loops;    /* loop groups (sort) and their promoted IDs (loops) */
+    kir_node **group_loop; /* per group: its kir loop, once opened */
+    kir_node **stmt_of;    /* per op position: its statement */
+    kir_node **alloc_of;   /* per tensor id */
     const wf_val *pdim[NPDIMS];
     bool pdim_exact[NPDIMS];              /* every loop on this dim has the same extent */
     const wf_iterdomain *pdim_id[NPDIMS]; /* an IterDomain with the launch extent */
     int nvars;
 } lower_ctx;
-
-/* The loop groups as an an_map (analysis's one union-find) over loop_uf. */
-static inline an_map lower_loop_map(lower_ctx *c) {
-    an_map m = {c->loop_uf, c->f->ids.n};
-    return m;
-}
 
 int64_t lower_pdim_max(int d); /* largest threadIdx/blockIdx value CUDA allows on d */
 

@@ -122,14 +122,10 @@ static bool init_ctx(lower_ctx *c, wf_fusion *f, lower_result *out) {
     c->a = &out->arena;
     int nids = f->ids.n + 1, ntvs = f->tvs.n + 1;
     c->op_pos = ARENA_ARRAY(c->a, int, ntvs);
-    c->loop_uf = ARENA_ARRAY(c->a, int, nids);
-    c->group_of = ARENA_ARRAY(c->a, int, nids);
-    c->promoted = ARENA_ARRAY(c->a, wf_iterdomain *, nids);
     c->group_loop = ARENA_ARRAY(c->a, kir_node *, nids);
     c->stmt_of = ARENA_ARRAY(c->a, kir_node *, f->ops.n + 1);
     c->alloc_of = ARENA_ARRAY(c->a, kir_node *, ntvs);
-    if (!c->op_pos || !c->loop_uf || !c->group_of || !c->promoted || !c->group_loop ||
-        !c->stmt_of || !c->alloc_of)
+    if (!c->op_pos || !c->group_loop || !c->stmt_of || !c->alloc_of)
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     return an_idgraph_build(&c->g, f, c->a);
 }

@@ -1,9 +1,9 @@
 /*
  * sort.c -- the execution order of the ops, and their loop groups.
  *
- * Requires the checked fusion. Provides `loop_uf` (which loop IDs are one
- * loop: a producer's axes left of its compute-at position are the same loops
- * as its consumers' axes at those positions) and `order`, the ops that reach
+ * Requires the checked fusion. Provides the loop groups (`loops`, from
+ * analysis: a producer's axes left of its compute-at position are the same
+ * loops as its consumers' axes at those positions) and `order`, the ops that reach
  * an output, in an order where producers come before consumers and the ops
  * that share a loop are contiguous, so the loop nest can be built by
  * opening and closing loops as it goes.
@@ -58,20 +58,6 @@ static bool visit(sorter *s, wf_tv *tv, char *state) {
            wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
-static void unite_loops(lower_ctx *c, ir_op *const *ops, int n) {
-    an_map m = lower_loop_map(c);
-    for (int i = 0; i < m.n; i++)
-        m.parent[i] = i;
-    for (int k = 0; k < n; k++) {
-        wf_tv *p = ops[k]->out;
-        for (int u = 0; u < p->uses.n; u++) {
-            wf_tv *con = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < con->loop.n; i++)
-                an_unite(&m, p->loop.ptr[i]->id, con->loop.ptr[i]->id);
-        }
-    }
-}
-
 static size_t child_slot(const sorter *s, int parent, int group) {
     uint64_t h = ((uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uint32_t)group;
     return (size_t)((h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull >> 17) & (size_t)(s->nchild_at - 1);
@@ -123,8 +109,7 @@ static bool build_trie(sorter *s) {
         const wf_tv *t = s->topo.ptr[k]->out;
         int at = root;
         for (int i = 0; i < t->loop.n && at >= 0; i++) {
-            an_map m = lower_loop_map(s->c);
-            int g = an_find(&m, t->loop.ptr[i]->id);
+            int g = an_find(&s->c->loops.map, t->loop.ptr[i]->id);
             int next = child_with_group(s, at, g);
             at = next >= 0 ? next : add_node(s, at, g, -1);
         }
@@ -314,6 +299,6 @@ bool lower_sort(lower_ctx *c) {
     s.leaf_of = ARENA_ARRAY(c->a, int, s.topo.n + 1);
     if (!s.leaf_of)
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
-    unite_loops(c, s.topo.ptr, s.topo.n);
-    return build_trie(&s) && collect_edges(&s) && index_trie(&s) && emit(&s, 0, s.heap);
+    return an_loops_unite(&c->loops, f, s.topo.ptr, s.topo.n, c->a) && build_trie(&s) &&
+           collect_edges(&s) && index_trie(&s) && emit(&s, 0, s.heap);
 }

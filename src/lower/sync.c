@@ -105,7 +105,8 @@ static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d) {
 /* Do two loop IDs run on the same threads: one shared loop, or exactly
    mapped IterDomains (the same index everywhere)? */
 static bool same_axis(lower_ctx *c, const wf_iterdomain *a, const wf_iterdomain *b) {
-    return c->group_of[a->id] == c->group_of[b->id] || an_mapped(&c->g.exact, a, b);
+    return an_loop_group(&c->loops, a) == an_loop_group(&c->loops, b) ||
+           an_mapped(&c->g.exact, a, b);
 }
 
 /* Does every thread read only the cells it wrote itself? True when, on every
