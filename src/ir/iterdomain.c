@@ -167,8 +167,3 @@ bool ir_id_is_block(wf_ptype p) {
            p == WF_DIDZ;
 }
 
-const char *ir_ptype_name(wf_ptype p) {
-    static const char *const names[] = {"Serial", "BIDx", "BIDy", "BIDz", "TIDx", "TIDy", "TIDz",
-                                        "DIDx",   "DIDy", "DIDz", "UR",   "V",    "Bulk", "MMA"};
-    return (unsigned)p < sizeof names / sizeof *names ? names[p] : "?";
-}

@@ -12,11 +12,6 @@
  */
 #include "ir/ir.h"
 
-static const char *const op_names[] = {
-#define OP(name, sym, nin) sym,
-#include "ir/ops.def"
-};
-
 /* The unary and binary tables follow wf_unary_op / wf_binary_op: checked here. */
 enum {
 #define UOP(name, sym, float_only) UOP_AT_##name,
@@ -31,31 +26,13 @@ enum {
 #include "ir/ops.def"
 
 static const struct {
-    const char *name;
     bool float_only;
 } unary_ops[] = {
-#define UOP(name, sym, float_only) {sym, float_only},
-#include "ir/ops.def"
-};
-
-static const char *const binary_names[] = {
-#define BOP(name, sym) sym,
+#define UOP(name, sym, float_only) {float_only},
 #include "ir/ops.def"
 };
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
-
-const char *ir_op_name(op_kind k) {
-    return (unsigned)k < OP_COUNT ? op_names[k] : "?";
-}
-
-const char *ir_unary_name(int op) {
-    return (unsigned)op < COUNT(unary_ops) ? unary_ops[op].name : "?";
-}
-
-const char *ir_binary_name(int op) {
-    return (unsigned)op < COUNT(binary_names) ? binary_names[op] : "?";
-}
 
 /* ---- type promotion (PyTorch's torch.result_type for two tensors) ----
    Categories bool < integer < floating: the higher category wins; within one,

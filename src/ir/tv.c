@@ -125,22 +125,5 @@ bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p) {
     return false;
 }
 
-const char *ir_dtype_short(wf_dtype t) {
-    static const char *const names[] = {"float", "half",  "bfloat", "double", "int8",
-                                        "int16", "int32", "int64",  "uint8",  "bool"};
-    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
-}
 
-const char *ir_memtype_name(wf_memtype m) {
-    static const char *const names[] = {"global", "local", "shared", "tensor"};
-    return (unsigned)m < 4 ? names[m] : "?";
-}
 
-const char *ir_ldst_name(wf_ldst l) {
-    static const char *const names[] = {
-#define LDST(kind, name, hooks, wide) name,
-#include "ir/ldst.def"
-#undef LDST
-    };
-    return (unsigned)l < sizeof names / sizeof *names ? names[l] : "?";
-}

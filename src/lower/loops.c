@@ -14,13 +14,6 @@
 
 #include <stdio.h>
 
-wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id) {
-    int g = c->loops.group_of[id->id];
-    if (g < 0 || !c->group_loop[g])
-        return id->ptype;
-    return c->group_loop[g]->u.loop.ptype;
-}
-
 /* The parallel type of each group: the promoted ID's, else the first
    non-serial type among its members in execution order (one pass). */
 static wf_ptype *group_ptypes(lower_ctx *c) {

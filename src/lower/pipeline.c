@@ -34,28 +34,6 @@ static const lower_pass passes[] = {
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 
-// clang-format off
-const lower_pdim lower_pdim_table[LOWER_NPDIMS] = {
-    {WF_TIDX, "TIDx", "threadIdx.x", false, 0, 1024},
-    {WF_TIDY, "TIDy", "threadIdx.y", false, 1, 1024},
-    {WF_TIDZ, "TIDz", "threadIdx.z", false, 2, 64},
-    {WF_BIDX, "BIDx", "blockIdx.x",  true,  0, 2147483647},
-    {WF_BIDY, "BIDy", "blockIdx.y",  true,  1, 65535},
-    {WF_BIDZ, "BIDz", "blockIdx.z",  true,  2, 65535},
-};
-// clang-format on
-
-int lower_pdim_index(wf_ptype p) {
-    for (int d = 0; d < LOWER_NPDIMS; d++)
-        if (lower_pdim_table[d].ptype == p)
-            return d;
-    return -1;
-}
-
-int64_t lower_pdim_max(int d) {
-    return lower_pdim_table[d].limit - 1;
-}
-
 /* ---- options ---- */
 
 static void list_names(sbuf *b, bool skippable_only) {

@@ -26,7 +26,7 @@
  * thread read or wrote in it (a race: no barrier in between); a read of a
  * shared or local cell never written.
  */
-#include "runtime/interp_hw.h"
+#include "runtime/interp_int.h"
 #include "base/heap.h"
 
 #include <stdarg.h>
@@ -253,7 +253,6 @@ bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l) {
 }
 
 void ix_exec_free(ix_exec *x) {
-    ix_hw_free(x);
     for (int i = 0; x->local && i < x->p->ntensors; i++) {
         free(x->local[i]);
         free(x->lwritten[i]);
