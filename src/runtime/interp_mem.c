@@ -253,10 +253,11 @@ bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l) {
 }
 
 void ix_exec_free(ix_exec *x) {
-    for (int i = 0; x->local && i < x->p->ntensors; i++) {
+    /* Any of these arrays may be missing after a failed ix_exec_init. */
+    for (int i = 0; x->local && i < x->p->ntensors; i++)
         free(x->local[i]);
+    for (int i = 0; x->lwritten && i < x->p->ntensors; i++)
         free(x->lwritten[i]);
-    }
     for (int i = 0; x->gwritten && i < x->p->ntensors; i++)
         free(x->gwritten[i]);
     free(x->gwritten);

@@ -76,13 +76,13 @@
    a heap allocation of ix_exec_init fails: ix_exec_free frees
    x->lwritten[i] while x->lwritten is NULL (interp_mem.c:155, SIGSEGV).
    While 1, the heap sweep stops its programs before wf_run. */
-#define KNOWN_EXEC_OOM_CRASH 1
+#define KNOWN_EXEC_OOM_CRASH 0
 
 /* F12 (heap fault sweep) a failed string-builder allocation in codegen is
    silent: cg_emit_cuda (cuda.c:215 -> prelude.c:68 sbuf_puts) loses the text
    and wf_compile returns a kernel (truncated or empty source) with WF_OK.
    Expected: WF_ERR_MEMORY. While 1, the heap sweep counts such silent
    failures (and prints them) but does not fail. */
-#define KNOWN_SBUF_OOM_SILENT 1
+#define KNOWN_SBUF_OOM_SILENT 0
 
 #endif
