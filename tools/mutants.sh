@@ -22,11 +22,11 @@ gpu=${MUTANTS_GPU:-0}
 # id | gpu | file | from | to
 mutants() {
 cat <<'TABLE'
-cg-add-sub|1|src/codegen/cuda.c|        return " + ";|        return " - ";
-cg-sub-add|1|src/codegen/cuda.c|        return " - ";|        return " + ";
-cg-mul-div|1|src/codegen/cuda.c|        return " * ";|        return " / ";
-cg-neg-drop|1|src/codegen/cuda.c|            sbuf_puts(&e->b, "-");|            sbuf_puts(&e->b, "+");
-cg-cast-drop|1|src/codegen/cuda.c|            sbuf_printf(&e->b, "(%s)", ir_dtype_name(op->out->dtype));|            (void)0;
+cg-add-sub|1|src/codegen/cuda.c|    [WF_ADD] = {" + ", "wf_iadd("},|    [WF_ADD] = {" - ", "wf_iadd("},
+cg-sub-add|1|src/codegen/cuda.c|[WF_SUB] = {" - ", "wf_isub("},|[WF_SUB] = {" + ", "wf_isub("},
+cg-mul-div|1|src/codegen/cuda.c|    [WF_MUL] = {" * ", "wf_imul("},|    [WF_MUL] = {" / ", "wf_imul("},
+cg-neg-drop|1|src/codegen/cuda.c|    [WF_NEG] = {"-", "wf_ineg("},|    [WF_NEG] = {"+", "wf_ineg("},
+cg-cast-drop|1|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", tn);|        (void)tn;
 cg-operand-cast-drop|1|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", ctype);|        (void)ctype;
 cg-max-min|1|src/codegen/prelude.c|inline T wf_max(T a, T b) { return a > b ? a : b; }|inline T wf_max(T a, T b) { return a < b ? a : b; }
 cg-relu-inverted|1|src/codegen/prelude.c|inline T wf_relu(T a) { return a > T(0) ? a : T(0); }|inline T wf_relu(T a) { return a < T(0) ? a : T(0); }
@@ -43,13 +43,13 @@ lw-launch-pred|0|src/lower/predicate.c|            p = and_into(a, p, val_lt(a, 
 lw-sync-raw|0|src/lower/sync.c|    if (!has_sync_between(body, iw, ir) && !insert_sync(c, l, ir))|    if (0 && !insert_sync(c, l, ir))
 lw-sync-war|0|src/lower/sync.c|        return insert_sync(c, n, lb->n);|        return true;
 lw-same-thread|0|src/lower/sync.c|        if (!wa \|\| !ra \|\| !same_axis(c, wa, ra) \|\| !val_uses_sym(w->out_index, SYM_TID, d))|        if (!wa \|\| !ra)
-lw-block-limit|0|src/lower/launch.c|    if (r->launch.block[0] * r->launch.block[1] * r->launch.block[2] > 1024 &&|    if (r->launch.block[0] * r->launch.block[1] * r->launch.block[2] > 4096 &&
+lw-block-limit|0|src/lower/lower.h|#define LOWER_MAX_BLOCK_THREADS 1024|#define LOWER_MAX_BLOCK_THREADS 4096
 ex-race-write|0|src/runtime/interp_stmt.c|    if (write && (wrote_now \|\| read_now))|    if (write && wrote_now)
 ex-race-read|0|src/runtime/interp_stmt.c|    if (!write && wrote_now)|    if (0 && wrote_now)
 ex-unwritten|0|src/runtime/interp_stmt.c|    if (!write && !c->written)|    if (0 && !c->written)
 ex-epoch|0|src/runtime/interp_exec.c|    x->epoch++;|    (void)x->epoch;
-ex-bank-max|0|src/runtime/interp_stmt.c|            wave = per_bank[b] > wave ? per_bank[b] : wave;|            wave = per_bank[b] < wave ? per_bank[b] : wave;
-ex-bank-map|0|src/runtime/interp_stmt.c|                per_bank[(words[nw++] = units[i]) % 32]++;|                per_bank[(words[nw++] = units[i]) % 16]++;
+ex-bank-max|0|src/runtime/interp_stats.c|            wave = per_bank[b] > wave ? per_bank[b] : wave;|            wave = per_bank[b] < wave ? per_bank[b] : wave;
+ex-bank-map|0|src/runtime/interp_stats.c|                per_bank[(words[nw++] = units[i]) % 32]++;|                per_bank[(words[nw++] = units[i]) % 16]++;
 ex-gmem-offset|0|src/runtime/interp_stmt.c|        return x->gdata[tensor] + index * (int64_t)es;|        return x->gdata[tensor] + index;
 TABLE
 }
