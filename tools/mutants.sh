@@ -26,7 +26,7 @@ cg-add-sub|1|src/codegen/cuda.c|    [WF_ADD] = {" + ", "wf_iadd("},|    [WF_ADD]
 cg-sub-add|1|src/codegen/cuda.c|[WF_SUB] = {" - ", "wf_isub("},|[WF_SUB] = {" + ", "wf_isub("},
 cg-mul-div|1|src/codegen/cuda.c|    [WF_MUL] = {" * ", "wf_imul("},|    [WF_MUL] = {" / ", "wf_imul("},
 cg-neg-drop|1|src/codegen/cuda.c|    [WF_NEG] = {"-", "wf_ineg("},|    [WF_NEG] = {"+", "wf_ineg("},
-cg-cast-drop|1|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", tn);|        (void)tn;
+cg-f2i-nan|1|src/codegen/prelude.c|  return x != x ? T(0) :|  return x != x ? T(1) :
 cg-operand-cast-drop|1|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", ctype);|        (void)ctype;
 cg-max-min|1|src/codegen/prelude.c|inline T wf_max(T a, T b) { return a > b ? a : b; }|inline T wf_max(T a, T b) { return a < b ? a : b; }
 cg-relu-inverted|1|src/codegen/prelude.c|inline T wf_relu(T a) { return a > T(0) ? a : T(0); }|inline T wf_relu(T a) { return a < T(0) ? a : T(0); }

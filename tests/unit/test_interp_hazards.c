@@ -334,3 +334,58 @@ TEST(interp_stats_know_whether_the_kernel_ran) {
     }
     wf_fusion_free(f);
 }
+
+/* ---- the executor's own checks, each pinned by a kernel only it can see ---- */
+
+/* T1 (local, [8] per thread) written by a serial loop and read back by T2's
+   loop; the writing loop is cut to 4 iterations behind the compiler's back,
+   so T2 reads cells 4..7 that no statement wrote. Only the executor's
+   never-written check sees it: the output is still fully written. */
+TEST(interp_read_of_a_local_cell_never_written_is_reported) {
+    int64_t shape[1] = {8};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t1 = wf_set(wf_input(f, WF_F32, 1, shape));
+    wf_output(f, wf_set(t1));
+    wf_kernel *k = wf_compile(f, NULL);
+    in_node *write = k ? serial_loop(k->interp->root) : NULL;
+    CHECK(write != NULL);
+    if (write) {
+        static ix_ins four = {.op = IX_CONST, .c = 4};
+        write->extent = (ix_expr){&four, 1};
+        char msg[1024];
+        CHECK_EQ_I64(run_all(k, f, msg, sizeof msg), WF_ERR_SCHEDULE);
+        CHECK_STR(msg, "read of T1[4] (local memory), which was never written, by thread "
+                       "(0, 0, 0) of block (0, 0, 0), in statement: T2[i1] = Set(T1[i1])");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* The shared row T1 is rewritten by thread 0 in every iteration of i0 while
+   the other threads read the previous row; the compiler puts a barrier at the
+   end of the loop body (write after read). With that barrier dropped from the
+   executor's program -- the read-after-write one stays -- the second
+   iteration's write races with the first iteration's reads. */
+TEST(interp_write_after_read_without_barrier_is_a_race) {
+    int64_t shape[2] = {4, 32};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t1 = wf_set(wf_input(f, WF_F32, 2, shape));
+    wf_tv *t2 = wf_set(t1);
+    wf_output(f, t2);
+    wf_tv_set_memory(t1, WF_MEM_SHARED);
+    wf_tv_parallelize(t2, 1, WF_TIDX);
+    wf_tv_inline_at(t1, 1);
+    wf_kernel *k = wf_compile(f, NULL);
+    in_node *rows = k ? serial_loop(k->interp->root) : NULL;
+    CHECK(rows && rows->nkids == 4 && rows->kids[3]->kind == IN_SYNC);
+    if (rows && rows->nkids == 4 && rows->kids[3]->kind == IN_SYNC) {
+        rows->nkids = 3; /* drop the write-after-read barrier */
+        char msg[1024];
+        CHECK_EQ_I64(run_all(k, f, msg, sizeof msg), WF_ERR_SCHEDULE);
+        CHECK_STR(msg, "shared-memory race on T1[1]: thread (0, 0, 0) of block (0, 0, 0) writes "
+                       "it after thread (1, 0, 0) read it with no barrier in between, in "
+                       "statement: T1[i1] = Set(T0[i0 * 32 + i1])");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
