@@ -337,15 +337,17 @@ TEST(interp_stats_know_whether_the_kernel_ran) {
 
 /* ---- the executor's own checks, each pinned by a kernel only it can see ---- */
 
-/* T1 (local, [8] per thread) written by a serial loop and read back by T2's
+/* T1 ([8], local or shared) written by a serial loop and read back by T2's
    loop; the writing loop is cut to 4 iterations behind the compiler's back,
    so T2 reads cells 4..7 that no statement wrote. Only the executor's
-   never-written check sees it: the output is still fully written. */
-TEST(interp_read_of_a_local_cell_never_written_is_reported) {
+   never-written checks (one per memory) see it: the output is still fully
+   written. */
+static void check_never_written(test_state *ts_, wf_memtype mem, const char *want) {
     int64_t shape[1] = {8};
     wf_fusion *f = wf_fusion_new();
     wf_tv *t1 = wf_set(wf_input(f, WF_F32, 1, shape));
     wf_output(f, wf_set(t1));
+    wf_tv_set_memory(t1, mem);
     wf_kernel *k = wf_compile(f, NULL);
     in_node *write = k ? serial_loop(k->interp->root) : NULL;
     CHECK(write != NULL);
@@ -354,11 +356,19 @@ TEST(interp_read_of_a_local_cell_never_written_is_reported) {
         write->extent = (ix_expr){&four, 1};
         char msg[1024];
         CHECK_EQ_I64(run_all(k, f, msg, sizeof msg), WF_ERR_SCHEDULE);
-        CHECK_STR(msg, "read of T1[4] (local memory), which was never written, by thread "
-                       "(0, 0, 0) of block (0, 0, 0), in statement: T2[i1] = Set(T1[i1])");
+        CHECK_STR(msg, want);
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(interp_read_of_a_cell_never_written_is_reported_in_local_and_shared_memory) {
+    check_never_written(TS, WF_MEM_LOCAL,
+                        "read of T1[4] (local memory), which was never written, by thread "
+                        "(0, 0, 0) of block (0, 0, 0), in statement: T2[i1] = Set(T1[i1])");
+    check_never_written(TS, WF_MEM_SHARED,
+                        "read of T1[4] (shared memory), which was never written, by thread "
+                        "(0, 0, 0) of block (0, 0, 0), in statement: T2[i1] = Set(T1[i1])");
 }
 
 /* The shared row T1 is rewritten by thread 0 in every iteration of i0 while
