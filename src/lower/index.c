@@ -38,6 +38,7 @@ typedef struct {
     id_transform **tfs;     /* one transform per exact class */
     int ntfs;
     const wf_val *pred;      /* conjunction of bounds checks */
+    bool lenient;            /* may an unknown extent-1 axis stand for 0 (get())? */
     VEC(split_bound) bounds; /* every backward split of the last walk */
 } index_env;
 
@@ -49,12 +50,15 @@ static const wf_val *known(index_env *e, const wf_iterdomain *id) {
     return v;
 }
 
-/* The index to use for id: as known, or 0 for an axis of extent 1. The
-   fallback is not a fact for the walk: a split may still compute a larger
-   value for that axis, which then needs its bounds predicate. */
+/* The index to use for id: as known, or, once the walk is lenient, 0 for an
+   axis of extent 1. The fallback is a last resort: a split below the axis
+   (an outer of extent 1 split again, swizzled, ...) may compute a value up
+   to its inner extent for it, and that value, with the bounds predicate of
+   the split, is the truth; taking 0 first would index the wrong cell and
+   drop the predicate. So propagate() runs strictly until it is stuck. */
 static const wf_val *get(index_env *e, const wf_iterdomain *id) {
     const wf_val *v = known(e, id);
-    if (!v && val_is_const_eq(id->extent, 1))
+    if (!v && e->lenient && val_is_const_eq(id->extent, 1))
         return val_const(e->c->a, 0);
     return v;
 }
@@ -136,11 +140,17 @@ static bool forward(index_env *e, const id_transform *t) {
     }
 }
 
+/* One pass over the transforms; a lenient pass stops at its first step, so
+   that the strict walk resumes from the one extent-1 fallback it took. */
 static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *)) {
     bool changed = false;
-    for (int i = e->ntfs - 1; i >= 0; i--)
+    for (int i = e->ntfs - 1; i >= 0 && !(changed && e->lenient); i--)
         changed |= step(e, e->tfs[i]);
     return changed;
+}
+
+static bool sweep_both(index_env *e) {
+    return sweep(e, backward) || sweep(e, forward);
 }
 
 /* Known by the walk itself: the extent-1 fallback of get() must not stop it
@@ -155,11 +165,17 @@ static bool all_known(index_env *e, const wf_tv *tv, const lower_layout *l) {
     return true;
 }
 
+/* Strict sweeps until stuck, then one lenient step (an extent-1 axis that
+   nothing computes taken as 0), then strict again. */
 static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l) {
     while (!all_known(e, tv, l)) {
-        if (sweep(e, backward))
+        e->lenient = false;
+        if (sweep_both(e))
             continue;
-        if (!sweep(e, forward))
+        e->lenient = true;
+        bool moved = sweep_both(e);
+        e->lenient = false;
+        if (!moved)
             break;
     }
 }
@@ -183,6 +199,7 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
 static const wf_val *linearize(index_env *e, const kir_node *s, wf_tv *tv, const lower_layout *l) {
     wf_arena *a = e->c->a;
     const wf_val *sum = val_const(a, 0);
+    e->lenient = true; /* the walk is over: what it did not reach is at 0 */
     for (int i = 0; i < l->n; i++) {
         if (!l->allocated[i])
             continue;
