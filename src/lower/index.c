@@ -196,6 +196,67 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     }
 }
 
+/* Is the exact group r that of one of tv's non-broadcast logical IDs? */
+static bool own_iteration(index_env *e, const wf_tv *tv, int r) {
+    for (int i = 0; i < tv->logical.n; i++)
+        if (tv->logical.ptr[i]->itype != IT_BROADCAST &&
+            an_find(&e->c->g.exact, tv->logical.ptr[i]->id) == r)
+            return true;
+    return false;
+}
+
+static bool on_parallel(const wf_val *v) {
+    for (int d = 0; d < 3; d++)
+        if (val_uses_sym(v, SYM_TID, d) || val_uses_sym(v, SYM_BID, d))
+            return true;
+    return false;
+}
+
+/* Written once by one thread or block of a parallel loop, the cell would be
+   read in that loop by the others, which cannot wait for it (blocks never
+   can): refused. */
+static bool written_once_read_by_all(index_env *e, const wf_tv *tv, const wf_iterdomain *id) {
+    sbuf b = {0};
+    ir_print_id(&b, id);
+    wf_failb(&e->c->f->err, WF_ERR_SCHEDULE,
+             "T%d: fusion output T%d holds one element along its broadcast axis %s, but that "
+             "axis shares a parallel loop with a tensor that expands it, and T%d is read in that "
+             "loop: one thread or block would write the element that the others read, and they "
+             "cannot wait for it; inline T%d less deeply (wf_tv_inline_at) or let its readers "
+             "read its producer",
+             tv->id, tv->id, sbuf_str(&b), tv->id, tv->id);
+    sbuf_free(&b);
+    return false;
+}
+
+/* A broadcast dim of extent 1 of a fusion output holds one element. Its
+   loop may be shared with a tensor that expands the broadcast (inlined into
+   its consumer's, or beside a sibling's, loops), then it runs over the
+   expanded extent; the output's layout does not follow (alloc.c does not
+   promote a fusion input or output), so every iteration would write that one
+   cell, from several threads or blocks. It is written once: where every
+   index the walk found for the dim's permissive group (the IDs that expand
+   it) is 0, the same `index < extent` predicate as a non-divisible split's. */
+static bool write_once(index_env *e, const wf_tv *tv) {
+    an_map *pm = &e->c->g.permissive;
+    if (!tv->is_output)
+        return true; /* a promoted layout gives each iteration its own cell */
+    for (int i = 0; i < tv->logical.n; i++) {
+        const wf_iterdomain *id = tv->logical.ptr[i];
+        if (id->itype != IT_BROADCAST || !val_is_const_eq(id->extent, 1))
+            continue;
+        for (int t = 0; t < e->ntouched; t++) {
+            int r = e->touched[t];
+            if (an_find(pm, r) != an_find(pm, id->id) || own_iteration(e, tv, r))
+                continue;
+            if (tv->uses.n && on_parallel(e->idx[r]))
+                return written_once_read_by_all(e, tv, id);
+            bound(e, e->idx[r], id);
+        }
+    }
+    return true;
+}
+
 static const wf_val *linearize(index_env *e, const kir_node *s, wf_tv *tv, const lower_layout *l) {
     wf_arena *a = e->c->a;
     const wf_val *sum = val_const(a, 0);
@@ -231,6 +292,8 @@ static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf
         return NULL;
     seed(e, s, vec_var);
     propagate(e, tv, &l);
+    if (tv == s->u.stmt.op->out && !write_once(e, tv))
+        return NULL;
     return linearize(e, s, tv, &l);
 }
 
