@@ -42,10 +42,12 @@ typedef struct {
     VEC(split_bound) bounds; /* every backward split of the last walk */
 } index_env;
 
-/* The index of id if the walk found one; a broadcast axis is always at 0. */
+/* The index of id if the walk found one; once lenient, a broadcast axis the
+   walk did not reach is at 0 (not before: a split of a broadcast, outer by
+   2, gives an axis of extent 2 whose index needs the split's predicate). */
 static const wf_val *known(index_env *e, const wf_iterdomain *id) {
     const wf_val *v = e->idx[an_find(&e->c->g.exact, id->id)];
-    if (!v && id->itype == IT_BROADCAST)
+    if (!v && e->lenient && id->itype == IT_BROADCAST)
         return val_const(e->c->a, 0);
     return v;
 }

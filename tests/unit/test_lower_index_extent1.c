@@ -63,3 +63,29 @@ TEST(lower_index_extent1_outer_split_again_keeps_its_index_and_predicate) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The broadcast shortcut (an unreached broadcast axis is at 0) is a last
+   resort too: output T1 = broadcast(T0) [1, 2] with its broadcast dim split
+   outer by 2 (-> {2}, {1}) and the {2} merged onto threadIdx.x: thread 2
+   must not write, the split's predicate says so (fuzz -s 7 -c 12850). */
+TEST(lower_index_split_broadcast_keeps_its_predicate) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[1] = {2};
+    bool bc[2] = {true, false};
+    wf_tv *t1 = wf_broadcast(wf_input(f, WF_F32, 1, shape), 2, bc);
+    wf_output(f, t1);
+    wf_tv_split_outer(t1, 0, 2); /* [2, 1, 2] */
+    wf_tv_merge_axes(t1, 0, 2);  /* [4, 1] */
+    wf_tv_parallelize(t1, 0, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_STR(
+            kernel_body(k),
+            "extern \"C\" __global__ void weft_kernel(Tensor<float, 1> T0, Tensor<float, 2> T1) {\n"
+            "  if (threadIdx.x / 2 < 1) {\n"
+            "    T1[threadIdx.x % 2] = T0[threadIdx.x % 2];\n"
+            "  }\n"
+            "}\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
