@@ -98,10 +98,12 @@ static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val 
 /* A loop ID shared with a consumer (left of the compute-at position) iterates
    the loop's promoted ID, which may be a broadcast resolved to a real extent:
    if it is allocated (shared memory among threads), allocate the promoted ID,
-   so that each thread of the loop gets its own cell (nvFuser's loop promotion). */
+   so that each thread of the loop gets its own cell (nvFuser's loop promotion).
+   A fusion input or output is laid out as the user's buffer is: its
+   broadcast dims hold one element, written once (index.c, write_once). */
 static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id) {
     int g = c->loops.group_of[id->id];
-    if (tv->alloc.n || g < 0 || !c->loops.promoted[g])
+    if (tv->alloc.n || tv->is_input || tv->is_output || g < 0 || !c->loops.promoted[g])
         return id;
     for (int i = 0; i < tv->loop.n && i < tv->ca_pos; i++)
         if (tv->loop.ptr[i] == id)

@@ -38,23 +38,29 @@ typedef struct {
     id_transform **tfs;     /* one transform per exact class */
     int ntfs;
     const wf_val *pred;      /* conjunction of bounds checks */
+    bool lenient;            /* may an unknown extent-1 axis stand for 0 (get())? */
     VEC(split_bound) bounds; /* every backward split of the last walk */
 } index_env;
 
-/* The index of id if the walk found one; a broadcast axis is always at 0. */
+/* The index of id if the walk found one; once lenient, a broadcast axis the
+   walk did not reach is at 0 (not before: a split of a broadcast, outer by
+   2, gives an axis of extent 2 whose index needs the split's predicate). */
 static const wf_val *known(index_env *e, const wf_iterdomain *id) {
     const wf_val *v = e->idx[an_find(&e->c->g.exact, id->id)];
-    if (!v && id->itype == IT_BROADCAST)
+    if (!v && e->lenient && id->itype == IT_BROADCAST)
         return val_const(e->c->a, 0);
     return v;
 }
 
-/* The index to use for id: as known, or 0 for an axis of extent 1. The
-   fallback is not a fact for the walk: a split may still compute a larger
-   value for that axis, which then needs its bounds predicate. */
+/* The index to use for id: as known, or, once the walk is lenient, 0 for an
+   axis of extent 1. The fallback is a last resort: a split below the axis
+   (an outer of extent 1 split again, swizzled, ...) may compute a value up
+   to its inner extent for it, and that value, with the bounds predicate of
+   the split, is the truth; taking 0 first would index the wrong cell and
+   drop the predicate. So propagate() runs strictly until it is stuck. */
 static const wf_val *get(index_env *e, const wf_iterdomain *id) {
     const wf_val *v = known(e, id);
-    if (!v && val_is_const_eq(id->extent, 1))
+    if (!v && e->lenient && val_is_const_eq(id->extent, 1))
         return val_const(e->c->a, 0);
     return v;
 }
@@ -136,11 +142,17 @@ static bool forward(index_env *e, const id_transform *t) {
     }
 }
 
+/* One pass over the transforms; a lenient pass stops at its first step, so
+   that the strict walk resumes from the one extent-1 fallback it took. */
 static bool sweep(index_env *e, bool (*step)(index_env *, const id_transform *)) {
     bool changed = false;
-    for (int i = e->ntfs - 1; i >= 0; i--)
+    for (int i = e->ntfs - 1; i >= 0 && !(changed && e->lenient); i--)
         changed |= step(e, e->tfs[i]);
     return changed;
+}
+
+static bool sweep_both(index_env *e) {
+    return sweep(e, backward) || sweep(e, forward);
 }
 
 /* Known by the walk itself: the extent-1 fallback of get() must not stop it
@@ -155,11 +167,17 @@ static bool all_known(index_env *e, const wf_tv *tv, const lower_layout *l) {
     return true;
 }
 
+/* Strict sweeps until stuck, then one lenient step (an extent-1 axis that
+   nothing computes taken as 0), then strict again. */
 static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l) {
     while (!all_known(e, tv, l)) {
-        if (sweep(e, backward))
+        e->lenient = false;
+        if (sweep_both(e))
             continue;
-        if (!sweep(e, forward))
+        e->lenient = true;
+        bool moved = sweep_both(e);
+        e->lenient = false;
+        if (!moved)
             break;
     }
 }
@@ -180,9 +198,71 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     }
 }
 
+/* Is the exact group r that of one of tv's non-broadcast logical IDs? */
+static bool own_iteration(index_env *e, const wf_tv *tv, int r) {
+    for (int i = 0; i < tv->logical.n; i++)
+        if (tv->logical.ptr[i]->itype != IT_BROADCAST &&
+            an_find(&e->c->g.exact, tv->logical.ptr[i]->id) == r)
+            return true;
+    return false;
+}
+
+static bool on_parallel(const wf_val *v) {
+    for (int d = 0; d < 3; d++)
+        if (val_uses_sym(v, SYM_TID, d) || val_uses_sym(v, SYM_BID, d))
+            return true;
+    return false;
+}
+
+/* Written once by one thread or block of a parallel loop, the cell would be
+   read in that loop by the others, which cannot wait for it (blocks never
+   can): refused. */
+static bool written_once_read_by_all(index_env *e, const wf_tv *tv, const wf_iterdomain *id) {
+    sbuf b = {0};
+    ir_print_id(&b, id);
+    wf_failb(&e->c->f->err, WF_ERR_SCHEDULE,
+             "T%d: fusion output T%d holds one element along its broadcast axis %s, but that "
+             "axis shares a parallel loop with a tensor that expands it, and T%d is read in that "
+             "loop: one thread or block would write the element that the others read, and they "
+             "cannot wait for it; inline T%d less deeply (wf_tv_inline_at) or let its readers "
+             "read its producer",
+             tv->id, tv->id, sbuf_str(&b), tv->id, tv->id);
+    sbuf_free(&b);
+    return false;
+}
+
+/* A broadcast dim of extent 1 of a fusion output holds one element. Its
+   loop may be shared with a tensor that expands the broadcast (inlined into
+   its consumer's, or beside a sibling's, loops), then it runs over the
+   expanded extent; the output's layout does not follow (alloc.c does not
+   promote a fusion input or output), so every iteration would write that one
+   cell, from several threads or blocks. It is written once: where every
+   index the walk found for the dim's permissive group (the IDs that expand
+   it) is 0, the same `index < extent` predicate as a non-divisible split's. */
+static bool write_once(index_env *e, const wf_tv *tv) {
+    an_map *pm = &e->c->g.permissive;
+    if (!tv->is_output)
+        return true; /* a promoted layout gives each iteration its own cell */
+    for (int i = 0; i < tv->logical.n; i++) {
+        const wf_iterdomain *id = tv->logical.ptr[i];
+        if (id->itype != IT_BROADCAST || !val_is_const_eq(id->extent, 1))
+            continue;
+        for (int t = 0; t < e->ntouched; t++) {
+            int r = e->touched[t];
+            if (an_find(pm, r) != an_find(pm, id->id) || own_iteration(e, tv, r))
+                continue;
+            if (tv->uses.n && on_parallel(e->idx[r]))
+                return written_once_read_by_all(e, tv, id);
+            bound(e, e->idx[r], id);
+        }
+    }
+    return true;
+}
+
 static const wf_val *linearize(index_env *e, const kir_node *s, wf_tv *tv, const lower_layout *l) {
     wf_arena *a = e->c->a;
     const wf_val *sum = val_const(a, 0);
+    e->lenient = true; /* the walk is over: what it did not reach is at 0 */
     for (int i = 0; i < l->n; i++) {
         if (!l->allocated[i])
             continue;
@@ -214,6 +294,8 @@ static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf
         return NULL;
     seed(e, s, vec_var);
     propagate(e, tv, &l);
+    if (tv == s->u.stmt.op->out && !write_once(e, tv))
+        return NULL;
     return linearize(e, s, tv, &l);
 }
 

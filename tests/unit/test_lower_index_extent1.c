@@ -1,0 +1,91 @@
+/*
+ * test_lower_index_extent1.c -- the extent-1 shortcut of indexing (an axis
+ * of extent 1 that the walk does not reach is at index 0) must not take the
+ * place of a value a split below that axis computes. Found by the property
+ * test (seed 20266232): an outer of extent 1 split again by 8, whose inner
+ * is swizzled onto a block axis, was indexed as 0, and the bounds predicate
+ * of its non-divisible split was lost: blocks wrote rows they must not.
+ * The test pins the kernel text and runs it on the CPU reference executor.
+ */
+#include "harness.h"
+
+static const char *kernel_body(const wf_kernel *k) {
+    return strstr(wf_kernel_source(k), "extern \"C\"");
+}
+
+/* T3[5, 8] = T2 - T0, T2 = broadcast(T1); axis 0 split by 7 into {1, 7},
+   that {1} split by 8 into {1, 8}, the {8} swizzled with a part of axis 1. */
+TEST(lower_index_extent1_outer_split_again_keeps_its_index_and_predicate) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[2] = {5, 8}, outer[1] = {5};
+    bool bc[2] = {false, true};
+    wf_tv *t0 = wf_input(f, WF_F32, 2, shape);
+    wf_tv *t1 = wf_input(f, WF_F32, 1, outer);
+    wf_tv *t2 = wf_broadcast(t1, 2, bc);
+    wf_tv *t3 = wf_sub(t2, t0);
+    wf_output(f, t3);
+    wf_tv_split(t3, 0, 7);       /* [1, 7, 8] */
+    wf_tv_split(t3, 0, 8);       /* [1, 8, 7, 8] */
+    wf_tv_split(t3, 3, 7);       /* [1, 8, 7, 2, 7] */
+    wf_tv_split_outer(t3, 3, 1); /* [1, 8, 7, 1, 2, 7] */
+    wf_tv_swizzle(t3, WF_SWIZZLE_XOR, 4, 1);
+    wf_propagate_transforms(t3);
+    wf_tv_parallelize(t3, 0, WF_BIDY);
+    wf_tv_parallelize(t3, 1, WF_BIDX);
+    wf_tv_parallelize(t3, 4, WF_TIDY);
+    wf_parallelize_all_like(t3, 0);
+    wf_tv_inline_at(t2, 1);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_STR(
+            kernel_body(k),
+            "extern \"C\" __global__ void weft_kernel(Tensor<float, 2> T0, Tensor<float, 1> T1, "
+            "Tensor<float, 2> T3) {\n"
+            "  float T2[56];\n"
+            "  for (wf_index i0 = 0; i0 < 8; ++i0) {\n"
+            "    for (wf_index i1 = 0; i1 < 7; ++i1) {\n"
+            "      if (i0 < 1 && i0 * 7 + i1 < 5) {\n"
+            "        T2[i0 * 7 + i1] = T1[i0 * 7 + i1];\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "  for (wf_index i2 = 0; i2 < 7; ++i2) {\n"
+            "    for (wf_index i3 = 0; i3 < 7; ++i3) {\n"
+            "      if (threadIdx.y * 7 + i3 < 8 && (threadIdx.y ^ blockIdx.x) < 1 && "
+            "(threadIdx.y ^ blockIdx.x) * 7 + i2 < 5) {\n"
+            "        T3[(threadIdx.y ^ blockIdx.x) * 56 + i2 * 8 + threadIdx.y * 7 + i3] = "
+            "T2[(threadIdx.y ^ blockIdx.x) * 7 + i2] - T0[(threadIdx.y ^ blockIdx.x) * 56 + i2 * 8 "
+            "+ threadIdx.y * 7 + i3];\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* The broadcast shortcut (an unreached broadcast axis is at 0) is a last
+   resort too: output T1 = broadcast(T0) [1, 2] with its broadcast dim split
+   outer by 2 (-> {2}, {1}) and the {2} merged onto threadIdx.x: thread 2
+   must not write, the split's predicate says so (fuzz -s 7 -c 12850). */
+TEST(lower_index_split_broadcast_keeps_its_predicate) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[1] = {2};
+    bool bc[2] = {true, false};
+    wf_tv *t1 = wf_broadcast(wf_input(f, WF_F32, 1, shape), 2, bc);
+    wf_output(f, t1);
+    wf_tv_split_outer(t1, 0, 2); /* [2, 1, 2] */
+    wf_tv_merge_axes(t1, 0, 2);  /* [4, 1] */
+    wf_tv_parallelize(t1, 0, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_STR(
+            kernel_body(k),
+            "extern \"C\" __global__ void weft_kernel(Tensor<float, 1> T0, Tensor<float, 2> T1) {\n"
+            "  if (threadIdx.x / 2 < 1) {\n"
+            "    T1[threadIdx.x % 2] = T0[threadIdx.x % 2];\n"
+            "  }\n"
+            "}\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
