@@ -166,4 +166,3 @@ bool ir_id_is_block(wf_ptype p) {
     return p == WF_BIDX || p == WF_BIDY || p == WF_BIDZ || p == WF_DIDX || p == WF_DIDY ||
            p == WF_DIDZ;
 }
-

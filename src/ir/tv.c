@@ -124,6 +124,3 @@ bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p) {
             return true;
     return false;
 }
-
-
-

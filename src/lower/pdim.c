@@ -37,4 +37,3 @@ wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id) {
         return id->ptype;
     return c->group_loop[g]->u.loop.ptype;
 }
-
