@@ -27,6 +27,17 @@ int64_t ref_numel(const wf_buffer *b) {
     return numel(b->shape, b->ndim);
 }
 
+/* A double as int64 without the undefined conversion of values at or past
+   2^63 (which double rounds INT64_MAX up to): they saturate, as weft's
+   float -> int64 does. */
+static int64_t to_i64(double x) {
+    if (x >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (x <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)x;
+}
+
 static bool is_float(wf_dtype t) {
     return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
 }
@@ -79,7 +90,7 @@ static double round_to(wf_dtype t, double x) {
     case WF_I32:
         return (int32_t)(int64_t)x;
     case WF_I64:
-        return (double)(int64_t)x;
+        return (double)to_i64(x);
     case WF_U8:
         return (uint8_t)(int64_t)x;
     default:
@@ -153,7 +164,7 @@ static void store(wf_buffer *b, int64_t off, double x) {
         break;
     }
     case WF_I64: {
-        int64_t i = (int64_t)x;
+        int64_t i = to_i64(x);
         memcpy(p, &i, 8);
         break;
     }
