@@ -163,7 +163,8 @@ static wf_status eval_dim(wf_kernel *k, const rt_launch *l, int d, int64_t *ext,
     for (int i = 0; i < dim->n; i++) {
         int64_t v;
         if (!rt_eval(k, l, dim->extent[i], &v))
-            return wf_fails(&k->err, WF_ERR_ARG, "cannot evaluate the extent of %s (%s)",
+            return wf_fails(&k->err, WF_ERR_ARG,
+                            "for these sizes, the extent of %s (%s) does not fit in 64 bits",
                             lower_pdim_table[d].name, dim->axis[i]);
         if (v < 0)
             return wf_fails(&k->err, WF_ERR_ARG, "for these sizes, %s (%s) has the extent %lld",
@@ -186,8 +187,13 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
         (pd->grid ? l->grid : l->block)[pd->axis] = ext[d];
         l->empty |= ext[d] == 0;
     }
+    /* The size is a product of extents; only int64 overflow stops its evaluation. */
     if (!rt_eval(k, l, k->smem, &l->smem_bytes))
-        return wf_fails(&k->err, WF_ERR_ARG, "cannot evaluate the shared-memory size");
+        return wf_fails(&k->err, WF_ERR_SCHEDULE,
+                        "for these sizes, the kernel needs more than %lld bytes of shared memory "
+                        "per block (the size does not fit in 64 bits), but CUDA allows at most "
+                        "%d (227 KiB); use smaller shared-memory tiles",
+                        (long long)INT64_MAX, LOWER_MAX_SMEM_BYTES);
     if (l->empty)
         return WF_OK;
     if (!lower_check_launch(ext, axis, &k->err) || !lower_check_smem(l->smem_bytes, NULL, &k->err))

@@ -950,6 +950,11 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    /* Tensors hold at most MAX_NUMEL elements, so a correct small kernel runs
+       far below 2^25 statement executions; a loop made by a huge split factor
+       would take minutes of the fuzzing budget. The executor refuses such a
+       kernel up front (a size refusal), unless the user set a budget. */
+    setenv("WF_INTERP_BUDGET", "33554432", 0);
     signal(SIGSEGV, on_signal);
     signal(SIGABRT, on_signal);
     signal(SIGFPE, on_signal);

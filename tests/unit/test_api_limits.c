@@ -190,3 +190,31 @@ TEST(api_propagate_a_20000_op_chain_in_linear_time) {
     CHECK_EQ_I64(wf_iterdomain_extent(wf_tv_axis(second, 2)), 32);
     wf_fusion_free(f);
 }
+
+/* A shared tile whose size is symbolic and overflows int64 for the run's
+   sizes (a split by INT64_MAX of a symbolic extent allocates
+   ceil(n / INT64_MAX) * INT64_MAX elements): a clear launch refusal that
+   says how much shared memory CUDA allows, not "cannot evaluate" (fuzz -s
+   1006 -c 28289). */
+TEST(api_shared_size_that_overflows_at_launch_is_refused_clearly) {
+    int64_t shape[2] = {-1, 4};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *in = wf_input(f, WF_F32, 2, shape);
+    wf_tv *tile = wf_set(in);
+    wf_tv *out = wf_set(tile);
+    wf_output(f, out);
+    wf_tv_set_memory(tile, WF_MEM_SHARED);
+    wf_tv_split(tile, 0, INT64_MAX);
+    wf_kernel *k = COMPILE(f);
+    if (!k)
+        return;
+    float a[12] = {0}, b[12];
+    wf_buffer bi = {a, WF_F32, 2, {3, 4}, {0}, -1}, bo = {b, WF_F32, 2, {3, 4}, {0}, -1};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &bi, 1, &bo, 1), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_last_run_error(k),
+              "for these sizes, the kernel needs more than 9223372036854775807 bytes of shared "
+              "memory per block (the size does not fit in 64 bits), but CUDA allows at most "
+              "232448 (227 KiB); use smaller shared-memory tiles");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}

@@ -51,8 +51,9 @@ TEST(lower_index_extent1_outer_split_again_keeps_its_index_and_predicate) {
             "  }\n"
             "  for (wf_index i2 = 0; i2 < 7; ++i2) {\n"
             "    for (wf_index i3 = 0; i3 < 7; ++i3) {\n"
-            "      if (threadIdx.y * 7 + i3 < 8 && (threadIdx.y ^ blockIdx.x) < 1 && "
-            "(threadIdx.y ^ blockIdx.x) * 7 + i2 < 5) {\n"
+            "      if ((threadIdx.y ^ blockIdx.x) < 1 && (threadIdx.y ^ blockIdx.x) * 7 + i2 < 5 "
+            "&& "
+            "threadIdx.y * 7 + i3 < 8) {\n"
             "        T3[(threadIdx.y ^ blockIdx.x) * 56 + i2 * 8 + threadIdx.y * 7 + i3] = "
             "T2[(threadIdx.y ^ blockIdx.x) * 7 + i2] - T0[(threadIdx.y ^ blockIdx.x) * 56 + i2 * 8 "
             "+ threadIdx.y * 7 + i3];\n"
@@ -86,6 +87,60 @@ TEST(lower_index_split_broadcast_keeps_its_predicate) {
             "    T1[threadIdx.x % 2] = T0[threadIdx.x % 2];\n"
             "  }\n"
             "}\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* An extent-1 axis exactly mapped to another axis of the same tensor (here
+   both of T4's last two axes are T0's axis 1, met through a broadcast on
+   each side) with one of them split outer by 2: the loop of extent 1 over
+   the other must not seed their group with index 0, or the walk never
+   reaches the split and T4 and its inlined producer T2 lose the split's
+   predicate: they ran for both outer iterations and T2 read T1[1], which
+   T1's guarded loop never wrote (fuzz -s 1006 -c 25140). */
+TEST(lower_index_extent1_loop_does_not_hide_a_split_of_its_group) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[2] = {4, 1};
+    bool bc1[3] = {false, true, false}, bc2[3] = {false, false, true};
+    wf_tv *t0 = wf_input(f, WF_F32, 2, shape);
+    wf_tv *t1 = wf_unary(WF_NEG, t0);
+    wf_tv *t2 = wf_broadcast(t1, 3, bc1); /* [4, b, 1] */
+    wf_tv *t3 = wf_broadcast(t0, 3, bc2); /* [4, 1, b] */
+    wf_tv *t4 = wf_add(t2, t3);           /* [4, 1, 1] */
+    wf_output(f, t4);
+    wf_tv_split_outer(t4, 2, 2); /* [4, 1, 2, 1] */
+    wf_propagate_transforms(t4);
+    wf_tv_inline_at(t2, -1);
+    wf_tv_inline_at(t3, -1);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_STR(kernel_body(k),
+                  "extern \"C\" __global__ void weft_kernel(Tensor<float, 2> T0, Tensor<float, 3> "
+                  "T4) {\n"
+                  "  float T1[8];\n"
+                  "  for (wf_index i0 = 0; i0 < 4; ++i0) {\n"
+                  "    for (wf_index i1 = 0; i1 < 2; ++i1) {\n"
+                  "      if (i1 < 1) {\n"
+                  "        T1[i0 * 2 + i1] = -T0[i0 + i1];\n"
+                  "      }\n"
+                  "    }\n"
+                  "  }\n"
+                  "  for (wf_index i2 = 0; i2 < 4; ++i2) {\n"
+                  "    for (wf_index i3 = 0; i3 < 2; ++i3) {\n"
+                  "      float T2[1];\n"
+                  "      float T3[1];\n"
+                  "      if (i3 < 1) {\n"
+                  "        T2[0] = T1[i2 * 2 + i3];\n"
+                  "      }\n"
+                  "      if (i3 < 1) {\n"
+                  "        T3[0] = T0[i2 + i3];\n"
+                  "      }\n"
+                  "      if (i3 < 1) {\n"
+                  "        T4[i2 + i3 * 2] = T2[0] + T3[0];\n"
+                  "      }\n"
+                  "    }\n"
+                  "  }\n"
+                  "}\n");
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
