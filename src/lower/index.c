@@ -93,18 +93,6 @@ static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id) {
         e->pred = e->pred ? val_and(a, e->pred, cond) : cond;
 }
 
-/* An axis of extent 1 exactly mapped to a broadcast or to another tensor's
-   extent-1 axis has index 0 wherever the walk meets it first (a loop of
-   extent 1 seeds it so). A split of it, outer by 2, still makes a loop of 2
-   iterations whose index reaches it too; only the iteration where that index
-   is 0 is the axis's one element, so it gets the split's bound (`index < 1`),
-   or every iteration would compute, read or write that element again, from
-   cells the producer's guarded loop never wrote. */
-static void extent1_agrees(index_env *e, const wf_val *in, const wf_iterdomain *id) {
-    if (val_is_const_eq(id->extent, 1) && !has_cond(e->pred, val_lt(e->c->a, in, id->extent)))
-        bound(e, in, id);
-}
-
 static bool backward(index_env *e, const id_transform *t) {
     wf_arena *a = e->c->a;
     const wf_val *o0 = get(e, t->out[0]), *o1 = t->nout > 1 ? get(e, t->out[1]) : NULL;
@@ -112,11 +100,9 @@ static bool backward(index_env *e, const id_transform *t) {
         return false;
     switch (t->kind) {
     case TF_SPLIT: {
-        const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);
-        if (known(e, t->in[0])) {
-            extent1_agrees(e, in, t->in[0]);
+        if (known(e, t->in[0]))
             return false;
-        }
+        const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);
         bound(e, in, t->in[0]);
         return put(e, t->in[0], in);
     }
@@ -196,14 +182,32 @@ static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l) {
     }
 }
 
-/* A loop of extent 1 (or over a broadcast nothing resolves) has index 0 but
-   is not seeded: its exact group may hold an axis of another tensor that a
-   split, outer by 2, turned into real loops (an extent-1 axis is exactly
-   mapped to a broadcast). Seeding 0 would end the walk before it reaches
-   that split and its bound; left open, the walk computes the group from the
-   split, with `index < 1`, or takes 0 when nothing computes it (get()). */
-static bool nothing_to_iterate(const kir_for *l) {
-    return val_is_const_eq(l->extent, 1) || l->id->itype == IT_BROADCAST;
+/* A split of an axis of extent 1 (by 3: {1}, {3}; outer by 2: {2}, {1})
+   makes loops of more than one iteration over that axis's one element; only
+   where the split's input index is 0 is the iteration real. The walk may
+   know the axis's index without the split's own backward step (a loop of
+   extent 1 over its group, an extent-1 axis exactly mapped to a broadcast
+   or to another axis of the same tensor, reached through another path), so
+   after the walk every such split whose parts are indexed adds its bound
+   `index < 1`: otherwise the statement runs again in the other iterations,
+   rereading cells its producer's guarded loop never wrote (fuzz -s 1006
+   -c 25140, -s 1001 -c 369607). */
+static void bound_extent1_splits(index_env *e) {
+    wf_arena *a = e->c->a;
+    e->lenient = true;
+    for (int i = 0; i < e->ntfs; i++) {
+        const id_transform *t = e->tfs[i];
+        if (t->kind != TF_SPLIT || !val_is_const_eq(t->in[0]->extent, 1))
+            continue;
+        const wf_val *o0 = get(e, t->out[0]), *o1 = get(e, t->out[1]);
+        if (!o0 || !o1)
+            continue;
+        const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);
+        if (!val_prove_lt(in, t->in[0]->extent) &&
+            !has_cond(e->pred, val_lt(a, in, t->in[0]->extent)))
+            bound(e, in, t->in[0]);
+    }
+    e->lenient = false;
 }
 
 /* Seed the enclosing loops' indices; `vec_var`, if given, replaces the
@@ -217,11 +221,8 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     for (kir_node *n = stmt->parent; n; n = n->parent) {
         if (n->kind != KIR_FOR)
             continue;
-        const kir_for *l = &n->u.loop;
-        if (l->ptype == WF_VECTORIZE && vec_var)
-            put(e, l->id, vec_var);
-        else if (!nothing_to_iterate(l))
-            put(e, l->id, l->var);
+        const wf_val *v = n->u.loop.ptype == WF_VECTORIZE && vec_var ? vec_var : n->u.loop.var;
+        put(e, n->u.loop.id, v);
     }
 }
 
@@ -321,6 +322,7 @@ static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf
         return NULL;
     seed(e, s, vec_var);
     propagate(e, tv, &l);
+    bound_extent1_splits(e);
     if (tv == s->u.stmt.op->out && !write_once(e, tv))
         return NULL;
     return linearize(e, s, tv, &l);

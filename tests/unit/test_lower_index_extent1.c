@@ -51,9 +51,8 @@ TEST(lower_index_extent1_outer_split_again_keeps_its_index_and_predicate) {
             "  }\n"
             "  for (wf_index i2 = 0; i2 < 7; ++i2) {\n"
             "    for (wf_index i3 = 0; i3 < 7; ++i3) {\n"
-            "      if ((threadIdx.y ^ blockIdx.x) < 1 && (threadIdx.y ^ blockIdx.x) * 7 + i2 < 5 "
-            "&& "
-            "threadIdx.y * 7 + i3 < 8) {\n"
+            "      if (threadIdx.y * 7 + i3 < 8 && (threadIdx.y ^ blockIdx.x) < 1 && "
+            "(threadIdx.y ^ blockIdx.x) * 7 + i2 < 5) {\n"
             "        T3[(threadIdx.y ^ blockIdx.x) * 56 + i2 * 8 + threadIdx.y * 7 + i3] = "
             "T2[(threadIdx.y ^ blockIdx.x) * 7 + i2] - T0[(threadIdx.y ^ blockIdx.x) * 56 + i2 * 8 "
             "+ threadIdx.y * 7 + i3];\n"
@@ -94,10 +93,10 @@ TEST(lower_index_split_broadcast_keeps_its_predicate) {
 /* An extent-1 axis exactly mapped to another axis of the same tensor (here
    both of T4's last two axes are T0's axis 1, met through a broadcast on
    each side) with one of them split outer by 2: the loop of extent 1 over
-   the other must not seed their group with index 0, or the walk never
-   reaches the split and T4 and its inlined producer T2 lose the split's
-   predicate: they ran for both outer iterations and T2 read T1[1], which
-   T1's guarded loop never wrote (fuzz -s 1006 -c 25140). */
+   the other gives their group index 0, so the walk never needs the split's
+   own step; the split's bound must still guard T4 and its inlined producer
+   T2, or they ran for both outer iterations and T2 read T1[1], which T1's
+   guarded loop never wrote (fuzz -s 1006 -c 25140). */
 TEST(lower_index_extent1_loop_does_not_hide_a_split_of_its_group) {
     wf_fusion *f = wf_fusion_new();
     int64_t shape[2] = {4, 1};
@@ -133,14 +132,55 @@ TEST(lower_index_extent1_loop_does_not_hide_a_split_of_its_group) {
                   "        T2[0] = T1[i2 * 2 + i3];\n"
                   "      }\n"
                   "      if (i3 < 1) {\n"
-                  "        T3[0] = T0[i2 + i3];\n"
+                  "        T3[0] = T0[i2];\n"
                   "      }\n"
                   "      if (i3 < 1) {\n"
-                  "        T4[i2 + i3 * 2] = T2[0] + T3[0];\n"
+                  "        T4[i2] = T2[0] + T3[0];\n"
                   "      }\n"
                   "    }\n"
                   "  }\n"
                   "}\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* The same through a transpose: T2 = T0 + T1 (T1 = T0^T) on a [1, 1] input
+   maps both axes of T3 = set(T2) to one group; T3's axis 0 split by 3 and
+   its inner part merged with axis 1 make a loop of 3 whose merge gives the
+   group's index at once, while T2's walk meets the split's step. Producer
+   and consumer must agree on the bound: a first version of the fix guarded
+   only T2, and T3 read T2[1] and T2[2], never written (fuzz -s 1001 -c
+   369607). */
+TEST(lower_index_extent1_split_reached_through_a_transpose_keeps_its_bound) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[2] = {1, 1};
+    wf_tv *t0 = wf_input(f, WF_F32, 2, shape);
+    wf_tv *t1 = wf_add(t0, wf_transpose(t0, 0, 1));
+    wf_tv *t2 = wf_set(t1);
+    wf_output(f, t2);
+    wf_tv_split(t2, 0, 3);      /* [1, 3, 1] */
+    wf_tv_merge_axes(t2, 2, 1); /* [1, 3] */
+    wf_tv_split(t1, 1, 3);      /* [1, 1, 3] */
+    wf_tv_merge_axes(t1, 0, 2); /* [3, 1] */
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_STR(
+            kernel_body(k),
+            "extern \"C\" __global__ void weft_kernel(Tensor<float, 2> T0, Tensor<float, 2> T3) {\n"
+            "  float T1[1];\n"
+            "  float T2[3];\n"
+            "  T1[0] = T0[0];\n"
+            "  for (wf_index i0 = 0; i0 < 3; ++i0) {\n"
+            "    if (i0 < 1) {\n"
+            "      T2[i0] = T0[0] + T1[0];\n"
+            "    }\n"
+            "  }\n"
+            "  for (wf_index i1 = 0; i1 < 3; ++i1) {\n"
+            "    if (i1 < 1) {\n"
+            "      T3[0] = T2[i1];\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
