@@ -33,11 +33,56 @@ static int own_limit(const wf_tv *tv, char *why, size_t whysize) {
     return tv->loop.n;
 }
 
-static int consumer_limit(an_idgraph *g, const wf_tv *tv, const wf_tv *c, int limit, char *why,
+/* The consumer's IterDomain that op makes of the producer's id: a logical ID
+   through the op's dim map, a transformed one through the consumer's own
+   transform of the same kind and factor on the partners of its inputs. NULL
+   when the consumer did not transform alike. */
+static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id) {
+    const wf_tv *p = id->tv, *c = op->out;
+    const id_transform *t = id->def;
+    if (!t) {
+        for (int k = 0; k < op->nin; k++)
+            for (int d = 0; op->in[k] == p && d < c->logical.n; d++)
+                if (op->in_dim[k][d] >= 0 && p->logical.ptr[op->in_dim[k][d]] == id)
+                    return c->logical.ptr[d];
+        return NULL;
+    }
+    const wf_iterdomain *in0 = partner(op, t->in[0]);
+    const wf_iterdomain *in1 = t->nin > 1 ? partner(op, t->in[1]) : NULL;
+    if (!in0 || (t->nin > 1 && !in1))
+        return NULL;
+    for (int u = 0; u < in0->uses.n; u++) {
+        const id_transform *ct = in0->uses.ptr[u];
+        if (ct->kind != t->kind || ct->in[0] != in0 || (t->nin > 1 && ct->in[1] != in1) ||
+            (t->kind == TF_SPLIT && (ct->factor != t->factor || ct->inner != t->inner)))
+            continue;
+        return ct->out[t->out[0] == id ? 0 : 1];
+    }
+    return NULL;
+}
+
+/* May producer loop ID p share its loop with consumer loop ID cid? An axis
+   whose index is always 0 may sit in any permissively mapped loop (it is
+   computed again in each iteration). Any other must be the consumer's own
+   image of it through op: mapped only through other tensors (a broadcast
+   chain makes the permissive map transitive), the consumer would read the
+   producer's value of another iteration (fuzz -s 1000 -c 276730: T5 =
+   broadcast(T3) read T3[0], computed for T7's loop i1, inside its own loop
+   i2). */
+static bool shares_loop(an_idgraph *g, const ir_op *op, const wf_iterdomain *p,
+                        const wf_iterdomain *cid) {
+    if (!an_mapped(&g->permissive, p, cid))
+        return false;
+    bool always_zero = p->itype == IT_BROADCAST || val_is_const_eq(p->extent, 1);
+    return always_zero || an_mapped(&g->exact, p, cid) || partner(op, p) == cid;
+}
+
+static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int limit, char *why,
                           size_t whysize) {
+    const wf_tv *c = op->out;
     for (int i = 0; i < limit; i++) {
         const wf_iterdomain *p = tv->loop.ptr[i];
-        if (i >= c->loop.n || !an_mapped(&g->permissive, p, c->loop.ptr[i])) {
+        if (i >= c->loop.n || !shares_loop(g, op, p, c->loop.ptr[i])) {
             if (why)
                 snprintf(why, whysize,
                          "axis %d of T%d is not mapped to axis %d of its consumer T%d", i, tv->id,
@@ -71,7 +116,7 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
     }
     int limit = own_limit(tv, why, whysize);
     for (int u = 0; u < tv->uses.n; u++)
-        limit = consumer_limit(g, tv, tv->uses.ptr[u]->out, limit, why, whysize);
+        limit = consumer_limit(g, tv, tv->uses.ptr[u], limit, why, whysize);
     return limit;
 }
 
