@@ -216,6 +216,7 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     for (int i = 0; i < e->ntouched; i++)
         e->idx[e->touched[i]] = NULL;
     e->ntouched = 0;
+    e->lenient = false; /* the last walk's linearize() left it set */
     e->pred = NULL;
     e->bounds.n = 0;
     for (kir_node *n = stmt->parent; n; n = n->parent) {
