@@ -4,6 +4,7 @@ by Graphviz's `dot` (checked to be a well-formed, non-empty image), the
 error when `dot` is missing, and Jupyter's _repr_svg_."""
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -181,3 +182,38 @@ def test_weft_draw_renders_png(tmp_path):
     path = tmp_path / "swizzle.png"
     subprocess.run([WEFT_CLI, "draw", "tma-swizzle", "-o", str(path)], check=True)
     check_png(path.read_bytes())
+
+
+@needs_dot
+def test_diagrams_page_python_runs(tmp_path, monkeypatch, capsys):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "diagrams.md")) as fh:
+        code = re.findall(r"^```python\n(.*?)^```", fh.read(), re.S | re.M)
+    assert len(code) == 1
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code[0], "docs/diagrams.md", "exec"), {"__name__": "__diagrams__"})
+    assert capsys.readouterr().out == "digraph T1 { True\n"
+    assert (tmp_path / "t.svg").read_text().rstrip().endswith("</svg>")
+
+
+@needs_cli
+def test_committed_figures_match_weft_draw():
+    """docs/figures/*.svg (tools/figures.sh) are well-formed SVG holding every
+    IterDomain and transform that `weft draw` gives today: rerun the script
+    when this fails."""
+    import xml.etree.ElementTree as ET
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "tools", "figures.sh")) as fh:
+        figures = re.findall(r"^draw (\S+) (T\d+) (\S+)$", fh.read(), re.M)
+    assert len(figures) == 6
+    for example, tensor, name in figures:
+        path = os.path.join(root, "docs", "figures", name + ".svg")
+        svg = open(path).read()
+        assert ET.fromstring(svg.encode()).tag == "{http://www.w3.org/2000/svg}svg", path
+        dot = subprocess.run([WEFT_CLI, "draw", example, tensor], capture_output=True, text=True, check=True)
+        labels = re.findall(r'\[label="([^"\\]*)', dot.stdout)
+        assert len(labels) > 5
+        for label in labels:
+            text = label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            assert ">%s</text>" % text in svg, "%s lacks %r: rerun tools/figures.sh" % (name, label)
