@@ -22,6 +22,8 @@
 
 #include <stdlib.h>
 
+#include "base/heap.h"
+
 /* Fill colours of parallel types, one per family (blocks, threads, ...). */
 static const char *ptype_fill(wf_ptype p) {
     if (ir_id_is_block(p))
@@ -60,13 +62,17 @@ static ir_dot_role role_of(const wf_iterdomain *id, const uint8_t *roles) {
     return (unsigned)r < sizeof role_style / sizeof *role_style ? r : IR_DOT_PLAIN;
 }
 
-/* s inside a DOT double-quoted string. */
-static void put_escaped(sbuf *b, const char *s) {
-    for (; *s; s++) {
+/* The text of sub inside a DOT double-quoted string, then sub freed; a
+   sub that ran out of memory makes b out of memory too (no cut labels). */
+static void put_escaped(sbuf *b, sbuf *sub) {
+    for (const char *s = sbuf_str(sub); *s; s++) {
         if (*s == '"' || *s == '\\')
             sbuf_puts(b, "\\");
         sbuf_printf(b, "%c", *s);
     }
+    if (sub->oom)
+        b->oom = true;
+    sbuf_free(sub);
 }
 
 static int position_in(const id_list *l, const wf_iterdomain *id) {
@@ -92,16 +98,14 @@ static void put_places(sbuf *b, const wf_tv *tv, const wf_iterdomain *id, ir_dot
 
 static void put_id_node(sbuf *b, const wf_tv *tv, const wf_iterdomain *id, const uint8_t *roles) {
     ir_dot_role role = role_of(id, roles);
-    sbuf name = {0};
+    sbuf name = {0}, places = {0};
     ir_print_id(&name, id);
     sbuf_printf(b, "  id%d [label=\"", id->id);
-    put_escaped(b, sbuf_str(&name));
-    sbuf_free(&name);
-    sbuf places = {0};
+    put_escaped(b, &name);
     put_places(&places, tv, id, role);
-    if (places.len)
-        sbuf_printf(b, "\\n%s", sbuf_str(&places));
-    sbuf_free(&places);
+    if (places.len || places.oom)
+        sbuf_puts(b, "\\n");
+    put_escaped(b, &places);
     sbuf_puts(b, "\"");
     const char *fill = role != IR_DOT_PLAIN ? role_style[role].fill : ptype_fill(id->ptype);
     if (fill)
@@ -203,8 +207,8 @@ static void put_row(sbuf *b, const int *ids, int n) {
    the bottom. The (CA) marker joins the loop row, or the logical row when
    every loop ID is logical (nothing was transformed). */
 static void put_rows(sbuf *b, const wf_tv *tv) {
-    int *top = calloc((size_t)tv->logical.n + 1, sizeof *top);
-    int *bottom = calloc((size_t)tv->loop.n + 1, sizeof *bottom);
+    int *top = heap_calloc((size_t)tv->logical.n + 1, sizeof *top);
+    int *bottom = heap_calloc((size_t)tv->loop.n + 1, sizeof *bottom);
     int ntop = 0, nbottom = 0;
     int ca = tv->ca_pos > 0 && tv->ca_pos <= tv->loop.n ? tv->ca_pos : -1;
     if (!top || !bottom) {
@@ -238,8 +242,7 @@ static void put_title(sbuf *b, const wf_tv *tv) {
     sbuf t = {0};
     ir_print_tv(&t, tv);
     sbuf_printf(b, "digraph T%d {\n  label=\"", tv->id);
-    put_escaped(b, sbuf_str(&t));
-    sbuf_free(&t);
+    put_escaped(b, &t);
     sbuf_printf(b, "\\n%s memory, allocation domain: ", ir_memtype_name(tv->mem));
     if (tv->alloc.n)
         sbuf_puts(b, "set (positions marked alloc)");
@@ -256,8 +259,8 @@ static void put_title(sbuf *b, const wf_tv *tv) {
 
 void ir_print_dot(sbuf *b, const wf_tv *tv, const uint8_t *roles) {
     const wf_fusion *f = tv->f;
-    char *id_seen = calloc((size_t)f->ids.n + 1, 1);
-    char *tf_seen = calloc((size_t)f->transforms.n + 1, 1);
+    char *id_seen = heap_calloc((size_t)f->ids.n + 1, 1);
+    char *tf_seen = heap_calloc((size_t)f->transforms.n + 1, 1);
     if (!id_seen || !tf_seen || !collect(tv, id_seen, tf_seen)) {
         b->oom = true;
     } else {

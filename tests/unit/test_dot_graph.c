@@ -6,6 +6,7 @@
  * through the roles hook. Every expected text is written out here in full,
  * so a change to the picture shows up as a diff to review.
  */
+#include "base/heap.h"
 #include "harness.h"
 #include "ir/ir.h"
 
@@ -365,5 +366,35 @@ TEST(dot_print_equals_string) {
     fclose(m);
     CHECK_STR(buf, wf_dot_string(out));
     free(buf);
+    wf_fusion_free(f);
+}
+
+/* Every heap allocation of the printer failing in turn: wf_dot_string gives
+   NULL with WF_ERR_MEMORY, or the whole text; never a crash or a cut text. */
+TEST(dot_string_out_of_memory_is_clean) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *mid, *out = copy_chain(f, 8, 64, &mid);
+    wf_tv_split(out, 1, 16);
+    wf_tv_merge(out, 0);
+    char *want = dot_of(out, NULL);
+    bool done = false;
+    long n = 0;
+    for (; !done && n < 64; n++) {
+        heap_test_failures = 0;
+        heap_test_countdown = n;
+        const char *got = wf_dot_string(out);
+        heap_test_countdown = -1;
+        done = heap_test_failures == 0;
+        if (got) {
+            CHECK_STR(got, want);
+        } else {
+            CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_MEMORY);
+            CHECK_STR(wf_fusion_error(f), "out of memory");
+            wf_fusion_clear_error(f);
+        }
+    }
+    CHECK(done);
+    CHECK(n > 8); /* the sweep failed every one of the printer's allocations */
+    free(want);
     wf_fusion_free(f);
 }
