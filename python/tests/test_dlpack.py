@@ -135,3 +135,50 @@ def test_dlpack_view_keeps_the_producer_alive():
     gc.collect()
     np.testing.assert_array_equal(v, np.arange(8, dtype=np.float32))
     assert ctypes.sizeof(ctypes.c_float) * 8 == v.nbytes
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class HandMade:
+    """A producer that writes the DLManagedTensor itself: NULL strides (row
+    major), a byte_offset, and memory it does not own (no deleter)."""
+
+    def __init__(self, ptr, shape, code, bits, device, byte_offset=0):
+        self._shape = (ctypes.c_int64 * len(shape))(*shape)
+        m = dlpack._Managed()
+        m.dl_tensor.data = ptr
+        m.dl_tensor.device.device_type, m.dl_tensor.device.device_id = device
+        m.dl_tensor.ndim = len(shape)
+        m.dl_tensor.dtype.code, m.dl_tensor.dtype.bits, m.dl_tensor.dtype.lanes = code, bits, 1
+        m.dl_tensor.shape = ctypes.cast(self._shape, ctypes.POINTER(ctypes.c_int64))
+        m.dl_tensor.byte_offset = byte_offset
+        self._m, self._device = m, device
+
+    def __dlpack__(self, stream=None):
+        return _capsule_new(ctypes.addressof(self._m), b"dltensor", None)
+
+    def __dlpack_device__(self):
+        return self._device
+
+
+def test_dlpack_row_major_without_strides_and_byte_offset():
+    k = copy_kernel()
+    x = rng.standard_normal((5, 8)).astype(np.float32)
+    src = HandMade(x.ctypes.data, (4, 8), 2, 32, (1, 0), byte_offset=32)  # rows 1..4
+    np.testing.assert_array_equal(k.run(src), x[1:])
+
+
+@pytest.mark.skipif(not weft.cuda_available(), reason="no CUDA driver or device")
+def test_dlpack_cuda_tensor_runs_on_the_gpu():
+    k = copy_kernel()
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    dev_in = weft.DeviceArray.from_numpy(x)
+    dev_out = weft.DeviceArray((4, 8), weft.f32)
+    given = HandMade(dev_out._ptr, (4, 8), 2, 32, (2, 0))
+    assert k.run(HandMade(dev_in._ptr, (4, 8), 2, 32, (2, 0)), outputs=given) is given
+    np.testing.assert_array_equal(dev_out.numpy(), x)
+    y = k.run(HandMade(dev_in._ptr, (4, 8), 2, 32, (2, 0)))  # output allocated by weft
+    np.testing.assert_array_equal(y.numpy(), x)
