@@ -242,6 +242,13 @@ WF_API void wf_print_transforms(const wf_fusion *f, FILE *out);
 WF_API const char *wf_math_string(wf_fusion *f);
 WF_API const char *wf_transforms_string(wf_fusion *f);
 WF_API const char *wf_kernel_string(wf_fusion *f); /* as wf_print_kernel prints it */
+/* tv's IterDomain graph as Graphviz DOT (render with `dot -Tsvg`): logical
+   domain on top, loop domain (with the compute-at marker) at the bottom,
+   split/merge/swizzle between them; each box says where it sits ("logical
+   0", "alloc 1", "loop 2"), parallel types colour it, reductions are
+   dashed, broadcasts dotted, loop axes left of compute-at double-bordered. */
+WF_API void wf_print_dot(wf_tv *tv, FILE *out);
+WF_API const char *wf_dot_string(wf_tv *tv); /* the same, kept as above */
 /* Lowers and prints CUDA; when the fusion has (or the compile hits) an error,
    prints "// no kernel: <status>: <message>" instead. */
 WF_API void wf_print_kernel(wf_fusion *f, FILE *out);

@@ -71,6 +71,7 @@ from .core import (  # noqa: F401
     version,
 )
 from .kernel import DeviceArray, Kernel, Launch, Stats  # noqa: F401
+from .draw import GraphvizError  # noqa: F401
 from ._lib import path as library_path  # noqa: F401
 
 SERIAL, BIDX, BIDY, BIDZ = ParallelType.SERIAL, ParallelType.BIDX, ParallelType.BIDY, ParallelType.BIDZ

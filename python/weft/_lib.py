@@ -158,9 +158,12 @@ _SIGS = {
     "wf_math_string": (S, [P]),
     "wf_transforms_string": (S, [P]),
     "wf_kernel_string": (S, [P]),
+    # Optional: the IterDomain-graph diagram (draw.py).
+    "wf_print_dot": (V, [P, P]),
+    "wf_dot_string": (S, [P]),
 }
 
-_OPTIONAL = {"wf_math_string", "wf_transforms_string", "wf_kernel_string"}
+_OPTIONAL = {"wf_math_string", "wf_transforms_string", "wf_kernel_string", "wf_print_dot", "wf_dot_string"}
 
 for _name, (_res, _args) in _SIGS.items():
     try:

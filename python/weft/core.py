@@ -467,6 +467,25 @@ class Tensor:
         self._f._check()
         return self._f._tensors.get(p) if p else None
 
+    # diagrams (draw.py)
+    def dot(self):
+        """The IterDomain graph as Graphviz DOT text (wf_dot_string)."""
+        from . import draw
+
+        return draw.dot_text(self)
+
+    def draw(self, path=None, format=None):
+        """Render the IterDomain graph with Graphviz's `dot` into path (.svg,
+        .png, .pdf; .dot = the text); without a path, return the SVG."""
+        from . import draw
+
+        return draw.draw(self, path, format)
+
+    def _repr_svg_(self):
+        from . import draw
+
+        return draw.repr_svg(self)
+
     def __repr__(self):
         if not self._f.alive:
             return "<weft.Tensor of a freed fusion>"

@@ -1,5 +1,7 @@
 """Compiled kernels: launch information, the executor's statistics, and
 running on numpy arrays (the CPU executor) or CUDA arrays (the GPU).
+Any other object with ``__dlpack__`` is read through DLPack (dlpack.py):
+host memory runs on the executor, CUDA memory on the GPU.
 
 `Kernel.run` checks every array against the fusion's inputs and outputs
 (dtype, rank, constant extents, strides) before calling wf_run, so a wrong
@@ -14,7 +16,7 @@ import sys
 
 import numpy as np
 
-from . import _lib
+from . import _lib, dlpack
 from ._lib import lib
 from .core import (
     _NP,
@@ -193,14 +195,18 @@ class Kernel:
     # running
     def run(self, *inputs, outputs=None):
         """Run on numpy arrays (CPU executor) or CUDA arrays (PyTorch tensors
-        or any __cuda_array_interface__ object; the GPU). Returns the outputs
-        (one array, or a tuple when the fusion has several)."""
+        or any __cuda_array_interface__ object; the GPU), or any DLPack
+        object (__dlpack__: host memory on the executor, CUDA memory on the
+        GPU). Returns the outputs (one array, or a tuple when the fusion has
+        several); outputs given as DLPack objects come back as given."""
         self._live()
         self._check_counts(len(inputs))
         torch_cpu = any(_is_torch_cpu(x) for x in inputs)
         inputs = tuple(_host_view(x) for x in inputs)
+        given = None
         if outputs is not None:
-            outputs = [_host_view(x) for x in _as_list(outputs)]
+            given = _as_list(outputs)
+            outputs = [_host_view(x) for x in given]
             if len(outputs) != len(self._outs):
                 raise ArgumentError(
                     "weft: the kernel has %d outputs, %d given" % (len(self._outs), len(outputs))
@@ -213,6 +219,8 @@ class Kernel:
             outputs = [_alloc(p, s, gpu, inputs) for p, s in zip(self._outs, shapes)]
         outbufs = [_buffer(p, x, gpu, keep, s) for p, x, s in zip(self._outs, outputs, shapes)]
         self._run(gpu, inbufs, outbufs)
+        if given is not None:
+            outputs = [g if _is_foreign_dlpack(g) else o for g, o in zip(given, outputs)]
         if torch_cpu:
             import torch
 
@@ -252,8 +260,24 @@ def _is_torch_cpu(x):
     return type(x).__module__.startswith("torch") and getattr(x, "is_cuda", True) is False
 
 
+def _is_foreign_dlpack(x):
+    """A DLPack object that none of the direct paths (numpy, PyTorch,
+    __cuda_array_interface__) takes."""
+    if isinstance(x, np.ndarray) or type(x).__module__.startswith("torch"):
+        return False
+    try:
+        if hasattr(x, "__cuda_array_interface__"):
+            return False
+    except Exception:  # a property that refuses: try DLPack instead
+        pass
+    return dlpack.is_dlpack(x)
+
+
 def _host_view(x):
-    """A PyTorch CPU tensor as a numpy array sharing its memory."""
+    """A PyTorch CPU tensor as a numpy array sharing its memory; a DLPack
+    object as a numpy array (host memory) or a dlpack.CudaView (CUDA)."""
+    if _is_foreign_dlpack(x):
+        return dlpack.view(x)
     if _is_torch_cpu(x):
         if x.dtype is getattr(sys.modules["torch"], "bfloat16", None):
             bits = x.detach().view(sys.modules["torch"].int16).numpy()

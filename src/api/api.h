@@ -37,6 +37,11 @@ static inline bool api_failed(wf_fusion *f) {
    NULL = the defaults: WF_DUMP and WF_SKIP, read once from the environment. */
 wf_kernel *api_compile(wf_fusion *f, const wf_compile_options *opt, const lower_options *lo);
 
+/* Keep a printer's text in the fusion (replacing the previous one; the
+   wf_*_string contract) and empty b; NULL, with the fusion's error set, when
+   b ran out of memory. */
+const char *api_keep_text(wf_fusion *f, sbuf *b);
+
 /* Normalize a (possibly negative) loop axis of tv; false + sticky error if out of range. */
 bool api_axis(wf_tv *tv, int *axis, const char *what);
 /* Normalize a position 0..ndim (negative wraps as pos + ndim + 1). */

@@ -186,12 +186,16 @@ static const char *keep_text(wf_fusion *f, text_kind kind) {
         return NULL;
     sbuf b = {0};
     render(&b, f, kind);
-    if (b.oom) {
-        sbuf_free(&b);
+    return api_keep_text(f, &b);
+}
+
+const char *api_keep_text(wf_fusion *f, sbuf *b) {
+    if (b->oom) {
+        sbuf_free(b);
         return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     }
     free(f->text);
-    f->text = sbuf_take(&b);
+    f->text = sbuf_take(b);
     if (!f->text)
         wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     return f->text;

@@ -291,4 +291,10 @@ void ir_print_math(sbuf *b, const wf_fusion *f);
 void ir_print_loop_summary(sbuf *b, const wf_tv *tv); /* T2[BIDx{2}, TIDx{3}, 5, (CA), ...] */
 void ir_print_transforms(sbuf *b, const wf_fusion *f);
 
+/* dot.c: tv's IterDomain graph as Graphviz DOT. roles: NULL, or one
+   ir_dot_role per IterDomain id of the fusion (TMA's classification, seed
+   001), which colours the boxes as the seed's figures do. */
+typedef enum { IR_DOT_PLAIN, IR_DOT_BOX, IR_DOT_COORD, IR_DOT_TILE, IR_DOT_STRIDE } ir_dot_role;
+void ir_print_dot(sbuf *b, const wf_tv *tv, const uint8_t *roles);
+
 #endif

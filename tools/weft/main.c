@@ -29,7 +29,11 @@ static int demo(void) {
     return 0;
 }
 
+int weft_draw(int argc, char **argv); /* draw.c */
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "draw") == 0)
+        return weft_draw(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "demo") == 0)
         return demo();
     if (argc > 1 && strcmp(argv[1], "--version") == 0) {
