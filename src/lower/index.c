@@ -39,6 +39,8 @@ typedef struct {
     int ntfs;
     const wf_val *pred;      /* conjunction of bounds checks */
     bool lenient;            /* may an unknown extent-1 axis stand for 0 (get())? */
+    bool *extent1_group;     /* per exact-group root: holds an axis of extent 1? */
+    bool has_extent1_split;  /* does some transform split such a group? */
     VEC(split_bound) bounds; /* every backward split of the last walk */
 } index_env;
 
@@ -184,7 +186,9 @@ static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l) {
 
 /* A split of an axis of extent 1 (by 3: {1}, {3}; outer by 2: {2}, {1})
    makes loops of more than one iteration over that axis's one element; only
-   where the split's input index is 0 is the iteration real. The walk may
+   where the split's input index is 0 is the iteration real. (The split that
+   stands for its exact class may be another tensor's, of an axis mapped to
+   it whose extent is symbolic: its bound, `index < n`, is the one to use.) The walk may
    know the axis's index without the split's own backward step (a loop of
    extent 1 over its group, an extent-1 axis exactly mapped to a broadcast
    or to another axis of the same tensor, reached through another path), so
@@ -194,10 +198,14 @@ static void propagate(index_env *e, const wf_tv *tv, const lower_layout *l) {
    -c 25140, -s 1001 -c 369607). */
 static void bound_extent1_splits(index_env *e) {
     wf_arena *a = e->c->a;
+    if (!e->has_extent1_split)
+        return;
+    while (sweep_both(e)) /* index the splits' parts too, not only the tensor's axes */
+        ;
     e->lenient = true;
     for (int i = 0; i < e->ntfs; i++) {
         const id_transform *t = e->tfs[i];
-        if (t->kind != TF_SPLIT || !val_is_const_eq(t->in[0]->extent, 1))
+        if (t->kind != TF_SPLIT || !e->extent1_group[an_find(&e->c->g.exact, t->in[0]->id)])
             continue;
         const wf_val *o0 = get(e, t->out[0]), *o1 = get(e, t->out[1]);
         if (!o0 || !o1)
@@ -511,6 +519,15 @@ bool lower_index(lower_ctx *c) {
     e.tfs = an_unique_transforms(&c->g.exact, c->f, c->a, &e.ntfs);
     if (!e.idx || !e.touched || !e.tfs)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    e.extent1_group = ARENA_ARRAY(c->a, bool, c->f->ids.n + 1);
+    if (!e.extent1_group)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    for (int i = 0; i < c->f->ids.n; i++)
+        if (val_is_const_eq(c->f->ids.ptr[i]->extent, 1))
+            e.extent1_group[an_find(&c->g.exact, i)] = true;
+    for (int i = 0; i < e.ntfs; i++)
+        e.has_extent1_split |= e.tfs[i]->kind == TF_SPLIT &&
+                               e.extent1_group[an_find(&c->g.exact, e.tfs[i]->in[0]->id)];
     for (int k = 0; k < c->order.n; k++)
         if (!index_stmt(&e, c->stmt_of[k]))
             return false;

@@ -127,13 +127,16 @@ static wf_dtype pick_dtype(rng *r) {
     return d[rnd(r, sizeof d / sizeof *d)];
 }
 
-static node *add_node(fcase *c, wf_tv *tv, wf_dtype dt, int ndim) {
+/* The node's dtype is the tensor's: an op's result type follows type
+   promotion (exp of an integer is f32), which the generator's choices about
+   casts must see. */
+static node *add_node(fcase *c, wf_tv *tv, int ndim) {
     if (!tv || c->nn >= MAX_NODES)
         return NULL;
     node *n = &c->n[c->nn++];
     memset(n, 0, sizeof *n);
     n->tv = tv;
-    n->dt = dt;
+    n->dt = tv->dtype;
     n->ndim = ndim;
     return n;
 }
@@ -159,7 +162,7 @@ static void make_inputs(fcase *c) {
             c->sym[i * 8 + d] = shape[d];
         }
         wf_dtype dt = pick_dtype(&c->r);
-        node *n = add_node(c, wf_input(c->f, dt, nd, decl), dt, nd);
+        node *n = add_node(c, wf_input(c->f, dt, nd, decl), nd);
         trace(c, "wf_tv *t%d = wf_input(f, %d, %d, (int64_t[]){%lld, %lld, %lld});", c->nn - 1,
               (int)dt, nd, (long long)decl[0], (long long)(nd > 1 ? decl[1] : 0),
               (long long)(nd > 2 ? decl[2] : 0));
@@ -247,7 +250,7 @@ static void op_unary(fcase *c, node *a) {
         op = WF_NEG;
     if (c->known && KNOWN_INT_ARITHMETIC && op == WF_RECIPROCAL && !is_float(a->dt))
         op = WF_ABS;
-    node *o = add_node(c, wf_unary((wf_unary_op)op, a->tv), a->dt, a->ndim);
+    node *o = add_node(c, wf_unary((wf_unary_op)op, a->tv), a->ndim);
     trace(c, "wf_tv *t%d = wf_unary(%d, t%d);", c->nn - 1, op, (int)(a - c->n));
     if (o) {
         memcpy(o->shape, a->shape, sizeof o->shape);
@@ -276,8 +279,7 @@ static void op_binary(fcase *c, node *a) {
         op = WF_SUB; /* squaring chains overflow int64 */
     if (op == WF_POW && chance(&c->r, 50))
         op = WF_MUL; /* pow of [-10, 10] is mostly NaN or huge */
-    wf_dtype dt = a->dt;
-    node *o = add_node(c, wf_binary((wf_binary_op)op, a->tv, b->tv), dt, a->ndim);
+    node *o = add_node(c, wf_binary((wf_binary_op)op, a->tv, b->tv), a->ndim);
     trace(c, "wf_tv *t%d = wf_binary(%d, t%d, t%d);", c->nn - 1, op, (int)(a - c->n),
           (int)(b - c->n));
     b->nuses++;
@@ -311,7 +313,7 @@ static void op_permute(fcase *c, node *a) {
         trace(c, "wf_tv *t%d = wf_permute(t%d, (int[]){%d, %d, %d});", c->nn, (int)(a - c->n),
               perm[0], perm[1], perm[2]);
     }
-    node *o = add_node(c, tv, a->dt, a->ndim);
+    node *o = add_node(c, tv, a->ndim);
     for (int d = 0; o && d < a->ndim; d++) {
         o->shape[d] = a->shape[perm[d]];
         o->orig[d] = a->orig[perm[d]];
@@ -324,7 +326,7 @@ static void op_broadcast(fcase *c, node *a) {
     bool bc[WF_MAX_RANK] = {false};
     int at = (int)rnd(&c->r, (unsigned)a->ndim + 1);
     bc[at] = true;
-    node *o = add_node(c, wf_broadcast(a->tv, a->ndim + 1, bc), a->dt, a->ndim + 1);
+    node *o = add_node(c, wf_broadcast(a->tv, a->ndim + 1, bc), a->ndim + 1);
     trace(c, "wf_tv *t%d = wf_broadcast(t%d, %d, bc at %d);", c->nn - 1, (int)(a - c->n),
           a->ndim + 1, at);
     for (int d = 0, s = 0; o && d < a->ndim + 1; d++) {
@@ -337,11 +339,10 @@ static void op_cast(fcase *c, node *a) {
     wf_dtype t = pick_dtype(&c->r);
     if (c->known && KNOWN_FLOAT_INT_CAST && is_float(a->dt) && !is_float(t))
         t = WF_F32;
-    node *o = add_node(c, chance(&c->r, 30) ? wf_set(a->tv) : wf_cast(a->tv, t), t, a->ndim);
+    node *o = add_node(c, chance(&c->r, 30) ? wf_set(a->tv) : wf_cast(a->tv, t), a->ndim);
     if (!o)
         return;
     trace(c, "wf_tv *t%d = wf_cast(t%d, %d); (or wf_set)", c->nn - 1, (int)(a - c->n), (int)t);
-    o->dt = o->tv->dtype;
     memcpy(o->shape, a->shape, sizeof o->shape);
     memcpy(o->orig, a->orig, sizeof o->orig);
 }
@@ -383,7 +384,7 @@ static void make_outputs(fcase *c) {
         }
     if (!nout) {
         node *a = &c->n[rnd(&c->r, (unsigned)c->nn)];
-        node *o = add_node(c, wf_set(a->tv), a->dt, a->ndim);
+        node *o = add_node(c, wf_set(a->tv), a->ndim);
         if (o) {
             memcpy(o->shape, a->shape, sizeof o->shape);
             memcpy(o->orig, a->orig, sizeof o->orig);
