@@ -328,6 +328,33 @@ WF_API wf_status wf_device_copy(void *dst, const void *src, size_t bytes);
 WF_API wf_status wf_device_memcpy_time(void *dst, const void *src, size_t bytes, int warmup,
                                        int reps, double *median_us);
 
+/* ---- this machine (what `weft info` prints) ----
+   What weft finds here, probed the way compiling and running look: NVRTC
+   and the CUDA driver in $CUDA_HOME/lib64, then /usr/local/cuda/lib64, then
+   the loader's path; device 0; the kernel cache ($WF_CACHE_DIR, default
+   ~/.cache/weft). A missing piece is not an error: its flag is false and
+   *_error says why. Text fields are cut to fit WF_INFO_TEXT bytes. */
+#define WF_INFO_TEXT 512
+typedef struct {
+    bool nvrtc_found;
+    char nvrtc_path[WF_INFO_TEXT]; /* the file NVRTC was loaded from */
+    int nvrtc_major, nvrtc_minor;  /* its version */
+    char nvrtc_error[WF_INFO_TEXT];
+    bool driver_found;              /* libcuda loads */
+    char driver_path[WF_INFO_TEXT]; /* ... from this file */
+    bool device_found;              /* the driver finds device 0 */
+    char device_name[WF_INFO_TEXT];
+    int device_sm;                   /* compute capability, 10 * major + minor */
+    char driver_error[WF_INFO_TEXT]; /* no driver, or no device */
+    bool cache_enabled;              /* false: WF_CACHE_DIR set but empty, or no HOME */
+    char cache_dir[WF_INFO_TEXT];
+    int64_t cache_entries, cache_bytes; /* kernel images stored there */
+} wf_system_info;
+WF_API wf_status wf_system_info_get(wf_system_info *out); /* WF_ERR_ARG for NULL */
+/* Remove every kernel image from the cache directory (only weft's own
+   files); entries and bytes (either may be NULL) say how much went. */
+WF_API wf_status wf_cache_clear(int64_t *entries, int64_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif
