@@ -153,3 +153,35 @@ def test_error_message(errors_program, i):
     r = run(errors_program, str(i))
     assert r.returncode == 0, "example %d exited %d:\n%s" % (i, r.returncode, r.stderr)
     assert r.stdout == want
+
+
+# ---- docs/api.md names everything
+
+
+def test_api_reference_lists_every_c_function():
+    with open(os.path.join(ROOT, "include", "weft.h")) as fh:
+        names = set(re.findall(r"\b(wf_[a-z0-9_]+)\(", fh.read()))
+    with open(os.path.join(ROOT, "docs", "api.md")) as fh:
+        page = fh.read()
+    missing = sorted(n for n in names if "`" not in page or not re.search(r"\b%s\b" % n, page))
+    assert len(names) > 70
+    assert not missing, "docs/api.md lacks %s" % missing
+
+
+def test_api_reference_lists_every_python_name():
+    import types
+
+    import weft
+
+    with open(os.path.join(ROOT, "docs", "api.md")) as fh:
+        page = fh.read().split("## Python API", 1)[1]
+    public = [n for n in dir(weft) if not n.startswith("_")]
+    public = [n for n in public if not isinstance(getattr(weft, n), types.ModuleType)]
+    missing = [n for n in public if not re.search(r"\b%s\b" % re.escape(n), page)]
+    for cls in (weft.Fusion, weft.Tensor, weft.Kernel):
+        missing += [
+            "%s.%s" % (cls.__name__, n)
+            for n in dir(cls)
+            if not n.startswith("_") and not re.search(r"\b%s\b" % n, page)
+        ]
+    assert not missing, "docs/api.md lacks %s" % missing
