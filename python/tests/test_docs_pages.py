@@ -185,3 +185,14 @@ def test_api_reference_lists_every_python_name():
             if not n.startswith("_") and not re.search(r"\b%s\b" % n, page)
         ]
     assert not missing, "docs/api.md lacks %s" % missing
+
+
+def test_errors_page_covers_most_message_sites():
+    """tools/errors-coverage.py matches every wf_fail format string of src/
+    against the page; a floor, so a new message lowers no existing entry."""
+    import sys
+
+    tool = os.path.join(ROOT, "tools", "errors-coverage.py")
+    r = subprocess.run([sys.executable, tool, "--min", "100"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-2000:]
+    assert "docs/errors.md shows" in r.stdout
