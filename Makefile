@@ -189,3 +189,50 @@ python-test: $(BUILD)/libweft.so
 test: python-test
 
 .PHONY: python-test
+
+# ---- install (engineer "use") ----
+# `make install` copies the header, both libraries, a pkg-config file and the
+# command under $(DESTDIR)$(PREFIX); `make uninstall` removes exactly those.
+# A program then builds with `cc prog.c $(pkg-config --cflags --libs weft)`
+# (shared; `--static` adds -ldl -lm for libweft.a). tests/install/run.sh
+# checks all of it in a temp dir; `make test` runs it.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PCDIR      ?= $(LIBDIR)/pkgconfig
+WF_VERSION := $(shell sed -n 's/^\#define WF_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/weft.h | paste -sd.)
+INSTALLED  := $(BINDIR)/weft $(LIBDIR)/libweft.a $(LIBDIR)/libweft.so $(INCLUDEDIR)/weft.h $(PCDIR)/weft.pc
+
+# Regenerated on every install: the prefix is part of its text.
+$(BUILD)/weft.pc: FORCE
+	@mkdir -p $(BUILD)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: weft' 'Description: GPU kernel-scheduling compiler (fusions, IterDomain schedules, CUDA C++ via NVRTC)' \
+	  'Version: $(WF_VERSION)' 'Libs: -L$${libdir} -lweft' 'Libs.private: -ldl -lm' \
+	  'Cflags: -I$${includedir}' > $@
+
+install: all $(BUILD)/weft.pc
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
+	$(Q)install -m 755 $(BUILD)/weft $(DESTDIR)$(BINDIR)/weft
+	$(Q)install -m 644 $(BUILD)/libweft.a $(DESTDIR)$(LIBDIR)/libweft.a
+	$(Q)install -m 755 $(BUILD)/libweft.so $(DESTDIR)$(LIBDIR)/libweft.so
+	$(Q)install -m 644 include/weft.h $(DESTDIR)$(INCLUDEDIR)/weft.h
+	$(Q)install -m 644 $(BUILD)/weft.pc $(DESTDIR)$(PCDIR)/weft.pc
+	@echo "installed weft $(WF_VERSION) under $(DESTDIR)$(PREFIX)"
+
+uninstall:
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@echo "removed weft from $(DESTDIR)$(PREFIX)"
+
+install-test: all
+	$(Q)sh tests/install/run.sh $(BUILD)
+
+cli-test: $(BUILD)/weft
+	$(Q)sh tests/cli/run.sh $(BUILD)
+
+test: install-test cli-test
+
+FORCE:
+.PHONY: install uninstall install-test cli-test FORCE

@@ -1,7 +1,9 @@
 /*
- * gsgcopy_review.c -- seed 000's "Review of inlining and parallelization"
- * as a C program: a global -> shared -> global copy of a 2 x 4 tensor,
- * scheduled six ways. For each, print the schedule, the kernel and the
+ * gsgcopy_review.c -- the shared-memory copy review ("GSG" = global ->
+ * shared -> global): a copy of a 2 x 4 tensor through a shared-memory
+ * tensor, scheduled six ways, reviewing how inlining and parallelization
+ * decide how much shared memory the kernel allocates (docs/tutorial-shared-
+ * memory.md walks through it). For each, print the schedule, the kernel and the
  * shared memory it allocates, compile it with NVRTC when available, and run
  * it on the CPU reference executor.
  *
@@ -78,7 +80,7 @@ static int run(const scenario *s) {
     const char *body = strstr(src, "extern \"C\"");
     fputs(body ? body : src, stdout);
     long long smem = (long long)wf_kernel_launch(k)->smem_bytes;
-    printf("shared memory: %lld bytes = %lld floats (seed: %d)\n", smem, smem / 4,
+    printf("shared memory: %lld bytes = %lld floats (expected: %d)\n", smem, smem / 4,
            s->expect_floats);
     char log[2048];
     wf_status st = wf_kernel_check_nvrtc(k, 90, log, sizeof log);

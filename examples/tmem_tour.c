@@ -1,8 +1,9 @@
 /*
- * tmem_tour.c -- seed 000's tour of Blackwell tensor memory, in order, as a
- * C program. Every example is the copy gmem -> registers -> tensor memory ->
+ * tmem_tour.c -- a tour of Blackwell tensor memory (docs/tutorial-tensor-
+ * memory.md explains it), as a C program: schedules that break its rules
+ * and schedules that keep them. Every example is the copy gmem -> registers -> tensor memory ->
  * registers -> gmem (tensor memory is only reachable from registers, through
- * tcgen05.st and tcgen05.ld). For each: either the error the seed expects or
+ * tcgen05.st and tcgen05.ld). For each: either the error that explains the broken rule or
  * the kernel for sm_100a, its
  * tensor-memory region, and a run on the CPU reference executor (no
  * Blackwell GPU is needed to check the result).
@@ -154,8 +155,7 @@ static int show(const example *e) {
     wf_kernel *k = wf_compile(c.f, &opt);
     int bad = 0;
     if (!k) {
-        printf("compile error (as the seed expects for invalid schedules):\n  %s\n\n",
-               wf_fusion_error(c.f));
+        printf("compile error (this schedule breaks a rule):\n  %s\n\n", wf_fusion_error(c.f));
     } else {
         const char *src = strstr(wf_kernel_source(k), "extern \"C\"");
         fputs(src, stdout);
@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof examples / sizeof *examples; i++)
         if (argc < 2 || strcmp(argv[1], examples[i].name) == 0)
             bad += show(&examples[i]);
-    printf("(Complicated1/2, Transpose, Vectorization, VectorizeMultipleOf4Bytes and\n"
-           "PerformantVectorizedCopy are in tests/seeds/test_seed000_tmem.c.)\n");
+    printf("(More tensor-memory schedules -- inlined, transposed, vectorized -- are in\n"
+           "tests/seeds/test_seed000_tmem.c and docs/tutorial-tensor-memory.md.)\n");
     return bad ? 1 : 0;
 }

@@ -4,7 +4,19 @@
  * A user builds a *fusion* (a DAG of tensor operations), *schedules* each
  * tensor by transforming its IterDomains (split, merge, reorder, swizzle,
  * parallelize, inline, cache, memory types), then compiles it to a CUDA
- * kernel. The contract for every name here is ../shared/API.md.
+ * kernel, run either on the GPU or on the CPU reference executor (which runs
+ * the same kernel thread by thread and checks every access). docs/api.md
+ * documents every name here with examples; docs/errors.md lists the error
+ * messages; docs/tutorial-*.md are walk-throughs. Build with `make`, link
+ * build/libweft.a (-ldl -lm) or build/libweft.so, or `make install` and use
+ * `pkg-config --cflags --libs weft`.
+ *
+ * Not supported yet (each refused with WF_ERR_UNSUPPORTED and a message,
+ * never a wrong kernel): reductions (wf_sum, wf_max); the copy kinds
+ * WF_LDST_TMA, WF_LDST_LDMATRIX, WF_LDST_STMATRIX, WF_LDST_CP_ASYNC; the
+ * parallel types WF_DIDX/Y/Z, WF_BULK, WF_MMA; intermediates in global
+ * memory; non-contiguous allocation domains; a tensor that is both a fusion
+ * input and an output.
  *
  * Errors are sticky per fusion: the first error is recorded with a message,
  * later calls on that fusion do nothing and return NULL / -1 / the status.
@@ -138,8 +150,11 @@ WF_API wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim)
 WF_API wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1);
 /* Output dim i is input dim new2old[i]. */
 WF_API wf_tv *wf_permute(wf_tv *a, const int *new2old);
-WF_API wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes); /* reduction */
-WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes); /* reduction */
+/* Reductions over axes. Not supported yet: both return NULL and record
+   WF_ERR_UNSUPPORTED ("sum(T0): reductions are not supported by this build
+   yet"). */
+WF_API wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes);
+WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes);
 
 /* ---- inspecting tensors ---- */
 WF_API int wf_tv_ndim(const wf_tv *tv); /* loop domain */
@@ -151,7 +166,9 @@ WF_API int64_t wf_iterdomain_extent(const wf_iterdomain *id); /* -1 if symbolic 
 WF_API wf_fusion *wf_tv_fusion(const wf_tv *tv);
 WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
 
-/* ---- schedule ---- */
+/* ---- schedule ----
+   Parallel types. Not supported yet (wf_compile refuses them with
+   WF_ERR_UNSUPPORTED): WF_DIDX/Y/Z (devices), WF_BULK, WF_MMA. */
 typedef enum {
     WF_SERIAL,
     WF_BIDX,
@@ -168,7 +185,14 @@ typedef enum {
     WF_BULK,
     WF_MMA
 } wf_ptype;
+/* Memory types. Fusion inputs and outputs are in global memory; an
+   intermediate in global memory is not supported yet (local = registers,
+   shared, or tensor memory: Blackwell, sm_100). */
 typedef enum { WF_MEM_GLOBAL, WF_MEM_LOCAL, WF_MEM_SHARED, WF_MEM_TENSOR } wf_memtype;
+/* Copy kinds: the op type of a wf_set's definition. Supported: SET (a plain
+   load/store), TMEM_LOAD / TMEM_STORE (tcgen05.ld / tcgen05.st between
+   registers and tensor memory). Not supported yet (wf_compile refuses them
+   with WF_ERR_UNSUPPORTED): TMA, LDMATRIX, STMATRIX, CP_ASYNC. */
 typedef enum {
     WF_LDST_SET,
     WF_LDST_TMEM_LOAD /* LdTMem */,
@@ -211,7 +235,8 @@ WF_API void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos);
    input or output is laid out as its wf_buffer says (logical order, the
    buffer's strides): its allocation domain can only be its logical domain,
    and wf_output refuses a tensor with another one. For another layout,
-   permute the tensor or give the layout to a cache of it. */
+   permute the tensor or give the layout to a cache of it. contiguous =
+   false is not supported yet (WF_ERR_UNSUPPORTED). */
 WF_API void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids,
                                         bool contiguous);
 WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
@@ -283,7 +308,15 @@ WF_API void wf_kernel_free(wf_kernel *k);
    needing a GPU. WF_ERR_UNSUPPORTED if NVRTC is absent or too old for sm. */
 WF_API wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize);
 
-/* ---- run ---- */
+/* ---- run ----
+   A buffer describes one array: fill data, dtype, ndim and shape (logical
+   order); leave strides all 0 for a contiguous row-major array, and set
+   device to -1 for host memory. For a 3 x 5 float array on the host:
+       float x[15];
+       wf_buffer in = {x, WF_F32, 2, {3, 5}, {0}, -1};
+   WF_BACKEND_INTERP (the CPU reference executor) takes host buffers only;
+   WF_BACKEND_CUDA takes host buffers (copied in and out) or device ones
+   (wf_device_alloc, device 0). */
 typedef enum { WF_BACKEND_AUTO, WF_BACKEND_CUDA, WF_BACKEND_INTERP } wf_backend;
 typedef struct {
     void *data; /* host pointer (device == -1) or device pointer */
@@ -334,6 +367,33 @@ WF_API wf_status wf_device_copy(void *dst, const void *src, size_t bytes);
 /* Median device time of a device-to-device copy of bytes, in microseconds. */
 WF_API wf_status wf_device_memcpy_time(void *dst, const void *src, size_t bytes, int warmup,
                                        int reps, double *median_us);
+
+/* ---- this machine (what `weft info` prints) ----
+   What weft finds here, probed the way compiling and running look: NVRTC
+   and the CUDA driver in $CUDA_HOME/lib64, then /usr/local/cuda/lib64, then
+   the loader's path; device 0; the kernel cache ($WF_CACHE_DIR, default
+   ~/.cache/weft). A missing piece is not an error: its flag is false and
+   *_error says why. Text fields are cut to fit WF_INFO_TEXT bytes. */
+#define WF_INFO_TEXT 512
+typedef struct {
+    bool nvrtc_found;
+    char nvrtc_path[WF_INFO_TEXT]; /* the file NVRTC was loaded from */
+    int nvrtc_major, nvrtc_minor;  /* its version */
+    char nvrtc_error[WF_INFO_TEXT];
+    bool driver_found;              /* libcuda loads */
+    char driver_path[WF_INFO_TEXT]; /* ... from this file */
+    bool device_found;              /* the driver finds device 0 */
+    char device_name[WF_INFO_TEXT];
+    int device_sm;                   /* compute capability, 10 * major + minor */
+    char driver_error[WF_INFO_TEXT]; /* no driver, or no device */
+    bool cache_enabled;              /* false: WF_CACHE_DIR set but empty, or no HOME */
+    char cache_dir[WF_INFO_TEXT];
+    int64_t cache_entries, cache_bytes; /* kernel images stored there */
+} wf_system_info;
+WF_API wf_status wf_system_info_get(wf_system_info *out); /* WF_ERR_ARG for NULL */
+/* Remove every kernel image from the cache directory (only weft's own
+   files); entries and bytes (either may be NULL) say how much went. */
+WF_API wf_status wf_cache_clear(int64_t *entries, int64_t *bytes);
 
 #ifdef __cplusplus
 }

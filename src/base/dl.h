@@ -10,6 +10,7 @@
 #ifndef WF_BASE_DL_H
 #define WF_BASE_DL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Try each soname in order, each in $CUDA_HOME/lib64, then
@@ -24,5 +25,9 @@ void *dl_sym(void *handle, const char *name);
 /* Release a handle from dl_open_cuda_lib; NULL is ignored. The library
    itself stays mapped for the life of the process (see dl.c). */
 void dl_close(void *handle);
+
+/* The path of the shared library that holds addr (a symbol from dl_sym),
+   as the loader opened it (dl_path.c). False if unknown or it does not fit. */
+bool dl_path_of(const void *addr, char *path, size_t size);
 
 #endif /* WF_BASE_DL_H */

@@ -135,6 +135,10 @@ static bool cache_dir(char *dir, size_t size, bool create) {
     return mkdir(dir, 0755) == 0 || errno == EEXIST;
 }
 
+bool rt_cache_dir(char *dir, size_t size) {
+    return cache_dir(dir, size, false);
+}
+
 static bool entry_path(char *path, size_t size, uint64_t key, bool create) {
     char dir[PATH_MAX_LEN - 64];
     if (!cache_dir(dir, sizeof dir, create))

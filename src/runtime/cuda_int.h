@@ -119,5 +119,11 @@ bool rt_cache_load(uint64_t key, int sm, void **data, size_t *size);
 /* Store an image under key, atomically (temp file + rename). Best effort:
    a cache that cannot be written only costs the next process a compile. */
 void rt_cache_store(uint64_t key, int sm, const void *data, size_t size);
+/* The cache directory (not created); false when the cache is off. */
+bool rt_cache_dir(char *dir, size_t size);
+/* Count weft's entries in dir (and their bytes), removing them when remove
+   is set (cache_admin.c); other files there are never touched. A missing
+   directory holds 0 entries. */
+void rt_cache_scan(const char *dir, bool remove, int64_t *entries, int64_t *bytes);
 
 #endif

@@ -228,6 +228,24 @@ bool rt_nvrtc_available(void) {
     return true;
 }
 
+/* For wf_system_info_get: the file NVRTC loads from and its version, or
+   why it does not load (load_api's message) in err. */
+bool rt_nvrtc_locate(char *path, size_t pathsize, int *major, int *minor, char *err,
+                     size_t errsize) {
+    nvrtc_api api;
+    void *sym;
+
+    *major = *minor = 0;
+    if (load_api(&api, err, errsize) != WF_OK)
+        return false;
+    sym = dl_sym(api.lib, "nvrtcVersion");
+    if (!dl_path_of(sym, path, pathsize))
+        snprintf(path, pathsize, "(path unknown)");
+    (void)api.version(major, minor);
+    dl_close(api.lib);
+    return true;
+}
+
 /* The target's name: the architecture-specific "sm_XXa" from Hopper (90) on,
    where those targets exist; plain "sm_XX" before (there is no sm_75a). */
 static void target_name(char *buf, size_t size, int sm) {

@@ -44,4 +44,9 @@ void rt_nvrtc_result_free(rt_nvrtc_result *r);
 /* True if NVRTC can be loaded and has every entry point we need. */
 bool rt_nvrtc_available(void);
 
+/* The path NVRTC is loaded from and its version; false with the reason in
+   err (msg style as above) when it cannot be loaded. */
+bool rt_nvrtc_locate(char *path, size_t pathsize, int *major, int *minor, char *err,
+                     size_t errsize);
+
 #endif /* WF_RUNTIME_NVRTC_H */

@@ -94,6 +94,10 @@ wf_status rt_cuda_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *ou
                        int warmup, int reps, double *median_us);
 void rt_cuda_release(wf_kernel *k);
 bool rt_cuda_available(void);
+/* Fill s for wf_system_info_get (sysinfo.c). */
+void rt_system_info(wf_system_info *s);
+/* Remove the kernel cache's entries (cache_admin.c); 0s when it is off. */
+void rt_cache_clear(int64_t *entries, int64_t *bytes);
 void *rt_cuda_mem_alloc(size_t bytes);
 void rt_cuda_mem_free(void *p);
 wf_status rt_cuda_mem_copy(void *dst, const void *src, size_t bytes);

@@ -1,0 +1,124 @@
+#!/bin/sh
+# run.sh BUILD_DIR -- the `weft` command's output, line for line where it
+# is deterministic: help, version, cache and cache clear (on a temp cache
+# directory holding weft's entries, a leftover temp file and files that are
+# not weft's), the cache switched off, misuse; and the shape of `weft info`'s
+# machine-dependent lines (NVRTC, driver, device), whose paths must exist.
+set -e
+build=${1:-build}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+case $build in /*) ;; *) build=$root/$build ;; esac
+weft=$build/weft
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail() { echo "cli test: FAIL: $*" >&2; exit 1; }
+# expect NAME WANT_STATUS WANT_FILE -- CMD...: stdout and status must match.
+expect() {
+    name=$1 status=$2 want=$3
+    shift 4
+    set +e
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    set -e
+    [ "$got" = "$status" ] || fail "$name: exit status $got, want $status (stderr: $(cat "$tmp/err"))"
+    diff -u "$want" "$tmp/out" || fail "$name: output differs (above)"
+    n=$((n + 1))
+}
+version=$(sed -n 's/^#define WF_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' \
+    "$root/include/weft.h" | paste -sd.)
+
+cat >"$tmp/help" <<'TXT'
+usage: weft <command> [arguments]
+
+commands:
+  help             list the commands (this text)
+  version          the library's version (also --version)
+  info             what weft finds: NVRTC, CUDA driver, device, kernel cache
+  cache [clear]    the kernel cache's size; `clear` empties it
+  demo             print the CUDA of a global -> shared -> global copy
+  draw EXAMPLE     an example's IterDomain graph as DOT or SVG; --list names them
+
+environment: WF_CACHE_DIR (kernel cache; empty = off), CUDA_HOME (where to look for NVRTC
+and the driver first), WF_DUMP=<pass>,... (print the kernel IR after lowering passes)
+TXT
+expect help 0 "$tmp/help" -- "$weft" help
+expect "no command" 0 "$tmp/help" -- "$weft"
+expect --help 0 "$tmp/help" -- "$weft" --help
+echo "weft $version" >"$tmp/version"
+expect version 0 "$tmp/version" -- "$weft" version
+expect --version 0 "$tmp/version" -- "$weft" --version
+
+: >"$tmp/empty"
+expect "unknown command" 2 "$tmp/empty" -- "$weft" frobnicate
+grep -qx "weft: unknown command 'frobnicate'; \`weft help\` lists the commands" "$tmp/err" ||
+    fail "unknown command message: $(cat "$tmp/err")"
+expect "cache misuse" 2 "$tmp/empty" -- "$weft" cache empty
+grep -qx "weft: usage: weft cache \[clear\]" "$tmp/err" || fail "cache usage: $(cat "$tmp/err")"
+expect "info misuse" 2 "$tmp/empty" -- "$weft" info now
+
+# A cache directory with two entries of weft (7 + 5 bytes), a temp file a
+# killed store left (3 bytes), and three files that are not weft's.
+c=$tmp/cache
+mkdir -p "$c"
+printf 'abcdefg' >"$c/weft-00112233445566aa.bin"
+printf 'hijkl' >"$c/weft-ffeeddccbbaa9988.bin"
+printf 'xyz' >"$c/weft-ffeeddccbbaa9988.bin.Ab12Cd"
+printf 'keep' >"$c/notes.txt"
+printf 'keep' >"$c/weft-123.bin"
+printf 'keep' >"$c/weft-00112233445566AA.bin"
+echo "kernel cache: $c, 3 entries, 15 bytes" >"$tmp/want"
+expect cache 0 "$tmp/want" -- env WF_CACHE_DIR="$c" "$weft" cache
+echo "kernel cache: $c, removed 3 entries, 15 bytes" >"$tmp/want"
+expect "cache clear" 0 "$tmp/want" -- env WF_CACHE_DIR="$c" "$weft" cache clear
+[ "$(ls "$c" | sort | paste -sd' ')" = "notes.txt weft-00112233445566AA.bin weft-123.bin" ] ||
+    fail "cache clear touched other files: $(ls "$c")"
+echo "kernel cache: $c, removed 0 entries, 0 bytes" >"$tmp/want"
+expect "cache clear again" 0 "$tmp/want" -- env WF_CACHE_DIR="$c" "$weft" cache clear
+echo "kernel cache: $tmp/none, 0 entries, 0 bytes" >"$tmp/want"
+expect "cache missing dir" 0 "$tmp/want" -- env WF_CACHE_DIR="$tmp/none" "$weft" cache
+[ ! -e "$tmp/none" ] || fail "weft cache created the directory"
+echo "kernel cache: off (WF_CACHE_DIR is set but empty, or HOME is not set)" >"$tmp/want"
+expect "cache off" 0 "$tmp/want" -- env WF_CACHE_DIR= "$weft" cache clear
+echo "kernel cache: /nonexistent-home/.cache/weft, 0 entries, 0 bytes" >"$tmp/want"
+expect "cache default dir" 0 "$tmp/want" -- env -u WF_CACHE_DIR HOME=/nonexistent-home "$weft" cache
+
+# info: five lines; the first and last are fixed, the middle three have a
+# fixed shape, and every path they name exists.
+printf 'abc' >"$c/weft-0000000000000001.bin"
+WF_CACHE_DIR="$c" "$weft" info >"$tmp/info" || fail "weft info failed"
+[ "$(wc -l <"$tmp/info")" -eq 5 ] || fail "info has $(wc -l <"$tmp/info") lines: $(cat "$tmp/info")"
+[ "$(sed -n 1p "$tmp/info")" = "weft $version" ] || fail "info line 1: $(sed -n 1p "$tmp/info")"
+[ "$(sed -n 5p "$tmp/info")" = "kernel cache: $c, 1 entries, 3 bytes" ] ||
+    fail "info line 5: $(sed -n 5p "$tmp/info")"
+line=$(sed -n 2p "$tmp/info")
+case $line in
+"nvrtc: not found: could not load libnvrtc"*) ;;
+"nvrtc: "[0-9]*.[0-9]*", /"*) [ -f "${line#*, }" ] || fail "nvrtc path does not exist: $line" ;;
+*) fail "info line 2: $line" ;;
+esac
+line=$(sed -n 3p "$tmp/info")
+case $line in
+"driver: not found: could not load libcuda"*) driver=no ;;
+"driver: /"*) driver=yes; [ -f "${line#driver: }" ] || fail "driver path does not exist: $line" ;;
+*) fail "info line 3: $line" ;;
+esac
+line=$(sed -n 4p "$tmp/info")
+case $driver/$line in
+"no/device: none (no driver)") ;;
+"yes/device: none: no CUDA device"*) ;;
+"yes/device: "*", sm_"[0-9]*) ;;
+*) fail "info line 4 (driver $driver): $line" ;;
+esac
+# CUDA_HOME is searched first: a fake NVRTC there that does not load is
+# skipped for the real one (or reported), never a crash.
+mkdir -p "$tmp/cuda/lib64" && printf 'not a library' >"$tmp/cuda/lib64/libnvrtc.so"
+CUDA_HOME="$tmp/cuda" WF_CACHE_DIR="$c" "$weft" info >"$tmp/info2" || fail "info with a bad CUDA_HOME"
+[ "$(wc -l <"$tmp/info2")" -eq 5 ] || fail "info with a bad CUDA_HOME: $(cat "$tmp/info2")"
+n=$((n + 2))
+
+# demo prints a kernel and its shared memory (2 x 4 floats).
+"$weft" demo >"$tmp/demo" || fail "weft demo"
+grep -q "__global__" "$tmp/demo" || fail "demo printed no kernel"
+[ "$(tail -n 1 "$tmp/demo")" = "// shared memory: 32 bytes" ] || fail "demo: $(tail -n 1 "$tmp/demo")"
+echo "cli test: ok ($((n + 1)) checks)"

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""errors-coverage.py -- which of the library's error messages docs/errors.md
+shows. Every wf_fail / wf_failb / wf_fails call in src/ is a message site;
+its format string (the string literals after the status, joined) becomes a
+pattern (%d, %s, ... match anything), and a site is covered when a message
+printed on the page matches it. Out-of-memory sites are left out (the
+page names that message once; tests/fault fails every allocation). Prints the uncovered sites, most common
+first by file, and a summary line; `--min N` exits 1 below N covered sites.
+"""
+
+import glob
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CALL = re.compile(r"\bwf_fail[bs]?\s*\(\s*[^,]+,\s*(WF_[A-Z_]+)\s*,\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)", re.S)
+CONV = re.compile(r"%[-+ #0]*[0-9*]*(?:\.[0-9*]+)?(?:hh|h|ll|l|z|j|t)?[diouxXeEfgGcsp%]")
+
+
+def sites():
+    for path in sorted(glob.glob(os.path.join(ROOT, "src", "*", "*.[ch]"))):
+        text = open(path).read()
+        for m in CALL.finditer(text):
+            fmt = "".join(re.findall(r"\"((?:[^\"\\]|\\.)*)\"", m.group(2)))
+            fmt = fmt.replace("\\n", "\n").replace('\\"', '"')
+            if not CONV.sub("", fmt).strip() or m.group(1) == "WF_ERR_MEMORY":
+                continue  # "%s" (a message made elsewhere), or out of memory (tests/fault)
+            line = text.count("\n", 0, m.start()) + 1
+            yield os.path.relpath(path, ROOT), line, m.group(1), fmt
+
+
+def pattern(fmt):
+    parts = CONV.split(fmt)
+    return re.compile(".*?".join(re.escape(p) for p in parts), re.S)
+
+
+def main():
+    page = open(os.path.join(ROOT, "docs", "errors.md")).read()
+    shown = re.findall(r"^```text\n(.*?)^```", page, re.S | re.M)
+    covered, missing = [], []
+    for s in sites():
+        p = pattern(s[3])
+        (covered if any(p.search(m) for m in shown) else missing).append(s)
+    for path, line, status, fmt in missing:
+        print("%s:%d %s: %s" % (path, line, status, fmt.splitlines()[0][:100]))
+    total = len(covered) + len(missing)
+    print("docs/errors.md shows %d of %d message sites" % (len(covered), total))
+    if "--min" in sys.argv and len(covered) < int(sys.argv[sys.argv.index("--min") + 1]):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

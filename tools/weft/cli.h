@@ -1,0 +1,16 @@
+/*
+ * cli.h -- what the files of the `weft` command share: one function per
+ * command, each taking the arguments after its name and returning the
+ * process's exit status (0 done, 1 failed, 2 misused). main.c holds the
+ * table that names them and prints `weft help` from it; a new command is a
+ * new file with its function and one line in that table. The command uses
+ * only the public header, like any program built on weft.
+ */
+#ifndef WEFT_CLI_H
+#define WEFT_CLI_H
+
+int cli_demo(int argc, char **argv);  /* demo.c */
+int cli_info(int argc, char **argv);  /* info.c */
+int cli_cache(int argc, char **argv); /* info.c */
+
+#endif
