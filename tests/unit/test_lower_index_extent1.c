@@ -184,3 +184,32 @@ TEST(lower_index_extent1_split_reached_through_a_transpose_keeps_its_bound) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The split that stands for an exact class may be another tensor's: T2 =
+   max(T0 [1], T1 [n]) and T1 split alike, outer by 6 onto threadIdx.z; T3 =
+   broadcast(T2) and its transpose map T3's broadcast axis to the extent-1
+   group, whose loop of extent 1 gives the group index 0 before the walk
+   needs the split. The split's bound is T1's, `threadIdx.z * ceil(n / 6) <
+   n`: T3 must keep it, or threads 1..5 read T2, which only thread 0 wrote
+   (fuzz -s 1006 -c 62016; run with n = 1). */
+TEST(lower_index_extent1_split_of_a_symbolic_class_keeps_its_bound) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t one[1] = {1}, sym[1] = {-1}, n[16] = {[8] = 1}; /* T1.size[0] = 1 */
+    bool at1[2] = {false, true};
+    wf_tv *t0 = wf_input(f, WF_F32, 1, one);
+    wf_tv *t1 = wf_input(f, WF_F32, 1, sym);
+    wf_tv *t2 = wf_binary(WF_MAX, t0, t1);
+    wf_tv *t3 = wf_broadcast(t2, 2, at1);
+    wf_tv *t4 = wf_div(t3, wf_transpose(t3, 0, 1));
+    wf_tv *t5 = wf_sub(t1, t2);
+    wf_output(f, t4);
+    wf_output(f, t5);
+    wf_tv_split_outer(t5, 0, 6);
+    wf_tv_parallelize(t5, 0, WF_TIDZ);
+    wf_propagate_transforms(t5);
+    wf_parallelize_all_like(t5, 0);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, n);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
