@@ -162,9 +162,13 @@ static wf_status eval_dim(wf_kernel *k, const rt_launch *l, int d, int64_t *ext,
     *axis = NULL;
     for (int i = 0; i < dim->n; i++) {
         int64_t v;
+        /* An extent is a product of sizes and factors; only int64 overflow
+           stops its evaluation, and such an extent is past every limit. */
         if (!rt_eval(k, l, dim->extent[i], &v))
-            return wf_fails(&k->err, WF_ERR_ARG,
-                            "for these sizes, the extent of %s (%s) does not fit in 64 bits",
+            return wf_fails(&k->err, WF_ERR_SCHEDULE,
+                            "%s: for these sizes, the extent of %s (%s) does not fit in 64 bits; "
+                            "use smaller split factors",
+                            lower_pdim_table[d].grid ? "invalid grid" : "invalid number of threads",
                             lower_pdim_table[d].name, dim->axis[i]);
         if (v < 0)
             return wf_fails(&k->err, WF_ERR_ARG, "for these sizes, %s (%s) has the extent %lld",

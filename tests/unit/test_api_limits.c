@@ -218,3 +218,28 @@ TEST(api_shared_size_that_overflows_at_launch_is_refused_clearly) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* A launch extent that overflows int64 for the run's sizes (a symbolic
+   extent merged with a split by INT64_MAX, on blockIdx.x): refused as an
+   invalid grid, the message naming the axis (fuzz -s 2006 -c 11263). */
+TEST(api_launch_extent_that_overflows_at_launch_is_an_invalid_grid) {
+    int64_t shape[2] = {-1, 4};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *out = wf_set(wf_input(f, WF_F32, 2, shape));
+    wf_output(f, out);
+    wf_tv_split(out, 1, INT64_MAX); /* [n, 1, INT64_MAX] */
+    wf_tv_merge_axes(out, 0, 2);    /* [n * INT64_MAX, 1] */
+    wf_tv_parallelize(out, 0, WF_BIDX);
+    wf_kernel *k = COMPILE(f);
+    if (!k)
+        return;
+    float a[12] = {0}, b[12];
+    wf_buffer bi = {a, WF_F32, 2, {3, 4}, {0}, -1}, bo = {b, WF_F32, 2, {3, 4}, {0}, -1};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &bi, 1, &bo, 1), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_last_run_error(k),
+              "invalid grid: for these sizes, the extent of BIDx (T1's axis "
+              "iblockIdx.x6{T0.size[0] * 9223372036854775807}) does not fit in 64 bits; use "
+              "smaller split factors");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
