@@ -30,7 +30,7 @@ cg-f2i-nan|1|src/codegen/prelude.c|  return x != x ? T(0) :|  return x != x ? T(
 cg-operand-cast-drop|1|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", ctype);|        (void)ctype;
 cg-max-min|1|src/codegen/prelude.c|inline T wf_max(T a, T b) { return a > b ? a : b; }|inline T wf_max(T a, T b) { return a < b ? a : b; }
 cg-relu-inverted|1|src/codegen/prelude.c|inline T wf_relu(T a) { return a > T(0) ? a : T(0); }|inline T wf_relu(T a) { return a < T(0) ? a : T(0); }
-lw-split-index|0|src/lower/index.c|        const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);|        const wf_val *in = val_add(a, val_mul(a, o1, t->out[1]->extent), o0);
+lw-split-index|0|src/lower/index.c|    return val_add(e->c->a, val_mul(e->c->a, o0, t->out[1]->extent), o1);|    return val_add(e->c->a, val_mul(e->c->a, o1, t->out[1]->extent), o0);
 lw-merge-div-mod|0|src/lower/index.c|        bool c0 = put(e, t->in[0], val_div(a, o0, ie));|        bool c0 = put(e, t->in[0], val_mod(a, o0, ie));
 lw-merge-fwd|0|src/lower/index.c|        return put(e, t->out[0], val_add(a, val_mul(a, i0, t->in[1]->extent), i1));|        return put(e, t->out[0], val_add(a, val_mul(a, i1, t->in[1]->extent), i0));
 lw-stride-sum|0|src/lower/index.c|        sum = val_add(a, sum, val_mul(a, v, l->stride[i]));|        sum = val_add(a, sum, v);

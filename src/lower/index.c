@@ -95,6 +95,12 @@ static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id) {
         e->pred = e->pred ? val_and(a, e->pred, cond) : cond;
 }
 
+/* A split's input index from its outputs' indices. */
+static const wf_val *split_input(index_env *e, const id_transform *t, const wf_val *o0,
+                                 const wf_val *o1) {
+    return val_add(e->c->a, val_mul(e->c->a, o0, t->out[1]->extent), o1);
+}
+
 static bool backward(index_env *e, const id_transform *t) {
     wf_arena *a = e->c->a;
     const wf_val *o0 = get(e, t->out[0]), *o1 = t->nout > 1 ? get(e, t->out[1]) : NULL;
@@ -104,7 +110,7 @@ static bool backward(index_env *e, const id_transform *t) {
     case TF_SPLIT: {
         if (known(e, t->in[0]))
             return false;
-        const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);
+        const wf_val *in = split_input(e, t, o0, o1);
         bound(e, in, t->in[0]);
         return put(e, t->in[0], in);
     }
@@ -210,7 +216,7 @@ static void bound_extent1_splits(index_env *e) {
         const wf_val *o0 = get(e, t->out[0]), *o1 = get(e, t->out[1]);
         if (!o0 || !o1)
             continue;
-        const wf_val *in = val_add(a, val_mul(a, o0, t->out[1]->extent), o1);
+        const wf_val *in = split_input(e, t, o0, o1);
         if (!val_prove_lt(in, t->in[0]->extent) &&
             !has_cond(e->pred, val_lt(a, in, t->in[0]->extent)))
             bound(e, in, t->in[0]);
