@@ -55,7 +55,11 @@ wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *
         printf("  %s:%d: wf_compile failed: %s: %s\n", file, line,
                wf_status_name(wf_fusion_status(f)), wf_fusion_error(f));
         ts->failed = true;
+        return NULL;
     }
+    /* Every kernel a test builds is also compiled by NVRTC for its target (a
+       failure fails the test; without NVRTC the test counts as skipped). */
+    harness_nvrtc(ts, k, sm, file, line);
     return k;
 }
 

@@ -97,7 +97,8 @@ bool harness_nvrtc(test_state *ts, wf_kernel *k, int sm, const char *file, int l
             return;                                                                                \
     } while (0)
 
-/* Compile f (failing the test with the fusion's error if that fails). */
+/* Compile f (failing the test with the fusion's error if that fails), and
+   compile the kernel with NVRTC for sm (0: sm_90a) as CHECK_NVRTC does. */
 wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int line);
 wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *file, int line);
 #define COMPILE(f) harness_compile(ts_, (f), __FILE__, __LINE__)
