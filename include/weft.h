@@ -328,6 +328,38 @@ WF_API wf_status wf_device_copy(void *dst, const void *src, size_t bytes);
 WF_API wf_status wf_device_memcpy_time(void *dst, const void *src, size_t bytes, int warmup,
                                        int reps, double *median_us);
 
+/* ---- TMA (seed 001) ----
+   A TMA copy is a wf_set / cache_after / cache_before whose op type is WF_LDST_TMA: load
+   when global -> shared, store when shared -> global. The TMA domain, boxes, tiles,
+   element strides and swizzle are inferred from the schedule; tile axes of the consumer
+   are parallelized WF_BULK. */
+/* One tensor map of a compiled kernel, as passed to cuTensorMapEncodeTiled. Dimension 0
+   is the innermost. rank: one dimension per partitioned IterDomain or composited slice of
+   the TMA domain; adjacent dimensions are merged only where more than five would remain. */
+typedef struct {
+    bool is_store; /* shared -> global */
+    int rank;      /* 1..5 */
+    wf_dtype dtype;
+    int64_t global_dims[5];          /* elements; -1 where symbolic */
+    int64_t global_strides_bytes[5]; /* [0] = element size; [i] = bytes between consecutive
+                                        coordinates of dim i; -1 if symbolic */
+    int64_t box[5];                  /* boxDim */
+    int64_t element_strides[5];      /* 1 for dense tiles */
+    int swizzle_bytes;               /* 0, 32, 64 or 128 */
+    const wf_tv *global_tv;          /* the tensor in global memory (of the fusion) */
+    const wf_tv *shared_tv;          /* the tensor in shared memory */
+} wf_tma_info;
+WF_API int wf_kernel_tma_count(const wf_kernel *k);
+/* NULL if out of range; in the order the kernel issues them. */
+WF_API const wf_tma_info *wf_kernel_tma(const wf_kernel *k, int i);
+/* Multi-stage (circular) buffering of a TMA-loaded shared-memory tensor: `stages` copies,
+   loads issued stages-1 iterations ahead, one mbarrier per stage (not lowered yet: a
+   kernel that asks for more than one stage is refused with WF_ERR_UNSUPPORTED). */
+WF_API void wf_tv_circular_buffer(wf_tv *tv, int stages);
+/* Schedule the allocation domain of a shared-memory tensor's two innermost axes into the
+   TMA swizzle pattern [-1, s, 8/s, s, 16 bytes] with the XOR of axes 1 and 3. */
+WF_API void wf_tv_tma_swizzle(wf_tv *smem_tv, int swizzle_bytes);
+
 #ifdef __cplusplus
 }
 #endif

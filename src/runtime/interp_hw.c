@@ -144,8 +144,9 @@ static bool account(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
 
 bool ix_hw_sync(ix_exec *x, const in_node *n) {
     const struct ix_hw *h = n->hw;
-    if (h->sync == KSYNC_FENCE_PROXY_ASYNC || h->sync == KSYNC_BLOCK)
-        return true;
+    if (h->sync == KSYNC_FENCE_PROXY_ASYNC || h->sync == KSYNC_BLOCK ||
+        h->sync == KSYNC_BULK_COMMIT || h->sync == KSYNC_BULK_WAIT_READ)
+        return true; /* bulk stores complete at once here (interp_copy_tma.c) */
     ix_mbar *m = mbar_of(x, h->mbar);
     if (!m)
         return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
@@ -162,7 +163,29 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
             x, WF_ERR_SCHEDULE,
             "block (%lld, %lld, %lld) uses mbarrier %d before it is initialized (mbarrier.init)",
             (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar);
+    if (h->sync == KSYNC_MBAR_INVAL) {
+        if (m->pending != m->count || m->tx != 0)
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "mbarrier %d is invalidated in the middle of phase %lld (%lld arrivals "
+                           "and %lld transaction bytes pending)",
+                           h->mbar, (long long)m->phase, (long long)m->pending, (long long)m->tx);
+        m->init = false;
+        return true;
+    }
     return h->sync == KSYNC_MBAR_WAIT ? wait(x, h, m) : account(x, h, m);
+}
+
+bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes) {
+    ix_mbar *m = mbar_of(x, mbar);
+    if (!m)
+        return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    if (!m->init)
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "a bulk copy completes its bytes on mbarrier %d, which is not initialized",
+                       mbar);
+    m->tx -= bytes;
+    complete_phase(m);
+    return true;
 }
 
 /* Warp 0 runs the body; the other threads skip it. */

@@ -28,6 +28,8 @@ typedef bool (*ix_run_body)(ix_exec *x, const in_node *n);
 bool ix_hw_sync(ix_exec *x, const in_node *n);
 bool ix_hw_run(ix_exec *x, const in_node *n, ix_run_body run_body);
 void ix_hw_free(ix_exec *x);
+/* An asynchronous copy's bytes arrive: complete_tx on mbarrier `mbar` of the block. */
+bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes);
 
 /* A statement by its copy kind's execute hook. */
 bool ix_copy_execute(ix_exec *x, const in_node *n);

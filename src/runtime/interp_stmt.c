@@ -179,6 +179,11 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     return x->local[tensor] + cell * es;
 }
 
+unsigned char *ix_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                         bool write) {
+    return access(x, n, tensor, index, t, write);
+}
+
 /* ---- values (the math is interp_ops.c's) ---- */
 
 /* The value an op computes from its loaded inputs (in their storage types). */
