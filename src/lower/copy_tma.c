@@ -47,9 +47,19 @@ bool lower_copy_validate_tma(lower_ctx *c, const ir_op *op) {
         return wf_failb(e, WF_ERR_UNSUPPORTED,
                         "T%d: not supported yet: circular buffering (%d stages) of T%d", out->id,
                         (load ? out : in)->stages, (load ? out : in)->id);
-    for (int i = 0; i < out->loop.n; i++)
-        if (out->loop.ptr[i]->ptype == WF_BULK)
-            return true;
+    bool bulk = false;
+    for (int i = 0; i < out->loop.n; i++) {
+        wf_ptype p = out->loop.ptr[i]->ptype;
+        if (p == WF_VECTORIZE || p == WF_MMA || p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ)
+            return wf_failb(e, WF_ERR_SCHEDULE,
+                            "T%d: axis %d of a TMA copy's consumer: Invalid parallel type for "
+                            "cp.async.bulk: %s. Parallelize the tile axes with WF_BULK, the "
+                            "others on blocks or serially",
+                            out->id, i, ir_ptype_name(p));
+        bulk |= p == WF_BULK;
+    }
+    if (bulk)
+        return true;
     return wf_failb(e, WF_ERR_SCHEDULE,
                     "T%d is defined by a TMA copy, but none of its loop axes is parallelized on "
                     "Bulk; parallelize its tile axes (the inner outputs of the boxing splits) "
@@ -104,13 +114,18 @@ static bool place_load(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
            kir_insert(c->a, body, at, init, stmt->parent);
 }
 
+static bool serial(const kir_node *n) {
+    return n->kind == KIR_FOR && lower_pdim_index(n->u.loop.ptype) < 0 &&
+           !val_is_const(n->u.loop.var);
+}
+
 /* The threads' writes to the tile are ordered before the copy by a block
    barrier (sync pass) right before the node holding the store: each thread
    fences its generic-proxy writes against the async proxy before it. */
 static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
     kir_node *holder = stmt;
-    while (holder->parent && holder->parent->kind == KIR_IF)
-        holder = holder->parent;
+    while (holder->parent && (holder->parent->kind == KIR_IF || !serial(holder->parent)))
+        holder = holder->parent; /* the predicate; loops that print as nothing */
     kir_list *body = holder->parent ? kir_body(holder->parent) : &c->out->top;
     int at = position(body, holder);
     if (at == 0 || !kir_is_barrier(body->ptr[at - 1]))

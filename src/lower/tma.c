@@ -457,7 +457,7 @@ typedef struct {
 static bool fail_tile(tma_env *t, const char *what, long long x, long long y) {
     sbuf b = {0};
     tile_names(t, &b);
-    char msg[300];
+    char msg[700];
     snprintf(msg, sizeof msg, what, x, y);
     wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
              "T%d: the tile of its TMA copy (tile IterDomains %s) must be contiguous in the "
@@ -474,10 +474,7 @@ static bool visit_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p) {
         if (!val_eval(k->dimv[d], bind_point, p, &v) || !val_eval(m->coord[d], bind_point, p, &v0))
             return false;
         if (v - v0 < 0 || v - v0 >= m->info.box[d])
-            return fail_tile(t,
-                             "the Bulk axes reach element %lld of TMA dimension %lld, outside "
-                             "its box",
-                             (long long)(v - v0), d);
+            return true; /* past a non-divisible split of the tile: never written */
         lin = lin * m->info.box[d] + (v - v0);
     }
     if (!val_eval(k->smem, bind_point, p, &at) || !val_eval(k->smem0, bind_point, p, &at0))
@@ -557,13 +554,14 @@ static bool check_start(tma_env *t, lower_tma *m, const wf_val *start) {
     wf_arena *a = t->c->a;
     int64_t align = m->info.swizzle_bytes ? m->info.swizzle_bytes * 8 : 128;
     const wf_val *bytes = val_mul(a, start, val_const(a, (int64_t)wf_dtype_size(t->smem->dtype)));
-    if (val_is_const_eq(val_mod(a, bytes, val_const(a, align)), 0))
-        return true;
+    const wf_val *rem = val_mod(a, bytes, val_const(a, align));
+    if (!val_is_const(rem) || rem->c == 0)
+        return true; /* symbolic: the executor checks every box's address at run time */
     sbuf b = {0};
     val_print(&b, bytes);
     wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-             "T%d: a TMA box starts at byte %s of the shared-memory tensor T%d, which is not "
-             "provably a multiple of %lld bytes, as TMA%s needs; allocate whole tiles%s",
+             "T%d: a TMA box starts at byte %s of the shared-memory tensor T%d, which is not a "
+             "multiple of %lld bytes, as TMA%s needs; allocate whole tiles%s",
              t->cons->id, sbuf_str(&b), t->smem->id, (long long)align,
              m->info.swizzle_bytes ? " with this swizzle" : "",
              m->info.swizzle_bytes ? " of whole swizzle patterns (8 rows)" : "");
@@ -619,14 +617,19 @@ static bool check_smem(tma_env *t, lower_tma *m) {
 /* ---- the statement ---- */
 
 static bool check_issuers(tma_env *t) {
-    for (kir_node *n = t->s->parent; n; n = n->parent)
-        if (n->kind == KIR_FOR && ir_id_is_thread(n->u.loop.ptype) &&
-            !val_is_const_eq(n->u.loop.extent, 1))
-            return fail_id(t,
-                           "T%d: not supported yet: several threads issuing TMA boxes (the "
-                           "non-tile axis %s is parallelized on threads); parallelize it on "
-                           "blocks or leave it serial",
-                           n->u.loop.id);
+    for (kir_node *n = t->s->parent; n; n = n->parent) {
+        if (n->kind != KIR_FOR || !ir_id_is_thread(n->u.loop.ptype) ||
+            val_is_const_eq(n->u.loop.extent, 1))
+            continue;
+        sbuf b = {0};
+        ir_print_id(&b, n->u.loop.id);
+        wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                 "T%d: not supported yet: several threads issuing TMA boxes (the non-tile axis "
+                 "%s is parallelized on threads); parallelize it on blocks or leave it serial",
+                 t->cons->id, sbuf_str(&b));
+        sbuf_free(&b);
+        return false;
+    }
     return true;
 }
 

@@ -87,12 +87,13 @@ static bool element(ix_exec *x, const in_node *n, const tma_run *r, int t, const
         goff += g * r->gstride[d];
     }
     int64_t sidx = start + swizzled(lin * es, in->swizzle_bytes) / es;
+    if (!inside && !r->load)
+        return true; /* a store skips what lies outside the tensor */
     unsigned char *s = ix_access(x, n, r->smem, sidx, t, r->load);
     if (!s)
         return false;
     if (!inside) {
-        if (r->load)
-            memset(s, 0, (size_t)es);
+        memset(s, 0, (size_t)es); /* a load fills it with zeros */
         return true;
     }
     unsigned char *g = ix_access(x, n, r->gmem, goff / es, t, !r->load);

@@ -65,3 +65,160 @@ TEST(tma_load_1d_partitioned_merged_view) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* 2-D boxes by partitioning both dims; 100 rows do not divide by 16, so the
+   last boxes reach past the tensor and are zero-filled. */
+TEST(tma_load_2d_partitioned_partial_boxes) {
+    int64_t shape[2] = {100, 96};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(2, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 1, 32);
+        wf_tv_split(both[i], 0, 16);
+        wf_tv_reorder_all(both[i], (const int[]){0, 2, 1, 3}); /* [I0o, I1o, 16, 32] */
+        wf_tv_parallelize(both[i], 0, WF_BIDY);
+        wf_tv_parallelize(both[i], 1, WF_BIDX);
+    }
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_parallelize(s, 3, WF_BULK);
+    wf_tv_parallelize(o, 2, WF_TIDY);
+    wf_tv_parallelize(o, 3, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        int64_t dims[2] = {96, 100}, strides[2] = {4, 384}, box[2] = {32, 16};
+        check_map(ts_, wf_kernel_tma(k, 0), false, 2, dims, strides, box, 0);
+        CHECK_HAS(wf_kernel_source(k), "cp.async.bulk.tensor.2d.shared::cluster.global.tile");
+        CHECK_HAS(wf_kernel_source(k),
+                  "\"r\"((int)(blockIdx.x * 32)), \"r\"((int)(blockIdx.y * 16))");
+        CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, 16 * 32 * 4 + 112);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* Compositing (seed 001, Figure 6): T[I1, I2{2}, I3{4}, I4{8}] with [I3, I4]
+   as the box: four dimensions, two of them implicit size-one, two implicit
+   whole. */
+TEST(tma_load_composited_implicit_size_one_and_whole) {
+    int64_t shape[4] = {16, 2, 4, 8};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(4, shape, &s, &o);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_parallelize(s, 3, WF_BULK);
+    wf_tv_parallelize(o, 0, WF_BIDX);
+    wf_tv_parallelize(o, 2, WF_TIDY);
+    wf_tv_parallelize(o, 3, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        int64_t dims[4] = {8, 4, 2, 16}, strides[4] = {4, 32, 128, 256}, box[4] = {8, 4, 1, 1};
+        check_map(ts_, wf_kernel_tma(k, 0), false, 4, dims, strides, box, 0);
+        CHECK_HAS(wf_kernel_source(k), "[%1, {%3, %4, %5, %6}]");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* in -> T1 (shared, written by threads) -> T2 (global output, TMA store). */
+static wf_fusion *store_fusion(int ndim, const int64_t *shape, wf_tv **smem, wf_tv **out) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *in = wf_input(f, WF_F32, ndim, shape);
+    *smem = wf_set(in);
+    *out = wf_set(*smem);
+    wf_output(f, *out);
+    wf_tv_set_memory(*smem, WF_MEM_SHARED);
+    wf_tv_set_ldst(*out, WF_LDST_TMA);
+    return f;
+}
+
+TEST(tma_store_1d_partitioned) {
+    int64_t shape[2] = {16, 128};
+    wf_tv *s, *o;
+    wf_fusion *f = store_fusion(2, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_merge(both[i], 0);
+        wf_tv_split(both[i], 0, 128);
+        wf_tv_parallelize(both[i], 0, WF_BIDX);
+    }
+    wf_tv_parallelize(s, 1, WF_TIDX);
+    wf_tv_parallelize(o, 1, WF_BULK);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        int64_t dims[1] = {2048}, strides[1] = {4}, box[1] = {128};
+        check_map(ts_, wf_kernel_tma(k, 0), true, 1, dims, strides, box, 0);
+        const char *src = wf_kernel_source(k);
+        CHECK_HAS(src,
+                  "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%0, {%2}], [%1];");
+        CHECK_HAS(src, "fence.proxy.async.shared::cta;\" ::: \"memory\");\n  __syncthreads();");
+        CHECK_HAS(src, "cp.async.bulk.commit_group;");
+        CHECK_HAS(src, "cp.async.bulk.wait_group.read 0;");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* A 2-D store whose last boxes reach past the tensor: TMA skips what is out of bounds. */
+TEST(tma_store_2d_partial_boxes_skip_out_of_bounds) {
+    int64_t shape[2] = {40, 72};
+    wf_tv *s, *o;
+    wf_fusion *f = store_fusion(2, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 1, 16);
+        wf_tv_split(both[i], 0, 8);
+        wf_tv_reorder_all(both[i], (const int[]){0, 2, 1, 3});
+        wf_tv_parallelize(both[i], 0, WF_BIDY);
+        wf_tv_parallelize(both[i], 1, WF_BIDX);
+    }
+    wf_tv_parallelize(s, 2, WF_TIDY);
+    wf_tv_parallelize(s, 3, WF_TIDX);
+    wf_tv_parallelize(o, 2, WF_BULK);
+    wf_tv_parallelize(o, 3, WF_BULK);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        int64_t dims[2] = {72, 40}, strides[2] = {4, 288}, box[2] = {16, 8};
+        check_map(ts_, wf_kernel_tma(k, 0), true, 2, dims, strides, box, 0);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* A TMA load and a TMA store in one kernel; the block's serial loop issues
+   a box per iteration, each with its mbarrier initialized and invalidated. */
+TEST(tma_load_and_store_in_a_serial_loop) {
+    int64_t shape[2] = {64, 256};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *in = wf_input(f, WF_F32, 2, shape);
+    wf_tv *a = wf_set(in), *b = wf_set(a), *o = wf_set(b);
+    wf_output(f, o);
+    wf_tv_set_memory(a, WF_MEM_SHARED);
+    wf_tv_set_memory(b, WF_MEM_SHARED);
+    wf_tv_set_ldst(a, WF_LDST_TMA);
+    wf_tv_set_ldst(o, WF_LDST_TMA);
+    wf_tv *all[3] = {a, b, o};
+    for (int i = 0; i < 3; i++) {
+        wf_tv_split(all[i], 0, 8);  /* [I0o{8}, 8, I1] */
+        wf_tv_split(all[i], 2, 64); /* [8, 8, I1o{4}, 64] */
+        wf_tv_reorder_all(all[i], (const int[]){0, 2, 1, 3});
+        wf_tv_parallelize(all[i], 0, WF_BIDX); /* [BIDx, serial 4, 8, 64] */
+    }
+    wf_tv_parallelize(a, 2, WF_BULK);
+    wf_tv_parallelize(a, 3, WF_BULK);
+    wf_tv_parallelize(b, 2, WF_TIDY);
+    wf_tv_parallelize(b, 3, WF_TIDX);
+    wf_tv_parallelize(o, 2, WF_BULK);
+    wf_tv_parallelize(o, 3, WF_BULK);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        CHECK_EQ_I64(wf_kernel_tma_count(k), 2);
+        int64_t dims[2] = {256, 64}, strides[2] = {4, 1024}, box[2] = {64, 8};
+        check_map(ts_, wf_kernel_tma(k, 0), false, 2, dims, strides, box, 0);
+        check_map(ts_, wf_kernel_tma(k, 1), true, 2, dims, strides, box, 0);
+        CHECK_HAS(wf_kernel_source(k), "for (wf_index i");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
