@@ -549,22 +549,54 @@ static bool pick_swizzle(tma_env *t, lower_tma *m, const smem_check *k) {
                      k->bad_elem, k->bad_at);
 }
 
-/* The box's start in shared memory must be aligned as TMA needs. */
+/* Values of the loop variables for the alignment check: one loop at a time. */
+typedef struct {
+    const wf_val *var;
+    int64_t val;
+} one_loop;
+
+static bool bind_one(void *ctx, const wf_val *v, int64_t *out) {
+    const one_loop *o = ctx;
+    *out = o->var && v->sym == o->var->sym && v->sym_a == o->var->sym_a ? o->val : 0;
+    return v->sym != SYM_SIZE && v->sym != SYM_STRIDE;
+}
+
+/* The box's start in shared memory must be aligned as TMA needs: checked for
+   each loop around the copy at a few of its values, the others at 0 (a start
+   that depends on run-time sizes is left to the executor, which checks every
+   box's address). */
 static bool check_start(tma_env *t, lower_tma *m, const wf_val *start) {
-    wf_arena *a = t->c->a;
     int64_t align = m->info.swizzle_bytes ? m->info.swizzle_bytes * 8 : 128;
-    const wf_val *bytes = val_mul(a, start, val_const(a, (int64_t)wf_dtype_size(t->smem->dtype)));
-    const wf_val *rem = val_mod(a, bytes, val_const(a, align));
-    if (!val_is_const(rem) || rem->c == 0)
-        return true; /* symbolic: the executor checks every box's address at run time */
+    int64_t es = (int64_t)wf_dtype_size(t->smem->dtype), at = 0;
+    one_loop o = {NULL, 0};
+    if (!val_eval(start, bind_one, &o, &at))
+        return true; /* run-time sizes: the executor checks */
+    bool ok = at * es % align == 0;
+    for (kir_node *n = t->s->parent; ok && n; n = n->parent) {
+        if (n->kind != KIR_FOR || val_is_const(n->u.loop.var))
+            continue;
+        int64_t ext = ir_id_const_extent(n->u.loop.id), vals[5] = {1, 2, 3, 4, ext - 1};
+        o.var = n->u.loop.var;
+        for (int i = 0; i < 5 && ok; i++) {
+            o.val = vals[i];
+            if (vals[i] <= 0 || (ext > 0 && vals[i] >= ext))
+                continue;
+            if (!val_eval(start, bind_one, &o, &at))
+                return true; /* run-time sizes: the executor checks */
+            ok = at * es % align == 0;
+        }
+    }
+    if (ok)
+        return true;
     sbuf b = {0};
-    val_print(&b, bytes);
+    val_print(&b, val_mul(t->c->a, start, val_const(t->c->a, es)));
     wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-             "T%d: a TMA box starts at byte %s of the shared-memory tensor T%d, which is not a "
-             "multiple of %lld bytes, as TMA%s needs; allocate whole tiles%s",
+             "T%d: a TMA box starts at byte %s of the shared-memory tensor T%d, which is not "
+             "always a multiple of %lld bytes, as TMA%s needs (it is %lld bytes here); allocate "
+             "whole tiles%s",
              t->cons->id, sbuf_str(&b), t->smem->id, (long long)align,
-             m->info.swizzle_bytes ? " with this swizzle" : "",
-             m->info.swizzle_bytes ? " of whole swizzle patterns (8 rows)" : "");
+             m->info.swizzle_bytes ? " with this swizzle" : "", (long long)(at * es),
+             m->info.swizzle_bytes ? " of whole swizzle patterns (8 rows)" : " of 128 bytes");
     sbuf_free(&b);
     return false;
 }
