@@ -85,6 +85,8 @@ bool lower_tma_check_bulk(lower_ctx *c, const wf_tv *tv, int axis) {
     return true;
 }
 
+static bool add_check(tma_env *t, const wf_val *cond, const char *msg);
+
 /* ---- step 1-2: the TMA domain ---- */
 
 /* The transform of the consumer's history that uses id, or NULL. */
@@ -159,10 +161,30 @@ static bool seed_entries(tma_env *t) {
     return true;
 }
 
+/* A symbolic extent split as a view: its divisibility is checked at launch. */
+static bool symbolic_view(tma_env *t, const id_transform *u) {
+    wf_arena *a = t->c->a;
+    const wf_val *f = u->out[1]->extent;
+    sbuf b = {0}, m = {0};
+    ir_print_id(&b, u->in[0]);
+    sbuf_printf(&m,
+                "T%d: Invalid view in TMA: the extent of %s must be divisible by the split factor "
+                "%lld (the path from the global tensor's allocation to the TMA domain must be a "
+                "view)",
+                t->cons->id, sbuf_str(&b), (long long)f->c);
+    const wf_val *cond = val_eq(a, val_mod(a, u->in[0]->extent, f), val_const(a, 0));
+    bool ok = add_check(t, cond, sbuf_str(&m));
+    sbuf_free(&b);
+    sbuf_free(&m);
+    return ok;
+}
+
 static bool view_split(tma_env *t, int i, id_transform *u) {
     wf_arena *a = t->c->a;
     const wf_val *ext = u->in[0]->extent, *f = u->out[1]->extent;
-    if (!u->divisible && !(val_is_const(ext) && val_is_const(f) && ext->c % f->c == 0)) {
+    if (!u->divisible && !val_is_const(ext) && val_is_const(f) && !symbolic_view(t, u))
+        return false;
+    if (!u->divisible && val_is_const(ext) && !(val_is_const(f) && ext->c % f->c == 0)) {
         sbuf b = {0};
         ir_print_id(&b, u->in[0]);
         wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,

@@ -222,3 +222,44 @@ TEST(tma_load_and_store_in_a_serial_loop) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* Seed 001, Figure 11: a TMA domain of nine IterDomains, contiguities
+   (T, T, T, F, T, T, T, T, T), boxes by partitioning and compositing mixed:
+   [I1 | I2] [I3 partitioned] [I4 size-one] [I5 I6 whole] [I7 | I8 I9]. Five
+   dimensions, whatever the discontiguous stride turns out to be at run time. */
+static void figure11(wf_tv *t, bool tma) {
+    wf_tv_split(t, 4, 8); /* [d0, d1, d2, d3, I7', I9{8}] */
+    wf_tv_split(t, 4, 2); /* [d0, d1, d2, d3, I7{2}, I8{2}, I9] */
+    wf_tv_split(t, 3, 8); /* [d0, d1, d2, I5{2}, I6{8}, I7, I8, I9] */
+    wf_tv_split(t, 1, 4); /* [d0, I10{4}, I11{4}, d2, I5, I6, I7, I8, I9] */
+    wf_tv_split(t, 0, 2); /* [I1{4}, I2{2}, I10, I11, I4{3}, I5, I6, I7, I8, I9] */
+    /* coordinates first: [I1, I10, I4, I7 | I2, I11, I5, I6, I8, I9] */
+    wf_tv_reorder_all(t, (const int[]){0, 4, 1, 5, 2, 6, 7, 3, 8, 9});
+    wf_tv_parallelize(t, 0, WF_BIDX);
+    for (int i = 4; tma && i < 10; i++)
+        wf_tv_parallelize(t, i, WF_BULK);
+    if (!tma)
+        wf_tv_parallelize(t, 9, WF_TIDX);
+}
+
+TEST(tma_load_figure11_five_dims_mixed_strategies) {
+    int64_t shape[5] = {8, 16, 3, 16, 32};
+    int8_t contig[5] = {1, 1, 0, 1, 1};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *in = wf_input_strided(f, WF_F32, 5, shape, contig), *s = wf_set(in), *o = wf_set(s);
+    wf_output(f, o);
+    wf_tv_set_memory(s, WF_MEM_SHARED);
+    wf_tv_set_ldst(s, WF_LDST_TMA);
+    figure11(s, true);
+    figure11(o, false);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        const wf_tma_info *m = wf_kernel_tma(k, 0);
+        int64_t dims[5] = {32, 16, 3, 16, 8}, box[5] = {16, 16, 1, 4, 2};
+        int64_t strides[5] = {4, 128, -1, -1, -1}; /* d2's stride is known at run time */
+        check_map(ts_, m, false, 5, dims, strides, box, 0);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}

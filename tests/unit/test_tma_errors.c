@@ -227,3 +227,29 @@ TEST(tma_several_issuing_threads_are_not_lowered_yet) {
            "serial");
     wf_fusion_free(f);
 }
+
+/* A symbolic extent split as part of the view: divisible at run time or refused. */
+TEST(tma_symbolic_view_split_checked_at_run_time) {
+    int64_t shape[1] = {-1};
+    wf_tv *s, *o;
+    wf_fusion *f = chain(1, shape, NULL, true, &s, &o);
+    wf_tv_split(s, 0, 64); /* a view split of a symbolic extent */
+    wf_tv_split(s, 1, 32); /* [n / 64, 2, 32]: 32 is the box */
+    wf_tv_merge(s, 0);
+    wf_tv_parallelize(s, 1, WF_BULK);
+    wf_kernel *k = COMPILE(f);
+    if (k) {
+        float in[192] = {0}, out[192];
+        for (int i = 0; i < 192; i++)
+            in[i] = (float)i;
+        wf_buffer x = {in, WF_F32, 1, {192}, {0}, -1}, y = {out, WF_F32, 1, {192}, {0}, -1};
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &x, 1, &y, 1), WF_OK);
+        CHECK(out[191] == 191.0f && out[64] == 64.0f);
+        x.shape[0] = y.shape[0] = 100;
+        CHECK(wf_run(k, WF_BACKEND_INTERP, &x, 1, &y, 1) != WF_OK);
+        CHECK_HAS(wf_last_run_error(k), "T1: Invalid view in TMA: the extent of iS1{T0.size[0]} "
+                                        "must be divisible by the split factor 64");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
