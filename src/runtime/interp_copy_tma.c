@@ -92,6 +92,8 @@ static bool element(ix_exec *x, const in_node *n, const tma_run *r, int t, const
     unsigned char *s = ix_access(x, n, r->smem, sidx, t, r->load);
     if (!s)
         return false;
+    if (r->load) /* in flight until a wait on the mbarrier (interp_hw.c) */
+        x->sshadow[x->off[r->smem] + sidx * es].written = 2;
     if (!inside) {
         memset(s, 0, (size_t)es); /* a load fills it with zeros */
         return true;
@@ -114,7 +116,8 @@ static bool issue(ix_exec *x, const in_node *n, const tma_run *r, int t, const i
     for (int64_t lin = 0; lin < total; lin++)
         if (!element(x, n, r, t, coord, start, lin))
             return false;
-    return !r->load || ix_mbar_complete_tx(x, r->m->mbar, r->m->box_bytes);
+    int64_t es = (int64_t)wf_dtype_size(in->dtype), lo = x->off[r->smem] + start * es;
+    return !r->load || ix_mbar_complete_tx(x, r->m->mbar, r->m->box_bytes, lo, lo + total * es);
 }
 
 /* Coordinates per thread (rank x nthreads) and the box's start in shared memory. */

@@ -27,6 +27,8 @@ typedef struct {
     int64_t pending; /* arrivals still missing in the current phase */
     int64_t tx;      /* transaction bytes still pending in the current phase */
     int64_t phase;   /* the current phase = phases completed */
+    int64_t lo, hi;  /* shared-memory bytes an asynchronous copy wrote for this phase: cells
+                        marked in flight (ix_cell.written == 2) until a wait sees the phase */
 } ix_mbar;
 
 struct ix_mbars {
@@ -102,9 +104,19 @@ static void complete_phase(ix_mbar *m) {
     }
 }
 
-static bool wait(ix_exec *x, const struct ix_hw *h, const ix_mbar *m) {
-    if (h->phase == m->phase - 1)
+/* The waiting thread has seen the phase: what the copies wrote is visible. */
+static void land(ix_exec *x, ix_mbar *m) {
+    for (int64_t b = m->lo; b < m->hi; b++)
+        if (x->sshadow[b].written == 2)
+            x->sshadow[b].written = 1;
+    m->lo = m->hi = 0;
+}
+
+static bool wait(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
+    if (h->phase == m->phase - 1) {
+        land(x, m);
         return true;
+    }
     if (h->phase == m->phase)
         return ix_fail(x, WF_ERR_SCHEDULE,
                        "deadlock: block (%lld, %lld, %lld) waits on mbarrier %d for phase %lld, "
@@ -155,7 +167,7 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
             return ix_fail(x, WF_ERR_SCHEDULE,
                            "mbarrier %d is initialized for %lld arrivals; it needs at least 1",
                            h->mbar, (long long)h->count);
-        *m = (ix_mbar){true, h->count, h->count, 0, 0};
+        *m = (ix_mbar){true, h->count, h->count, 0, 0, 0, 0};
         return true;
     }
     if (!m->init)
@@ -175,7 +187,7 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
     return h->sync == KSYNC_MBAR_WAIT ? wait(x, h, m) : account(x, h, m);
 }
 
-bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes) {
+bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes, int64_t lo, int64_t hi) {
     ix_mbar *m = mbar_of(x, mbar);
     if (!m)
         return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
@@ -184,6 +196,8 @@ bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes) {
                        "a bulk copy completes its bytes on mbarrier %d, which is not initialized",
                        mbar);
     m->tx -= bytes;
+    m->lo = m->hi > m->lo && m->lo < lo ? m->lo : lo;
+    m->hi = m->hi > hi ? m->hi : hi;
     complete_phase(m);
     return true;
 }

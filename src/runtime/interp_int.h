@@ -10,7 +10,7 @@
 typedef struct {
     int32_t writer, reader; /* thread ids since the epoch below; -1 none; reader -2 = several */
     uint32_t wepoch, repoch;
-    uint8_t written;
+    uint8_t written; /* 0 never, 1 written, 2 by a TMA load whose mbarrier no one waited on */
 } ix_cell;
 
 /* Shadow state of one global cell of a tensor the kernel writes: the last

@@ -139,3 +139,65 @@ TEST(tma_example3_transpose_through_swizzled_tiles) {
     CHECK_EQ_I64(plain.smem_max_conflict_degree, 8);
     CHECK(plain.smem_wavefronts > sw.smem_wavefronts);
 }
+
+/* Example 2: T3[I0, I1, I2, I3] = T1 + broadcast(T0[I1, I2, I3]), T1 with
+   contiguity (T, F, T, T). Both inputs TMA-loaded: T1's TMA domain is
+   [I0, I1, merge(I2, I3)] (I1 and I2 cannot be merged), boxes of 256 along
+   the merged dim; T0's is [I1, merge(I2, I3)]. Each block (I1, half of
+   I2 * I3) loads its T0 box once and a T1 box per I0. */
+static void bcast_schedule(wf_tv *t, bool has_i0) {
+    int i0 = has_i0 ? 1 : 0;     /* position of I1 */
+    wf_tv_merge(t, i0 + 1);      /* [I0?, I1, J] */
+    wf_tv_split(t, i0 + 1, 256); /* [I0?, I1, Jo, Ji] */
+    if (has_i0)
+        wf_tv_reorder_all(t, (const int[]){2, 0, 1, 3}); /* [I1, Jo, I0, Ji] */
+    wf_tv_parallelize(t, 0, WF_BIDX);
+    wf_tv_parallelize(t, 1, WF_BIDY);
+}
+
+TEST(tma_example2_broadcast_with_discontiguous_input) {
+    int64_t s0[3] = {8, 16, 32}, s1[4] = {4, 8, 16, 32};
+    int8_t c1[4] = {1, 0, 1, 1};
+    bool bc[4] = {true, false, false, false};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 3, s0), *t1 = wf_input_strided(f, WF_F32, 4, s1, c1);
+    wf_tv *t2 = wf_broadcast(t0, 4, bc), *t3 = wf_add(t1, t2);
+    wf_output(f, t3);
+    wf_tv *a = wf_cache_after(t0), *b = wf_cache_after(t1);
+    wf_tv *sm[2] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_set_memory(sm[i], WF_MEM_SHARED);
+        wf_tv_set_ldst(sm[i], WF_LDST_TMA);
+    }
+    bcast_schedule(a, false);
+    bcast_schedule(b, true);
+    bcast_schedule(t2, true);
+    bcast_schedule(t3, true);
+    wf_tv_parallelize(a, 2, WF_BULK);
+    wf_tv_parallelize(b, 3, WF_BULK);
+    wf_tv_parallelize(t2, 3, WF_TIDX);
+    wf_tv_parallelize(t3, 3, WF_TIDX);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        CHECK_EQ_I64(wf_kernel_tma_count(k), 2);
+        const wf_tma_info *m0 = wf_kernel_tma(k, 0), *m1 = wf_kernel_tma(k, 1);
+        if (m0->global_tv == t1) { /* in issue order, which the sort decides */
+            const wf_tma_info *x = m0;
+            m0 = m1;
+            m1 = x;
+        }
+        CHECK_EQ_I64(m0->rank, 2);
+        CHECK_EQ_I64(m0->global_dims[0], 512);
+        CHECK_EQ_I64(m0->box[0], 256);
+        CHECK_EQ_I64(m0->box[1], 1);
+        CHECK_EQ_I64(m1->rank, 3);
+        CHECK_EQ_I64(m1->global_dims[0], 512);
+        CHECK_EQ_I64(m1->global_dims[1], 8);
+        CHECK_EQ_I64(m1->global_dims[2], 4);
+        CHECK_EQ_I64(m1->global_strides_bytes[1], -1); /* I1's stride: at run time */
+        CHECK_EQ_I64(m1->box[0], 256);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
