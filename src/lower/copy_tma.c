@@ -25,6 +25,13 @@ static const char *mem_name(wf_memtype m) {
     return ir_memtype_name(m);
 }
 
+static bool threaded(const wf_tv *tv) {
+    for (int i = 0; i < tv->loop.n; i++)
+        if (ir_id_is_thread(tv->loop.ptr[i]->ptype))
+            return true;
+    return false;
+}
+
 bool lower_copy_validate_tma(lower_ctx *c, const ir_op *op) {
     wf_err *e = &c->f->err;
     const wf_tv *in = op->in[0], *out = op->out;
@@ -43,6 +50,13 @@ bool lower_copy_validate_tma(lower_ctx *c, const ir_op *op) {
         return wf_failb(e, WF_ERR_UNSUPPORTED,
                         "T%d: TMA needs sm_90 (Hopper) or newer, but the target is sm_%d", out->id,
                         c->out->sm);
+    if ((load ? out : in)->stages > 1 && threaded(out))
+        return wf_failb(e, WF_ERR_SCHEDULE,
+                        "T%d: circular buffering issues its loads from one elected thread, so the "
+                        "TMA copy of T%d, whose loop axes are parallelized on threads, is "
+                        "incorrectly contained within a If-Then-Else with the ElectSync "
+                        "predicate. Parallelize T%d's non-tile axes on blocks or serially",
+                        out->id, out->id, out->id);
     if ((load ? out : in)->stages > 1)
         return wf_failb(e, WF_ERR_UNSUPPORTED,
                         "T%d: not supported yet: circular buffering (%d stages) of T%d", out->id,

@@ -253,6 +253,16 @@ static bool step_mixed(tma_env *t, int i) {
                        t->e[i].id);
     if (u->kind == TF_MERGE)
         return view_merge(t, i, u);
+    if (status(t, u->out[0]) == ST_TILE && status(t, u->out[1]) == ST_COORD) {
+        sbuf b = {0};
+        ir_print_id(&b, u->in[0]);
+        wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                 "T%d: not supported yet: strided tiles (the split of %s by %lld has a Bulk outer "
+                 "and a non-Bulk inner output, a striding split); use dense tiles",
+                 t->cons->id, sbuf_str(&b), (long long)u->factor);
+        sbuf_free(&b);
+        return false;
+    }
     if (status(t, u->out[0]) == ST_COORD && status(t, u->out[1]) == ST_TILE) {
         t->e[i].kind = E_PART; /* a boxing split */
         return const_box(t, &t->e[i], u->out[1]);

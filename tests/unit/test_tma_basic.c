@@ -263,3 +263,54 @@ TEST(tma_load_figure11_five_dims_mixed_strategies) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* Boxes by rotation (seed 001, Figures 8-9): a split of a split. Rotated
+   left: [I0, 256] -> [I0, 4, 2, 32] with [2, 32] the box, I1 = 8 x 32 seen as
+   partitioned by 64; rotated right: [I0, 4, 64] -> [I0, 4, 2, 32] with 32 the
+   box, the divisible outer split a view. */
+static void rotation(test_state *ts_, bool left, int64_t box0, int64_t box1) {
+    int64_t shape[2] = {16, 256};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(2, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 1, left ? 32 : 64);
+        wf_tv_split(both[i], left ? 1 : 2, left ? 2 : 32); /* [I0, 4, 2, 32] */
+        wf_tv_parallelize(both[i], 0, WF_BIDX);
+    }
+    if (left)
+        wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_parallelize(s, 3, WF_BULK);
+    wf_tv_parallelize(o, 3, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        const wf_tma_info *m = wf_kernel_tma(k, 0);
+        CHECK_EQ_I64(m->box[0], box0);
+        CHECK_EQ_I64(m->box[1], box1);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(tma_load_box_by_rotation_left_and_right) {
+    rotation(ts_, true, 32, 2);
+    rotation(ts_, false, 32, 1);
+}
+
+/* Step 3's strided tiles are not lowered yet: refused, never wrong. */
+TEST(tma_strided_tile_is_not_supported_yet) {
+    int64_t shape[2] = {64, 256};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(2, shape, &s, &o);
+    wf_tv_split(s, 1, 64);
+    wf_tv_split(s, 2, 2); /* the striding split: tile 32 (Bulk), stride 2 */
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK(k == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_fusion_error(f), "T1: not supported yet: strided tiles (the split of iS7{64} by "
+                                  "2 has a Bulk outer and a non-Bulk inner output, a striding "
+                                  "split); use dense tiles");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}

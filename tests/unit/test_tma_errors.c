@@ -253,3 +253,22 @@ TEST(tma_symbolic_view_split_checked_at_run_time) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The seed's rule: circular buffering elects one thread to issue the loads,
+   which a thread-parallel TMA consumer contradicts. */
+TEST(tma_circular_buffering_with_thread_parallel_consumer_is_refused) {
+    int64_t shape[2] = {64, 64};
+    wf_tv *s, *o;
+    wf_fusion *f = chain(2, shape, NULL, true, &s, &o);
+    wf_tv_split(s, 0, 8);
+    wf_tv_parallelize(s, 0, WF_TIDX);
+    wf_tv_parallelize(s, 1, WF_BULK);
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_circular_buffer(s, 3);
+    expect(ts_, f, WF_ERR_SCHEDULE,
+           "T1: circular buffering issues its loads from one elected thread, so the TMA copy of "
+           "T1, whose loop axes are parallelized on threads, is incorrectly contained within a "
+           "If-Then-Else with the ElectSync predicate. Parallelize T1's non-tile axes on blocks "
+           "or serially");
+    wf_fusion_free(f);
+}
