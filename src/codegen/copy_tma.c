@@ -46,9 +46,6 @@ bool cg_copy_emit_tma(sbuf *b, const kir_stmt *s, int depth) {
     int r = s->hw.tma.rank;
     sbuf_indent(b, depth);
     if (load) {
-        /* the mbarrier's initialization, visible to the async proxy that completes it */
-        sbuf_puts(b, "asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n");
-        sbuf_indent(b, depth);
         sbuf_printf(b,
                     "asm volatile(\"cp.async.bulk.tensor.%dd.shared::cluster.global.tile."
                     "mbarrier::complete_tx::bytes [%%0], [%%1, ",

@@ -69,6 +69,9 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
     case KSYNC_MBAR_INIT:
         snprintf(count, sizeof count, "%lld", (long long)s->count);
         mbar_op(b, "mbarrier.init.shared::cta.b64", s, count);
+        /* the initialization, visible to the async proxy that completes transactions */
+        sbuf_indent(b, depth);
+        sbuf_puts(b, "asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n");
         break;
     case KSYNC_MBAR_ARRIVE_TX:
         sbuf_puts(b, "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: ");

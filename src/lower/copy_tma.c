@@ -21,6 +21,8 @@
  */
 #include "lower/copy.h"
 
+static bool serial(const kir_node *n);
+
 static const char *mem_name(wf_memtype m) {
     return ir_memtype_name(m);
 }
@@ -117,7 +119,57 @@ static int position(const kir_list *l, const kir_node *n) {
     return at;
 }
 
+static kir_node *holder_of(kir_node *stmt);
+
+/* `if (threadIdx.x == 0 && ...) { n }` over the launched thread dimensions. */
+static kir_node *one_thread(lower_ctx *c, kir_node *n) {
+    wf_arena *a = c->a;
+    const wf_val *cond = NULL;
+    for (int d = 0; d < 3; d++) {
+        if (val_is_const_eq(c->pdim[d], 1))
+            continue;
+        const lower_pdim *p = &lower_pdim_table[d];
+        const wf_val *tid = val_sym(a, SYM_TID, p->axis, 0, p->cuda, 0, lower_pdim_max(d), NULL);
+        const wf_val *eq = val_eq(a, tid, val_const(a, 0));
+        cond = cond ? val_and(a, cond, eq) : eq;
+    }
+    kir_node *f = kir_new(a, KIR_IF);
+    if (!f || !n)
+        return NULL;
+    f->u.cond.cond = cond ? cond : val_const(a, 1);
+    return kir_append(a, &f->u.cond.body, n, f) ? f : NULL;
+}
+
+/* Several threads issue a box each (non-tile axes on threads): one thread
+   initializes the mbarrier for all their arrivals before a barrier, each
+   issuing thread arrives with its bytes, copies and waits, and after a
+   second barrier (every wait done) one thread invalidates it. */
+static bool place_load_many(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
+    kir_node *h = holder_of(stmt);
+    kir_list *outer = h->parent ? kir_body(h->parent) : &c->out->top;
+    kir_node *init = mbar_node(c, KSYNC_MBAR_INIT, m), *inval = mbar_node(c, KSYNC_MBAR_INVAL, m);
+    if (!init || !inval)
+        return false;
+    init->u.sync.count = m->issuers;
+    kir_node *ti = one_thread(c, init), *tv = one_thread(c, inval);
+    kir_node *s0 = kir_new_sync(c->a, KSYNC_BLOCK), *s1 = kir_new_sync(c->a, KSYNC_BLOCK);
+    if (!ti || !tv || !s0 || !s1)
+        return false;
+    int at = position(outer, h);
+    if (!kir_insert(c->a, outer, at + 1, tv, h->parent) ||
+        !kir_insert(c->a, outer, at + 1, s1, h->parent) ||
+        !kir_insert(c->a, outer, at, s0, h->parent) || !kir_insert(c->a, outer, at, ti, h->parent))
+        return false;
+    kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
+    int k = position(body, stmt);
+    kir_node *tx = mbar_node(c, KSYNC_MBAR_ARRIVE_TX, m), *wait = mbar_node(c, KSYNC_MBAR_WAIT, m);
+    return tx && wait && kir_insert(c->a, body, k + 1, wait, stmt->parent) &&
+           kir_insert(c->a, body, k, tx, stmt->parent);
+}
+
 static bool place_load(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
+    if (m->issuers > 1)
+        return place_load_many(c, stmt, m);
     kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
     int at = position(body, stmt);
     kir_node *init = mbar_node(c, KSYNC_MBAR_INIT, m), *tx = mbar_node(c, KSYNC_MBAR_ARRIVE_TX, m);
@@ -133,13 +185,20 @@ static bool serial(const kir_node *n) {
            !val_is_const(n->u.loop.var);
 }
 
+/* The node that holds stmt among serial loops: above its predicate and the
+   loops that print as nothing (thread, block, Bulk, extent 1). */
+static kir_node *holder_of(kir_node *stmt) {
+    kir_node *holder = stmt;
+    while (holder->parent && (holder->parent->kind == KIR_IF || !serial(holder->parent)))
+        holder = holder->parent;
+    return holder;
+}
+
 /* The threads' writes to the tile are ordered before the copy by a block
    barrier (sync pass) right before the node holding the store: each thread
    fences its generic-proxy writes against the async proxy before it. */
 static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
-    kir_node *holder = stmt;
-    while (holder->parent && (holder->parent->kind == KIR_IF || !serial(holder->parent)))
-        holder = holder->parent; /* the predicate; loops that print as nothing */
+    kir_node *holder = holder_of(stmt);
     kir_list *body = holder->parent ? kir_body(holder->parent) : &c->out->top;
     int at = position(body, holder);
     if (at == 0 || !kir_is_barrier(body->ptr[at - 1]))

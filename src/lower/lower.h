@@ -100,6 +100,8 @@ typedef struct {
     const wf_val *gstride[LOWER_TMA_MAX_RANK]; /* bytes between consecutive coordinates */
     const wf_val *coord[LOWER_TMA_MAX_RANK];   /* the box's first coordinates, per issue */
     int64_t box_bytes;                         /* the bytes one issue moves (the whole box) */
+    int64_t issuers;                           /* threads that issue a box each (TIDx/y/z axes
+                                                  of the consumer that are not tile axes) */
     int mbar;                                  /* load: the mbarrier it completes; -1 store */
     int param;                                 /* index of its KP_TENSOR_MAP parameter */
 } lower_tma;

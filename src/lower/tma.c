@@ -22,8 +22,9 @@
  * memory must be where TMA puts it -- dense in box order, or one of the
  * 32/64/128-byte swizzles (16-byte chunk j of row i at chunk j ^ (i % 8)
  * masked to the swizzle width), which is how the swizzle is inferred. The
- * allocation must hold whole tiles. Strided tiles and several issuing
- * threads per block are refused as not supported yet.
+ * allocation must hold whole tiles. Non-tile axes on threads make each of
+ * those threads issue its own box. Strided tiles are refused as not
+ * supported yet.
  */
 #include "lower/copy.h"
 
@@ -680,16 +681,23 @@ static bool check_smem(tma_env *t, lower_tma *m) {
 
 /* ---- the statement ---- */
 
-static bool check_issuers(tma_env *t) {
+/* Non-tile axes of the consumer on threads: each of those threads issues its
+   own box (seed 001, step 5); their number must be known to count arrivals. */
+static bool count_issuers(tma_env *t, lower_tma *m) {
+    m->issuers = 1;
     for (kir_node *n = t->s->parent; n; n = n->parent) {
-        if (n->kind != KIR_FOR || !ir_id_is_thread(n->u.loop.ptype) ||
-            val_is_const_eq(n->u.loop.extent, 1))
+        if (n->kind != KIR_FOR || !ir_id_is_thread(n->u.loop.ptype))
             continue;
+        int64_t ext = ir_id_const_extent(n->u.loop.id);
+        if (ext > 0) {
+            m->issuers *= ext;
+            continue;
+        }
         sbuf b = {0};
         ir_print_id(&b, n->u.loop.id);
         wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                 "T%d: not supported yet: several threads issuing TMA boxes (the non-tile axis "
-                 "%s is parallelized on threads); parallelize it on blocks or leave it serial",
+                 "T%d: not supported yet: a symbolic number of threads issuing TMA boxes (the "
+                 "non-tile axis %s is parallelized on threads); give it a constant extent",
                  t->cons->id, sbuf_str(&b));
         sbuf_free(&b);
         return false;
@@ -713,6 +721,6 @@ bool lower_tma_infer(lower_ctx *c, kir_node *stmt, lower_tma *m) {
     m->info.shared_tv = t.smem;
     m->mbar = -1;
     const wf_val **idx = ARENA_ARRAY(c->a, const wf_val *, TMA_MAX_ENTRIES);
-    return idx && check_issuers(&t) && build_domain(&t) && group_dims(&t) && fill_dims(&t, m) &&
+    return idx && count_issuers(&t, m) && build_domain(&t) && group_dims(&t) && fill_dims(&t, m) &&
            coordinates(&t, m, idx) && check_smem(&t, m);
 }

@@ -53,6 +53,8 @@ TEST(tma_load_1d_partitioned_merged_view) {
     wf_tv_parallelize(s, 1, WF_BULK);
     wf_tv_parallelize(o, 1, WF_TIDX);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         CHECK_EQ_I64(wf_kernel_tma_count(k), 1);
         int64_t dims[1] = {2048}, strides[1] = {4}, box[1] = {256};
@@ -85,6 +87,8 @@ TEST(tma_load_2d_partitioned_partial_boxes) {
     wf_tv_parallelize(o, 2, WF_TIDY);
     wf_tv_parallelize(o, 3, WF_TIDX);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         int64_t dims[2] = {96, 100}, strides[2] = {4, 384}, box[2] = {32, 16};
         check_map(ts_, wf_kernel_tma(k, 0), false, 2, dims, strides, box, 0);
@@ -111,6 +115,8 @@ TEST(tma_load_composited_implicit_size_one_and_whole) {
     wf_tv_parallelize(o, 2, WF_TIDY);
     wf_tv_parallelize(o, 3, WF_TIDX);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         int64_t dims[4] = {8, 4, 2, 16}, strides[4] = {4, 32, 128, 256}, box[4] = {8, 4, 1, 1};
         check_map(ts_, wf_kernel_tma(k, 0), false, 4, dims, strides, box, 0);
@@ -145,6 +151,8 @@ TEST(tma_store_1d_partitioned) {
     wf_tv_parallelize(s, 1, WF_TIDX);
     wf_tv_parallelize(o, 1, WF_BULK);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         int64_t dims[1] = {2048}, strides[1] = {4}, box[1] = {128};
         check_map(ts_, wf_kernel_tma(k, 0), true, 1, dims, strides, box, 0);
@@ -177,6 +185,8 @@ TEST(tma_store_2d_partial_boxes_skip_out_of_bounds) {
     wf_tv_parallelize(o, 2, WF_BULK);
     wf_tv_parallelize(o, 3, WF_BULK);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         int64_t dims[2] = {72, 40}, strides[2] = {4, 288}, box[2] = {16, 8};
         check_map(ts_, wf_kernel_tma(k, 0), true, 2, dims, strides, box, 0);
@@ -212,6 +222,8 @@ TEST(tma_load_and_store_in_a_serial_loop) {
     wf_tv_parallelize(o, 3, WF_BULK);
     wf_inline_most(f);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         CHECK_EQ_I64(wf_kernel_tma_count(k), 2);
         int64_t dims[2] = {256, 64}, strides[2] = {4, 1024}, box[2] = {64, 8};
@@ -254,6 +266,8 @@ TEST(tma_load_figure11_five_dims_mixed_strategies) {
     figure11(o, false);
     wf_inline_most(f);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         const wf_tma_info *m = wf_kernel_tma(k, 0);
         int64_t dims[5] = {32, 16, 3, 16, 8}, box[5] = {16, 16, 1, 4, 2};
@@ -283,6 +297,8 @@ static void rotation(test_state *ts_, bool left, int64_t box0, int64_t box1) {
     wf_tv_parallelize(s, 3, WF_BULK);
     wf_tv_parallelize(o, 3, WF_TIDX);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         const wf_tma_info *m = wf_kernel_tma(k, 0);
         CHECK_EQ_I64(m->box[0], box0);
@@ -313,4 +329,40 @@ TEST(tma_strided_tile_is_not_supported_yet) {
                                   "split); use dense tiles");
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+/* Seed 001, step 5: a non-tile axis on threads, each thread issuing its own
+   box: the mbarrier counts all their arrivals (init by one thread between
+   barriers, invalidated after every wait); stores need no mbarrier. */
+static void many_issuers(test_state *ts_, bool store) {
+    int64_t shape[2] = {64, 64};
+    wf_tv *s, *o;
+    wf_fusion *f = store ? store_fusion(2, shape, &s, &o) : load_fusion(2, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 0, 8); /* [8, 8, 64] */
+        wf_tv_parallelize(both[i], 0, WF_TIDX);
+    }
+    wf_tv *tma = store ? o : s, *other = store ? s : o;
+    wf_tv_parallelize(tma, 1, WF_BULK);
+    wf_tv_parallelize(tma, 2, WF_BULK);
+    wf_tv_parallelize(other, 2, WF_TIDY);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
+    if (k) {
+        int64_t dims[2] = {64, 64}, strides[2] = {4, 256}, box[2] = {64, 8};
+        check_map(ts_, wf_kernel_tma(k, 0), store, 2, dims, strides, box, 0);
+        if (!store)
+            CHECK_HAS(wf_kernel_source(k), "mbarrier.init.shared::cta.b64 [%0], %1;\" :: "
+                                           "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[0]"
+                                           ")), \"r\"((unsigned)(8))");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(tma_several_threads_issue_a_box_each) {
+    many_issuers(ts_, false);
+    many_issuers(ts_, true);
 }

@@ -39,6 +39,8 @@ TEST(tma_example1_pointwise_add_vectorized_store) {
     wf_tv_parallelize(out, 2, WF_VECTORIZE);
     wf_inline_most(f);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         CHECK_EQ_I64(wf_kernel_tma_count(k), 2);
         for (int i = 0; i < 2; i++) {
@@ -115,6 +117,8 @@ static wf_access_stats transpose_stats(test_state *ts_, bool swizzle) {
     wf_access_stats st = {0};
     wf_fusion *f = transpose(128, swizzle, tiles);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
     if (k) {
         CHECK_EQ_I64(wf_kernel_tma_count(k), 2);
         CHECK_EQ_I64(wf_kernel_tma(k, 0)->swizzle_bytes, swizzle ? 128 : 0);
@@ -179,6 +183,8 @@ TEST(tma_example2_broadcast_with_discontiguous_input) {
     wf_tv_parallelize(t3, 3, WF_TIDX);
     wf_inline_most(f);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         CHECK_EQ_I64(wf_kernel_tma_count(k), 2);
         const wf_tma_info *m0 = wf_kernel_tma(k, 0), *m1 = wf_kernel_tma(k, 1);

@@ -75,6 +75,8 @@ TEST(tma_smem_block_axis_between_tile_axes_is_valid) {
     wf_tv_set_allocation_domain(s, 4, alloc, true);
     wf_kernel *k = CHECK_INTERP(f, NULL);
     if (k)
+        CHECK_NVRTC(k, 90);
+    if (k)
         CHECK_EQ_I64(wf_kernel_tma(k, 0)->swizzle_bytes, 0);
     wf_kernel_free(k);
     wf_fusion_free(f);
@@ -110,6 +112,8 @@ TEST(tma_smem_tile_viewed_arbitrarily_is_valid) {
     bulk_from(s, 2);
     (void)ids;
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         const wf_tma_info *m = wf_kernel_tma(k, 0);
         CHECK_EQ_I64(m->rank, 2);
@@ -146,6 +150,8 @@ static void swizzle_case(test_state *ts_, int sw) {
     wf_tv_tma_swizzle(s, sw);
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
     wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
     if (k) {
         const wf_tma_info *m = wf_kernel_tma(k, 0);
         CHECK_EQ_I64(m->swizzle_bytes, sw);
@@ -180,6 +186,28 @@ TEST(tma_smem_swizzle_wider_than_the_box_row_is_refused) {
     CHECK(k == NULL);
     CHECK_HAS(wf_fusion_error(f), "which is neither the dense position nor a 32/64/128-byte "
                                   "swizzle of it with the innermost box as wide as the swizzle");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* Figure 14 (c), (e): IterDomains of extent 1 -- a non-tile one between the
+   tile IterDomains, or a tile one anywhere -- do not break the tile. */
+TEST(tma_smem_extent_one_axes_between_tile_axes_are_valid) {
+    wf_tv *s;
+    wf_fusion *f = tiled_load(32, 64, 8, 32, &s);
+    wf_tv_split(s, 0, 1); /* [I0o{4}, 1, BIDx, 8, 32] */
+    wf_tv_split(s, 3, 8); /* [I0o, 1, BIDx, 1 (tile), 8, 32] */
+    bulk_from(s, 3);
+    int n;
+    wf_iterdomain *const *l = wf_tv_loop_domain(s, &n);
+    wf_iterdomain *alloc[6] = {l[0], l[2], l[4], l[1], l[3], l[5]}; /* .., 8, 1, 1, 32 */
+    wf_tv_set_allocation_domain(s, 6, alloc, true);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        CHECK_NVRTC(k, 90);
+        CHECK_EQ_I64(wf_kernel_tma(k, 0)->box[0], 32);
+        CHECK_EQ_I64(wf_kernel_tma(k, 0)->box[1], 8);
+    }
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
