@@ -366,3 +366,31 @@ TEST(tma_several_threads_issue_a_box_each) {
     many_issuers(ts_, false);
     many_issuers(ts_, true);
 }
+
+/* Symbolic sizes: the tensor map's dims and strides are encoded per launch
+   (reported as -1), the boxes at the edges zero-filled. */
+TEST(tma_load_symbolic_sizes) {
+    int64_t shape[2] = {-1, -1}, sym[8] = {100, 96};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(2, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 1, 32);
+        wf_tv_split(both[i], 0, 8);
+        wf_tv_reorder_all(both[i], (const int[]){0, 2, 1, 3});
+        wf_tv_parallelize(both[i], 0, WF_BIDY);
+        wf_tv_parallelize(both[i], 1, WF_BIDX);
+    }
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_parallelize(s, 3, WF_BULK);
+    wf_tv_parallelize(o, 2, WF_TIDY);
+    wf_tv_parallelize(o, 3, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, sym);
+    if (k) {
+        CHECK_NVRTC(k, 90);
+        int64_t dims[2] = {-1, -1}, strides[2] = {4, -1}, box[2] = {32, 8};
+        check_map(ts_, wf_kernel_tma(k, 0), false, 2, dims, strides, box, 0);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
