@@ -13,8 +13,9 @@
  *
  * Not supported yet (each refused with WF_ERR_UNSUPPORTED and a message,
  * never a wrong kernel): reductions (wf_sum, wf_max); the copy kinds
- * WF_LDST_TMA, WF_LDST_LDMATRIX, WF_LDST_STMATRIX, WF_LDST_CP_ASYNC; the
- * parallel types WF_DIDX/Y/Z, WF_BULK, WF_MMA; intermediates in global
+ * WF_LDST_LDMATRIX, WF_LDST_STMATRIX, WF_LDST_CP_ASYNC; TMA circular
+ * buffering and strided TMA tiles; the parallel types WF_DIDX/Y/Z and
+ * WF_MMA (WF_BULK only on TMA tile axes); intermediates in global
  * memory; non-contiguous allocation domains; a tensor that is both a fusion
  * input and an output.
  *
@@ -168,7 +169,8 @@ WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
 
 /* ---- schedule ----
    Parallel types. Not supported yet (wf_compile refuses them with
-   WF_ERR_UNSUPPORTED): WF_DIDX/Y/Z (devices), WF_BULK, WF_MMA. */
+   WF_ERR_UNSUPPORTED): WF_DIDX/Y/Z (devices), WF_MMA; WF_BULK only on the
+   tile axes of a TMA copy. */
 typedef enum {
     WF_SERIAL,
     WF_BIDX,
@@ -191,8 +193,9 @@ typedef enum {
 typedef enum { WF_MEM_GLOBAL, WF_MEM_LOCAL, WF_MEM_SHARED, WF_MEM_TENSOR } wf_memtype;
 /* Copy kinds: the op type of a wf_set's definition. Supported: SET (a plain
    load/store), TMEM_LOAD / TMEM_STORE (tcgen05.ld / tcgen05.st between
-   registers and tensor memory). Not supported yet (wf_compile refuses them
-   with WF_ERR_UNSUPPORTED): TMA, LDMATRIX, STMATRIX, CP_ASYNC. */
+   registers and tensor memory), TMA (cp.async.bulk.tensor between global
+   and shared memory, below). Not supported yet (wf_compile refuses them
+   with WF_ERR_UNSUPPORTED): LDMATRIX, STMATRIX, CP_ASYNC. */
 typedef enum {
     WF_LDST_SET,
     WF_LDST_TMEM_LOAD /* LdTMem */,
@@ -394,6 +397,38 @@ WF_API wf_status wf_system_info_get(wf_system_info *out); /* WF_ERR_ARG for NULL
 /* Remove every kernel image from the cache directory (only weft's own
    files); entries and bytes (either may be NULL) say how much went. */
 WF_API wf_status wf_cache_clear(int64_t *entries, int64_t *bytes);
+
+/* ---- TMA (seed 001) ----
+   A TMA copy is a wf_set / cache_after / cache_before whose op type is WF_LDST_TMA: load
+   when global -> shared, store when shared -> global. The TMA domain, boxes, tiles,
+   element strides and swizzle are inferred from the schedule; tile axes of the consumer
+   are parallelized WF_BULK. */
+/* One tensor map of a compiled kernel, as passed to cuTensorMapEncodeTiled. Dimension 0
+   is the innermost. rank: one dimension per partitioned IterDomain or composited slice of
+   the TMA domain; adjacent dimensions are merged only where more than five would remain. */
+typedef struct {
+    bool is_store; /* shared -> global */
+    int rank;      /* 1..5 */
+    wf_dtype dtype;
+    int64_t global_dims[5];          /* elements; -1 where symbolic */
+    int64_t global_strides_bytes[5]; /* [0] = element size; [i] = bytes between consecutive
+                                        coordinates of dim i; -1 if symbolic */
+    int64_t box[5];                  /* boxDim */
+    int64_t element_strides[5];      /* 1 for dense tiles */
+    int swizzle_bytes;               /* 0, 32, 64 or 128 */
+    const wf_tv *global_tv;          /* the tensor in global memory (of the fusion) */
+    const wf_tv *shared_tv;          /* the tensor in shared memory */
+} wf_tma_info;
+WF_API int wf_kernel_tma_count(const wf_kernel *k);
+/* NULL if out of range; in the order the kernel issues them. */
+WF_API const wf_tma_info *wf_kernel_tma(const wf_kernel *k, int i);
+/* Multi-stage (circular) buffering of a TMA-loaded shared-memory tensor: `stages` copies,
+   loads issued stages-1 iterations ahead, one mbarrier per stage (not lowered yet: a
+   kernel that asks for more than one stage is refused with WF_ERR_UNSUPPORTED). */
+WF_API void wf_tv_circular_buffer(wf_tv *tv, int stages);
+/* Schedule the allocation domain of a shared-memory tensor's two innermost axes into the
+   TMA swizzle pattern [-1, s, 8/s, s, 16 bytes] with the XOR of axes 1 and 3. */
+WF_API void wf_tv_tma_swizzle(wf_tv *smem_tv, int swizzle_bytes);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@ const char *cg_dtype_name(wf_dtype t); /* "float", "wf_half", ... */
 void cg_print_val(sbuf *b, const wf_val *v);
 
 void cg_tmem_helpers(sbuf *b, const lower_result *r); /* device functions, before the kernel */
+void cg_tma_helpers(sbuf *b, const lower_result *r);  /* the tensor-map type (copy_tma.c) */
 void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth);
 
 #endif

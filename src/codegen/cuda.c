@@ -259,7 +259,14 @@ static void emit_signature(emitter *e) {
         cg_emit_param(&e->b, &e->r->params.ptr[i]);
     }
     sbuf_puts(&e->b, ") {\n");
-    if (!val_is_const_eq(e->r->smem, 0))
+    if (!val_is_const_eq(e->r->smem, 0) && e->r->smem_align > 16)
+        sbuf_printf(
+            &e->b,
+            "  extern __shared__ __align__(16) unsigned char wf_smem_raw[];\n"
+            "  unsigned char *wf_smem = (unsigned char *)(((unsigned long long)wf_smem_raw + "
+            "%lldull) & ~%lldull);\n",
+            (long long)(e->r->smem_align - 1), (long long)(e->r->smem_align - 1));
+    else if (!val_is_const_eq(e->r->smem, 0))
         sbuf_puts(&e->b, "  extern __shared__ __align__(16) unsigned char wf_smem[];\n");
 }
 
@@ -270,6 +277,7 @@ char *cg_emit_cuda(const lower_result *r) {
     mark_aligned(&e, &r->top);
     cg_emit_prelude(&e.b);
     cg_tmem_helpers(&e.b, r);
+    cg_tma_helpers(&e.b, r);
     emit_signature(&e);
     cg_sync_decls(&e.b, r);
     emit_list(&e, &r->top, 1);

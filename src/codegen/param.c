@@ -11,6 +11,10 @@ static void decl_tensor(sbuf *b, const lower_param *p) {
     sbuf_printf(b, "Tensor<%s, %d> T%d", cg_dtype_name(p->tv->dtype), p->tv->logical.n, p->tv->id);
 }
 
+static void decl_tensor_map(sbuf *b, const lower_param *p) {
+    sbuf_printf(b, "const __grid_constant__ wf_tensor_map wf_tmap%d", p->tma);
+}
+
 static void decl_unsupported(sbuf *b, const lower_param *p) {
     sbuf_printf(b, "\n#error \"weft cannot declare a %s parameter yet\"\n",
                 kir_param_name(p->kind));
@@ -21,7 +25,7 @@ typedef void (*cg_param_decl_fn)(sbuf *b, const lower_param *p);
 static const cg_param_decl_fn decls[KIR_NPARAM_KINDS] = {
     [KP_TENSOR] = decl_tensor,
     [KP_SCALAR] = decl_unsupported,
-    [KP_TENSOR_MAP] = decl_unsupported,
+    [KP_TENSOR_MAP] = decl_tensor_map,
     [KP_WORK_BUFFER] = decl_unsupported,
 };
 

@@ -18,11 +18,11 @@ static int max_mbar(const kir_list *l) {
     for (int i = 0; i < l->n; i++) {
         const kir_node *n = l->ptr[i];
         const kir_list *body = kir_body((kir_node *)n);
-        int k = body ? max_mbar(body)
-                : n->kind == KIR_SYNC && n->u.sync.kind != KSYNC_BLOCK &&
-                        n->u.sync.kind != KSYNC_FENCE_PROXY_ASYNC
-                    ? n->u.sync.mbar
-                    : -1;
+        kir_sync_kind sk = n->kind == KIR_SYNC ? n->u.sync.kind : KSYNC_BLOCK;
+        bool uses_mbar = n->kind == KIR_SYNC && sk != KSYNC_BLOCK &&
+                         sk != KSYNC_FENCE_PROXY_ASYNC && sk != KSYNC_BULK_COMMIT &&
+                         sk != KSYNC_BULK_WAIT_READ;
+        int k = body ? max_mbar(body) : uses_mbar ? n->u.sync.mbar : -1;
         m = k > m ? k : m;
     }
     return m;
@@ -69,6 +69,9 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
     case KSYNC_MBAR_INIT:
         snprintf(count, sizeof count, "%lld", (long long)s->count);
         mbar_op(b, "mbarrier.init.shared::cta.b64", s, count);
+        /* the initialization, visible to the async proxy that completes transactions */
+        sbuf_indent(b, depth);
+        sbuf_puts(b, "asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n");
         break;
     case KSYNC_MBAR_ARRIVE_TX:
         sbuf_puts(b, "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: ");
@@ -85,6 +88,18 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
         break;
     case KSYNC_FENCE_PROXY_ASYNC:
         sbuf_puts(b, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n");
+        break;
+    case KSYNC_MBAR_INVAL:
+        sbuf_printf(b,
+                    "asm volatile(\"mbarrier.inval.shared::cta.b64 [%%0];\" :: "
+                    "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d])) : \"memory\");\n",
+                    s->mbar);
+        break;
+    case KSYNC_BULK_COMMIT:
+        sbuf_puts(b, "asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n");
+        break;
+    case KSYNC_BULK_WAIT_READ:
+        sbuf_puts(b, "asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n");
         break;
     }
 }

@@ -225,6 +225,7 @@ struct wf_tv {
     int ca_pos;      /* compute-at (inline) position */
     int max_producer_pos;
     int dimsep; /* tensor-memory dim-separator position, -1 if unset */
+    int stages; /* circular buffering (wf_tv_circular_buffer): copies of the buffer; 0 = none */
     ir_op *def;
     VEC(ir_op *) uses;
     bool is_input, is_output;

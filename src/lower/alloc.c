@@ -240,6 +240,35 @@ static const wf_val *align16(wf_arena *a, const wf_val *x) {
     return val_mul(a, val_ceildiv(a, x, val_const(a, 16)), val_const(a, 16));
 }
 
+/* Does an XOR swizzle produce id (TMA's swizzled layouts)? */
+static bool from_swizzle(const wf_iterdomain *id, int depth) {
+    const id_transform *t = id->def;
+    if (!t || depth > 64)
+        return false;
+    if (t->kind == TF_SWIZZLE)
+        return true;
+    for (int i = 0; i < t->nin; i++)
+        if (from_swizzle(t->in[i], depth + 1))
+            return true;
+    return false;
+}
+
+/* The alignment of a shared-memory buffer: 16 bytes; a TMA copy's buffer
+   128 bytes, 1024 when its allocation is swizzled (the PTX ISA's rule for the
+   128-byte swizzle, which covers the 32- and 64-byte ones). */
+static int64_t smem_alignment(const wf_tv *tv) {
+    bool tma = tv->def && tv->def->ldst == WF_LDST_TMA;
+    for (int i = 0; i < tv->uses.n; i++)
+        tma |= tv->uses.ptr[i]->ldst == WF_LDST_TMA;
+    if (!tma)
+        return 16;
+    const id_list *dom = ir_alloc_domain(tv);
+    for (int i = 0; i < dom->n; i++)
+        if (from_swizzle(dom->ptr[i], 0))
+            return 1024;
+    return 128;
+}
+
 /* Registers need sizes known at compile time; shared memory may be sized by
    the run-time extents (the kernel's dynamic shared memory is then computed
    at launch). */
@@ -265,7 +294,13 @@ static bool alloc_tensor(lower_ctx *c, wf_tv *tv, const wf_val **smem_end) {
         return false;
     if (tv->mem == WF_MEM_SHARED) {
         wf_arena *a = c->a;
-        n->u.alloc.smem_offset = align16(a, *smem_end);
+        int64_t align = smem_alignment(tv);
+        n->u.alloc.smem_offset =
+            align == 16
+                ? align16(a, *smem_end)
+                : val_mul(a, val_ceildiv(a, *smem_end, val_const(a, align)), val_const(a, align));
+        if (align > c->out->smem_align)
+            c->out->smem_align = align;
         *smem_end = val_add(a, n->u.alloc.smem_offset,
                             val_mul(a, l.size, val_const(a, (int64_t)wf_dtype_size(tv->dtype))));
     }
@@ -285,6 +320,10 @@ bool lower_alloc(lower_ctx *c) {
         c->out->tmem_slot = align16(a, smem_end);
         smem_end = val_add(a, c->out->tmem_slot, val_const(a, 4 * c->out->launch.ntmem_regions));
     }
+    /* The dynamic shared memory is only 16-byte aligned: the kernel aligns its
+       base up (codegen/cuda.c), within this much more. */
+    if (c->out->smem_align > 16)
+        smem_end = val_add(a, smem_end, val_const(a, c->out->smem_align - 16));
     c->out->smem = smem_end;
     c->out->launch.smem_bytes = val_is_const(smem_end) ? smem_end->c : -1;
     return true;

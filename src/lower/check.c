@@ -59,7 +59,9 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv) {
         if (tv->loop.ptr[i]->itype == IT_REDUCTION)
             return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                             "T%d has a reduction axis; reductions are not lowered yet", tv->id);
-        if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ || p == WF_BULK || p == WF_MMA)
+        if (p == WF_BULK && !lower_tma_check_bulk(c, tv, i))
+            return false;
+        if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ || p == WF_MMA)
             return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                             "T%d: axis %d is parallelized on %s, which this build cannot lower "
                             "yet",

@@ -41,10 +41,6 @@ bool lower_copy_validate(lower_ctx *c, const ir_op *op) {
     return true;
 }
 
-bool lower_copy_wide(const ir_op *op) {
-    return lower_copy_kind_of(op->ldst)->wide;
-}
-
 bool lower_copy_index(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++) {
         kir_node *s = c->stmt_of[k];

@@ -25,8 +25,17 @@ typedef struct {
 const lower_copy_kind *lower_copy_kind_of(wf_ldst k);
 /* The capability check of op's copy kind (WF_LDST_SET for non-copies), from check.c. */
 bool lower_copy_validate(lower_ctx *c, const ir_op *op);
-/* May a vectorized access of op move more than 16 bytes per thread? (index.c) */
-bool lower_copy_wide(const ir_op *op);
+/* May a vectorized access of op move more than 16 bytes per thread? (index.c)
+   Inline, from the table's `wide` column: indexing must not call into the
+   hooks' files, whose TMA inference calls indexing (lower/tma.c). */
+static inline bool lower_copy_wide(const ir_op *op) {
+    static const bool wide[IR_NLDST] = {
+#define LDST(kind, name, hooks, w) [kind] = w,
+#include "ir/ldst.def"
+#undef LDST
+    };
+    return (unsigned)op->ldst < IR_NLDST && wide[op->ldst];
+}
 /* Passes: every statement's index hook (after index), then place hook (after sync). */
 bool lower_copy_index(lower_ctx *c);
 bool lower_copy_place(lower_ctx *c);
@@ -38,6 +47,11 @@ bool lower_copy_place(lower_ctx *c);
     bool lower_copy_place_##hooks(lower_ctx *c, kir_node *stmt);
 #include "ir/ldst.def"
 #undef LDST
+
+/* TMA (lower/tma.c, seed 001): may axis `axis` of tv be WF_BULK (check.c),
+   and the tensor map of a TMA statement, inferred from the schedule. */
+bool lower_tma_check_bulk(lower_ctx *c, const wf_tv *tv, int axis);
+bool lower_tma_infer(lower_ctx *c, kir_node *stmt, lower_tma *out);
 
 /* Tensor memory (lower/tmem.c): its allocation, address table and release, around the kernel. */
 bool lower_tmem(lower_ctx *c);

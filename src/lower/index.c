@@ -539,3 +539,36 @@ bool lower_index(lower_ctx *c) {
             return false;
     return true;
 }
+
+/* ---- indices of chosen IterDomains (TMA's coordinates, lower/tma.c) ---- */
+
+/* The walk of statement s toward tv's allocation, with the loops in `over`
+   taking the values `vals` instead of their own; writes the index of each of
+   ids[0..nids) (NULL where the walk does not reach it) and returns tv's
+   linear index (NULL on error). */
+const wf_val *lower_index_ids(lower_ctx *c, kir_node *s, wf_tv *tv, int nover,
+                              const kir_node *const *over, const wf_val *const *vals, int nids,
+                              const wf_iterdomain *const *ids, const wf_val **out) {
+    index_env e = {.c = c,
+                   .idx = ARENA_ARRAY(c->a, const wf_val *, c->f->ids.n + 1),
+                   .touched = ARENA_ARRAY(c->a, int, c->f->ids.n + 1)};
+    e.tfs = an_unique_transforms(&c->g.exact, c->f, c->a, &e.ntfs);
+    lower_layout l;
+    if (!e.idx || !e.touched || !e.tfs)
+        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    if (!lower_layout_of(c, tv, &l))
+        return NULL;
+    for (kir_node *n = s->parent; n; n = n->parent) {
+        if (n->kind != KIR_FOR)
+            continue;
+        const wf_val *v = n->u.loop.var;
+        for (int i = 0; i < nover; i++)
+            v = over[i] == n ? vals[i] : v;
+        put(&e, n->u.loop.id, v);
+    }
+    propagate(&e, tv, &l);
+    e.lenient = true;
+    for (int i = 0; i < nids; i++)
+        out[i] = get(&e, ids[i]);
+    return linearize(&e, s, tv, &l);
+}

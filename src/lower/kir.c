@@ -117,6 +117,9 @@ static void print_sync(sbuf *b, const kir_sync *s) {
     case KSYNC_MBAR_WAIT:
         sbuf_printf(b, " %d phase=%lld", s->mbar, (long long)s->phase);
         break;
+    case KSYNC_MBAR_INVAL:
+        sbuf_printf(b, " %d", s->mbar);
+        break;
     default:
         break;
     }

@@ -59,6 +59,12 @@ typedef struct {
         struct {
             const wf_val *lane, *col; /* StTMem/LdTMem: lane and 32-bit column */
         } tmem;
+        struct {                    /* CpAsyncBulkTensorTile */
+            int index;              /* its lower_result.tmas entry (tensor map: wf_tmap<index>) */
+            int mbar;               /* load: the mbarrier it completes; -1 for a store */
+            int rank;               /* dimensions of the tensor map */
+            const wf_val *coord[5]; /* the box's first coordinates, dimension 0 innermost */
+        } tma;
     } hw;
 } kir_stmt;
 
@@ -73,7 +79,11 @@ typedef struct {
     X(KSYNC_MBAR_COMPLETE_TX, "MBAR_COMPLETE_TX")    /* `bytes` of transactions complete */        \
     X(KSYNC_MBAR_WAIT, "MBAR_WAIT")                  /* try_wait.parity until `phase` completes */ \
     X(KSYNC_FENCE_PROXY_ASYNC, "FENCE_PROXY_ASYNC")  /* order generic before async-proxy accesses  \
-                                                      */
+                                                      */                                           \
+    X(KSYNC_MBAR_INVAL, "MBAR_INVAL")         /* mbarrier.inval: it may be initialized again       \
+                                               */                                                  \
+    X(KSYNC_BULK_COMMIT, "BULK_COMMIT")       /* cp.async.bulk.commit_group */                     \
+    X(KSYNC_BULK_WAIT_READ, "BULK_WAIT_READ") /* cp.async.bulk.wait_group.read 0 */
 typedef enum {
 #define X(kind, name) kind,
     KIR_SYNC_KINDS(X)

@@ -251,7 +251,7 @@ static bool check_memory(lower_ctx *c) {
 /* ---- the parameters ---- */
 
 static bool add_param(lower_ctx *c, wf_tv *tv, bool is_output, int index) {
-    lower_param p = {tv, is_output, index, KP_TENSOR};
+    lower_param p = {tv, is_output, index, KP_TENSOR, -1};
     if (tv->logical.n > WF_MAX_RANK)
         return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                         "T%d has %d dims, but a kernel's inputs and outputs have at most "
@@ -259,6 +259,28 @@ static bool add_param(lower_ctx *c, wf_tv *tv, bool is_output, int index) {
                         tv->id, tv->logical.n, WF_MAX_RANK);
     return vec_push_arena(c->a, &c->out->params, p) ||
            wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+/* A TMA copy's tensor map follows the tensor parameters: it describes the
+   same buffer (lower/tma.c). */
+static bool add_tensor_maps(lower_ctx *c) {
+    for (int t = 0; t < c->out->tmas.n; t++) {
+        lower_tma *m = &c->out->tmas.ptr[t];
+        wf_tv *g = (wf_tv *)m->info.global_tv;
+        lower_param p = {g, g->is_output, -1, KP_TENSOR_MAP, t};
+        for (int i = 0; i < c->out->params.n && p.index < 0; i++)
+            if (c->out->params.ptr[i].tv == g)
+                p.index = c->out->params.ptr[i].index;
+        m->param = c->out->params.n;
+        if (p.index < 0)
+            return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                            "T%d: a TMA copy reads or writes T%d in global memory, which is not a "
+                            "fusion input or output",
+                            g->id, g->id);
+        if (!vec_push_arena(c->a, &c->out->params, p))
+            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    }
+    return true;
 }
 
 bool lower_launch(lower_ctx *c) {
@@ -270,5 +292,5 @@ bool lower_launch(lower_ctx *c) {
     for (int i = 0; i < c->f->outputs.n; i++)
         if (!add_param(c, c->f->outputs.ptr[i], true, i))
             return false;
-    return true;
+    return add_tensor_maps(c);
 }

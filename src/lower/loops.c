@@ -57,6 +57,10 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *
         int64_t max = lower_pdim_max(dim);
         l->var = val_sym(c->a, p->grid ? SYM_BID : SYM_TID, p->axis, 0, p->cuda, 0,
                          hi < max ? hi : max, l->extent);
+    } else if (l->ptype == WF_BULK) {
+        /* A TMA copy's tile axes: one instruction moves the whole box, so the
+           statement is issued once, at the box's first element. */
+        l->var = val_const(c->a, 0);
     } else if (l->ptype == WF_VECTORIZE && is_vector_set(op, id)) {
         l->vector = true;
         l->var = val_const(c->a, 0);

@@ -72,8 +72,10 @@ typedef struct {
     wf_tv *tv;
     bool is_output;
     int index; /* position among the fusion's inputs or outputs */
-    /* What is passed (kir.h): KP_TENSOR for every fusion input and output today. */
+    /* What is passed (kir.h): KP_TENSOR for every fusion input and output; KP_TENSOR_MAP
+       for a TMA copy's tensor map of one of them. */
     kir_param_kind kind;
+    int tma; /* KP_TENSOR_MAP: its lower_result.tmas entry; -1 otherwise */
 } lower_param;
 
 /* A condition that must hold at launch (e.g. divisibility of a symbolic extent). */
@@ -89,6 +91,21 @@ typedef struct {
 } lower_extent;
 typedef VEC(lower_extent) lower_extents;
 
+/* One TMA copy (lower/tma.c): its tensor map, inferred from the schedule,
+   and what each issue of it needs. Dimension 0 is the innermost. */
+#define LOWER_TMA_MAX_RANK 5
+typedef struct {
+    wf_tma_info info;                          /* as wf_kernel_tma reports it */
+    const wf_val *gdim[LOWER_TMA_MAX_RANK];    /* elements per dimension */
+    const wf_val *gstride[LOWER_TMA_MAX_RANK]; /* bytes between consecutive coordinates */
+    const wf_val *coord[LOWER_TMA_MAX_RANK];   /* the box's first coordinates, per issue */
+    int64_t box_bytes;                         /* the bytes one issue moves (the whole box) */
+    int64_t issuers;                           /* threads that issue a box each (TIDx/y/z axes
+                                                  of the consumer that are not tile axes) */
+    int mbar;                                  /* load: the mbarrier it completes; -1 store */
+    int param;                                 /* index of its KP_TENSOR_MAP parameter */
+} lower_tma;
+
 typedef struct {
     wf_arena arena; /* owns everything below */
     kir_list top;
@@ -98,6 +115,8 @@ typedef struct {
     wf_launch_info launch;
     const wf_val *smem;      /* dynamic shared-memory bytes (symbolic when a tile is) */
     const wf_val *tmem_slot; /* shared-memory offset of the tensor-memory address table */
+    VEC(lower_tma) tmas;     /* TMA copies, in issue order (kir_stmt.hw.tma.index) */
+    int64_t smem_align;      /* alignment the dynamic shared memory needs (bytes; 0 = 16) */
     int sm;
 } lower_result;
 

@@ -63,4 +63,12 @@ bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l);
 /* The ptype a tensor's loop ID runs on (the loop group's, for shared loops). */
 wf_ptype lower_loop_ptype(lower_ctx *c, const wf_iterdomain *id);
 
+/* index.c: the indices statement s's walk gives ids[0..nids) (NULL where it
+   does not reach one), with the loops over[i] at vals[i] instead of their own
+   index; returns tv's linear index, NULL on error (lower/tma.c's box
+   coordinates and shared-memory check). */
+const wf_val *lower_index_ids(lower_ctx *c, kir_node *s, wf_tv *tv, int nover,
+                              const kir_node *const *over, const wf_val *const *vals, int nids,
+                              const wf_iterdomain *const *ids, const wf_val **out);
+
 #endif

@@ -304,8 +304,41 @@ static bool check_devices(wf_kernel *k, const rt_launch *l, bool *host) {
 }
 
 /* The argument bytes by parameter kind (runtime/param.c). */
-static void pack(cuda_state *s, const wf_kernel *k, const rt_launch *l, int i, cu_ptr data) {
+/* A TMA tensor map (CUtensorMap: 128 bytes, 64-byte aligned), encoded by
+   the driver from the buffer's device address (runtime/tma.c has the rest). */
+static bool encode_tensor_map(cuda_state *s, wf_kernel *k, const rt_launch *l, int i, cu_ptr data) {
+    struct {
+        _Alignas(64) unsigned char bytes[128];
+    } map;
+    rt_tma_args a;
+    rt_cu *c = &s->cu;
+    memset(&map, 0, sizeof map);
+    if (!rt_tma_encode_args(k, l, i, &a) ||
+        !CU_TRY(c, &k->err,
+                cuTensorMapEncodeTiled(&map, a.dtype, a.rank, (void *)(uintptr_t)data, a.dims,
+                                       a.strides, a.box, a.estrides, 0, a.swizzle, 0, 0)))
+        return false;
+    memcpy(s->arg[i], map.bytes, sizeof map.bytes);
+    return true;
+}
+
+static bool pack(cuda_state *s, wf_kernel *k, const rt_launch *l, int i, cu_ptr data) {
+    if (k->params[i].kind == KP_TENSOR_MAP)
+        return encode_tensor_map(s, k, l, i, data);
     rt_param_pack(k, l, i, (uint64_t)data, s->arg[i]);
+    return true;
+}
+
+static size_t span(const wf_kernel *k, const rt_launch *l, int i, size_t *offset);
+
+/* A tensor map describes the buffer of the tensor parameter of the same
+   tensor (they come first): it must see that parameter's device copy. */
+static cu_ptr shared_copy(wf_kernel *k, cuda_state *s, const rt_launch *l, int i, cu_ptr d) {
+    size_t offset;
+    for (int j = 0; j < i && k->params[i].kind == KP_TENSOR_MAP; j++)
+        if (k->params[j].tv == k->params[i].tv && k->params[j].kind == KP_TENSOR)
+            return s->staged[j] && span(k, l, j, &offset) ? s->staged[j] + offset : d;
+    return d;
 }
 
 static bool launch(wf_kernel *k, cuda_state *s, const rt_launch *l) {
@@ -349,6 +382,11 @@ static bool stage_in(wf_kernel *k, cuda_state *s, const rt_launch *l) {
         const wf_buffer *b = l->buf[i];
         size_t offset, bytes;
         cu_ptr d = (cu_ptr)(uintptr_t)b->data;
+        if (k->params[i].kind == KP_TENSOR_MAP) {
+            if (!pack(s, k, l, i, shared_copy(k, s, l, i, d)))
+                return false;
+            continue;
+        }
         if (b->device < 0 && (bytes = span(k, l, i, &offset)) > 0) {
             const char *host = (const char *)b->data - offset;
             if (!CU_TRY(c, &k->err, cuMemAlloc(&s->staged[i], bytes)) ||
@@ -356,7 +394,8 @@ static bool stage_in(wf_kernel *k, cuda_state *s, const rt_launch *l) {
                 return false;
             d = s->staged[i] + offset;
         }
-        pack(s, k, l, i, d);
+        if (!pack(s, k, l, i, d))
+            return false;
     }
     return true;
 }
@@ -382,9 +421,11 @@ static void unstage(wf_kernel *k, cuda_state *s) {
     }
 }
 
-static void pack_in_place(cuda_state *s, const wf_kernel *k, const rt_launch *l) {
+static bool pack_in_place(cuda_state *s, wf_kernel *k, const rt_launch *l) {
     for (int i = 0; i < k->nparams; i++)
-        pack(s, k, l, i, (cu_ptr)(uintptr_t)l->buf[i]->data);
+        if (!pack(s, k, l, i, (cu_ptr)(uintptr_t)l->buf[i]->data))
+            return false;
+    return true;
 }
 
 /* Bind, check and prepare a run: the state, the packed arguments (staging
@@ -399,10 +440,8 @@ static cuda_state *prepare(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer
     cuda_state *s = *empty ? NULL : ready(k);
     if (!s)
         return NULL;
-    if (!*host) {
-        pack_in_place(s, k, l);
-        return s;
-    }
+    if (!*host)
+        return pack_in_place(s, k, l) ? s : NULL;
     if (stage_in(k, s, l))
         return s;
     unstage(k, s);

@@ -71,7 +71,10 @@ enum {
     X(cuEventElapsedTime,        "cuEventElapsedTime_v2", "cuEventElapsedTime",                    \
       (float *, cu_event, cu_event))                                                               \
     X(cuGetErrorName,            "cuGetErrorName",               NULL, (cu_result, const char **)) \
-    X(cuGetErrorString,          "cuGetErrorString",             NULL, (cu_result, const char **))
+    X(cuGetErrorString,          "cuGetErrorString",             NULL, (cu_result, const char **)) \
+    X(cuTensorMapEncodeTiled,    "cuTensorMapEncodeTiled",       NULL,                             \
+      (void *, int, unsigned, void *, const unsigned long long *, const unsigned long long *,      \
+       const unsigned *, const unsigned *, int, int, int, int))
 // clang-format on
 
 typedef struct {
@@ -105,6 +108,17 @@ void rt_cu_close(rt_cu *c);
 bool rt_cu_check(const rt_cu_api *api, wf_err *e, cu_result r, const char *call, const char *file,
                  int line);
 #define CU_TRY(c, e, call) rt_cu_check(&(c)->api, (e), (c)->api.call, #call, __FILE__, __LINE__)
+
+/* TMA (runtime/tma.c): the arguments of cuTensorMapEncodeTiled for parameter
+   i, a tensor map (KP_TENSOR_MAP), at this launch; false with k->err set. */
+typedef struct {
+    int dtype; /* CUtensorMapDataType */
+    unsigned rank;
+    unsigned long long dims[5], strides[5]; /* strides: rank - 1 of them, bytes */
+    unsigned box[5], estrides[5];
+    int swizzle; /* CUtensorMapSwizzle */
+} rt_tma_args;
+bool rt_tma_encode_args(wf_kernel *k, const rt_launch *l, int i, rt_tma_args *a);
 
 /* ---- the disk cache of kernel images (cache.c) ---- */
 

@@ -86,6 +86,8 @@ struct in_node {
     int out, in[2], nin; /* tensor table indices */
     ix_expr out_index, in_index[2];
     int vec;
+    int tma;          /* TMA: its entry of the kernel's tensor maps (k->tmas); -1 otherwise */
+    ix_expr coord[5]; /* TMA: the box's first coordinates, dimension 0 innermost */
 };
 
 /* Access statistics per statement, accumulated over a run. */

@@ -157,6 +157,9 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
             b->p->max_access_bytes = bytes;
     }
     n->out_index = compile(b, s->out_index);
+    n->tma = s->copy == WF_LDST_TMA ? s->hw.tma.index : -1;
+    for (int d = 0; n->tma >= 0 && d < s->hw.tma.rank; d++)
+        n->coord[d] = compile(b, s->hw.tma.coord[d]);
     for (int i = 0; i < s->op->nin; i++) {
         n->in[i] = b->tensor_of_tv[s->op->in[i]->id];
         n->in_index[i] = compile(b, s->in_index[i]);

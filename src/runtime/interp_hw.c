@@ -27,6 +27,8 @@ typedef struct {
     int64_t pending; /* arrivals still missing in the current phase */
     int64_t tx;      /* transaction bytes still pending in the current phase */
     int64_t phase;   /* the current phase = phases completed */
+    int64_t lo, hi;  /* shared-memory bytes an asynchronous copy wrote for this phase: cells
+                        marked in flight (ix_cell.written == 2) until a wait sees the phase */
 } ix_mbar;
 
 struct ix_mbars {
@@ -102,9 +104,19 @@ static void complete_phase(ix_mbar *m) {
     }
 }
 
-static bool wait(ix_exec *x, const struct ix_hw *h, const ix_mbar *m) {
-    if (h->phase == m->phase - 1)
+/* The waiting thread has seen the phase: what the copies wrote is visible. */
+static void land(ix_exec *x, ix_mbar *m) {
+    for (int64_t b = m->lo; b < m->hi; b++)
+        if (x->sshadow[b].written == 2)
+            x->sshadow[b].written = 1;
+    m->lo = m->hi = 0;
+}
+
+static bool wait(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
+    if (h->phase == m->phase - 1) {
+        land(x, m);
         return true;
+    }
     if (h->phase == m->phase)
         return ix_fail(x, WF_ERR_SCHEDULE,
                        "deadlock: block (%lld, %lld, %lld) waits on mbarrier %d for phase %lld, "
@@ -144,8 +156,9 @@ static bool account(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
 
 bool ix_hw_sync(ix_exec *x, const in_node *n) {
     const struct ix_hw *h = n->hw;
-    if (h->sync == KSYNC_FENCE_PROXY_ASYNC || h->sync == KSYNC_BLOCK)
-        return true;
+    if (h->sync == KSYNC_FENCE_PROXY_ASYNC || h->sync == KSYNC_BLOCK ||
+        h->sync == KSYNC_BULK_COMMIT || h->sync == KSYNC_BULK_WAIT_READ)
+        return true; /* bulk stores complete at once here (interp_copy_tma.c) */
     ix_mbar *m = mbar_of(x, h->mbar);
     if (!m)
         return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
@@ -154,7 +167,7 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
             return ix_fail(x, WF_ERR_SCHEDULE,
                            "mbarrier %d is initialized for %lld arrivals; it needs at least 1",
                            h->mbar, (long long)h->count);
-        *m = (ix_mbar){true, h->count, h->count, 0, 0};
+        *m = (ix_mbar){true, h->count, h->count, 0, 0, 0, 0};
         return true;
     }
     if (!m->init)
@@ -162,7 +175,31 @@ bool ix_hw_sync(ix_exec *x, const in_node *n) {
             x, WF_ERR_SCHEDULE,
             "block (%lld, %lld, %lld) uses mbarrier %d before it is initialized (mbarrier.init)",
             (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2], h->mbar);
+    if (h->sync == KSYNC_MBAR_INVAL) {
+        if (m->pending != m->count || m->tx != 0)
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "mbarrier %d is invalidated in the middle of phase %lld (%lld arrivals "
+                           "and %lld transaction bytes pending)",
+                           h->mbar, (long long)m->phase, (long long)m->pending, (long long)m->tx);
+        m->init = false;
+        return true;
+    }
     return h->sync == KSYNC_MBAR_WAIT ? wait(x, h, m) : account(x, h, m);
+}
+
+bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes, int64_t lo, int64_t hi) {
+    ix_mbar *m = mbar_of(x, mbar);
+    if (!m)
+        return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    if (!m->init)
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "a bulk copy completes its bytes on mbarrier %d, which is not initialized",
+                       mbar);
+    m->tx -= bytes;
+    m->lo = m->hi > m->lo && m->lo < lo ? m->lo : lo;
+    m->hi = m->hi > hi ? m->hi : hi;
+    complete_phase(m);
+    return true;
 }
 
 /* Warp 0 runs the body; the other threads skip it. */

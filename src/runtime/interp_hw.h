@@ -28,6 +28,10 @@ typedef bool (*ix_run_body)(ix_exec *x, const in_node *n);
 bool ix_hw_sync(ix_exec *x, const in_node *n);
 bool ix_hw_run(ix_exec *x, const in_node *n, ix_run_body run_body);
 void ix_hw_free(ix_exec *x);
+/* An asynchronous copy's bytes arrive: complete_tx on mbarrier `mbar` of the block. The
+   shared-memory bytes [lo, hi) it wrote are in flight (ix_cell.written == 2: reading them is
+   an error) until a wait on the mbarrier sees the phase complete. */
+bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes, int64_t lo, int64_t hi);
 
 /* A statement by its copy kind's execute hook. */
 bool ix_copy_execute(ix_exec *x, const in_node *n);

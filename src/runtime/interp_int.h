@@ -10,7 +10,7 @@
 typedef struct {
     int32_t writer, reader; /* thread ids since the epoch below; -1 none; reader -2 = several */
     uint32_t wepoch, repoch;
-    uint8_t written;
+    uint8_t written; /* 0 never, 1 written, 2 by a TMA load whose mbarrier no one waited on */
 } ix_cell;
 
 /* Shadow state of one global cell of a tensor the kernel writes: the last
@@ -84,6 +84,10 @@ bool ix_alloc(ix_exec *x, int tensor);
 /* After a run: fail, naming the tensor and index, if an output element was never written. */
 bool ix_check_outputs(ix_exec *x);
 bool ix_stmt(ix_exec *x, const in_node *n);
+/* The storage of element `index` of a tensor for thread t, after the memory
+   model's checks (bounds, races, never written); NULL with the run's error set. */
+unsigned char *ix_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                         bool write);
 /* interp_expr.c: evaluate e for the block; the result is T registers, or 1
    if uniform (*vary says which). False on a division by zero. */
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);

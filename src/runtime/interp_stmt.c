@@ -111,6 +111,15 @@ static bool unwritten(ix_exec *x, const in_node *n, int tensor, int64_t index, i
                    who, n->text);
 }
 
+static bool in_flight(ix_exec *x, const in_node *n, int tensor, int64_t index, int t) {
+    char who[128];
+    thread_text(x, t, who, sizeof who);
+    return ix_fail(x, WF_ERR_SCHEDULE,
+                   "read of T%d[%lld] (shared memory) by %s before the mbarrier wait of the TMA "
+                   "load that writes it: the copy may still be in flight, in statement: %s",
+                   x->p->tensors[tensor].tv, (long long)index, who, n->text);
+}
+
 static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
                                     bool write) {
     const it_tensor *tt = &x->p->tensors[tensor];
@@ -123,6 +132,8 @@ static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, in
         return race(x, n, tensor, index, t, wrote_now ? c->writer : (c->reader < 0 ? 0 : c->reader),
                     true, wrote_now),
                NULL;
+    if (!write && c->written == 2)
+        return in_flight(x, n, tensor, index, t), NULL;
     if (!write && wrote_now)
         return race(x, n, tensor, index, t, c->writer, false, true), NULL;
     if (!write && !c->written)
@@ -177,6 +188,11 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     else if (!x->lwritten[tensor][cell])
         return unwritten(x, n, tensor, index, t), NULL;
     return x->local[tensor] + cell * es;
+}
+
+unsigned char *ix_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                         bool write) {
+    return access(x, n, tensor, index, t, write);
 }
 
 /* ---- values (the math is interp_ops.c's) ---- */

@@ -42,6 +42,26 @@ static bool copy_dim(wf_kernel *k, rt_dim *dim, const lower_extents *v, val_memo
     return true;
 }
 
+static bool copy_tmas(wf_kernel *k, const lower_result *r, val_memo *m) {
+    k->ntmas = r->tmas.n;
+    k->tmas = ARENA_ARRAY(&k->arena, rt_tma, r->tmas.n + 1);
+    if (!k->tmas)
+        return false;
+    for (int i = 0; i < r->tmas.n; i++) {
+        const lower_tma *t = &r->tmas.ptr[i];
+        rt_tma *o = &k->tmas[i];
+        o->info = t->info;
+        o->box_bytes = t->box_bytes;
+        o->mbar = t->mbar;
+        o->param = t->param;
+        for (int d = 0; d < t->info.rank; d++)
+            if (!(o->gdim[d] = val_clone(&k->arena, t->gdim[d], m)) ||
+                !(o->gstride[d] = val_clone(&k->arena, t->gstride[d], m)))
+                return false;
+    }
+    return true;
+}
+
 static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, val_memo *m) {
     k->source = arena_strdup(&k->arena, source);
     k->nparams = r->params.n;
@@ -56,6 +76,8 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
     for (int i = 0; i < r->params.n; i++) {
         if (!copy_param(k, &k->params[i], &r->params.ptr[i], m))
             return false;
+        if (r->params.ptr[i].kind == KP_TENSOR_MAP)
+            continue; /* describes a buffer that a tensor parameter passes */
         if (r->params.ptr[i].is_output)
             k->noutputs++;
         else
@@ -72,7 +94,7 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
     for (int d = 0; d < LOWER_NPDIMS; d++)
         if (!copy_dim(k, &k->dims[d], &r->dims[d], m))
             return false;
-    return true;
+    return copy_tmas(k, r, m);
 }
 
 wf_kernel *rt_kernel_new(const lower_result *r, const char *source) {

@@ -36,7 +36,7 @@ static size_t pack_none(const wf_kernel *k, const rt_launch *l, int i, uint64_t 
 static const rt_param_kind kinds[KIR_NPARAM_KINDS] = {
     [KP_TENSOR] = {true, true, pack_tensor},
     [KP_SCALAR] = {false, false, pack_none},
-    [KP_TENSOR_MAP] = {false, false, pack_none},
+    [KP_TENSOR_MAP] = {true, false, pack_none}, /* encoded by the driver (runtime/tma.c) */
     [KP_WORK_BUFFER] = {false, true, pack_none},
 };
 

@@ -41,6 +41,16 @@ typedef struct {
     int n;
 } rt_dim;
 
+/* A TMA copy's tensor map (lower_tma, copied): what wf_kernel_tma reports, the
+   host encodes for the GPU (param.c) and the executor applies (interp_copy_tma.c). */
+typedef struct {
+    wf_tma_info info;
+    const wf_val *gdim[LOWER_TMA_MAX_RANK], *gstride[LOWER_TMA_MAX_RANK]; /* elements, bytes */
+    int64_t box_bytes;
+    int mbar;  /* load: its mbarrier; -1 for a store */
+    int param; /* its KP_TENSOR_MAP parameter */
+} rt_tma;
+
 struct wf_kernel {
     wf_arena arena;
     char *source; /* CUDA C++, in the arena */
@@ -60,6 +70,8 @@ struct wf_kernel {
     rt_dims *shapes, *strides;
     void *cuda;                /* runtime/cuda.c state, or NULL */
     struct it_program *interp; /* the CPU reference executor's program (interp.h) */
+    rt_tma *tmas;              /* TMA copies, in issue order */
+    int ntmas;
 };
 
 /* Build a kernel from a lowering result and its source (copied). NULL on OOM. */

@@ -1,0 +1,227 @@
+/*
+ * copy_tma.c -- the TMA copy kind, CpAsyncBulkTensorTile (seed 001): its
+ * lowering hooks (copy.h).
+ *
+ * validate: a TMA copy moves global -> shared (a load) or shared -> global
+ * (a store), needs Hopper (sm 90 or newer) and at least one Bulk axis on
+ * its consumer; circular buffering is not lowered yet.
+ * index: requires index. The tensor map is inferred (lower/tma.c) and kept
+ * in lower_result.tmas, in issue order; the statement names its entry.
+ * place: requires sync, so that the predicate (one elected thread: the
+ * predicate pass lets only index 0 of every thread dimension the box does
+ * not depend on write) and the barriers are in place. A load becomes
+ *   mbarrier.init(1); arrive.expect_tx(box bytes); cp.async.bulk.tensor;
+ *   try_wait(phase 0); mbarrier.inval
+ * in the elected thread, whose wait orders the tile before the block
+ * barrier the sync pass put before its readers. A store is preceded by
+ * fence.proxy.async (in every thread, before the barrier that orders the
+ * threads' shared-memory writes before the copy, and in the issuing
+ * thread) and followed by commit_group and wait_group.read 0, so that the
+ * shared memory may be written again afterwards.
+ */
+#include "lower/copy.h"
+
+static bool serial(const kir_node *n);
+
+static const char *mem_name(wf_memtype m) {
+    return ir_memtype_name(m);
+}
+
+static bool threaded(const wf_tv *tv) {
+    for (int i = 0; i < tv->loop.n; i++)
+        if (ir_id_is_thread(tv->loop.ptr[i]->ptype))
+            return true;
+    return false;
+}
+
+bool lower_copy_validate_tma(lower_ctx *c, const ir_op *op) {
+    wf_err *e = &c->f->err;
+    const wf_tv *in = op->in[0], *out = op->out;
+    bool load = in->mem == WF_MEM_GLOBAL && out->mem == WF_MEM_SHARED;
+    bool store = in->mem == WF_MEM_SHARED && out->mem == WF_MEM_GLOBAL;
+    if (op->kind != OP_SET)
+        return wf_failb(e, WF_ERR_SCHEDULE,
+                        "T%d: a TMA copy (CpAsyncBulkTensorTile) must be a set, not %s", out->id,
+                        ir_op_name(op->kind));
+    if (!load && !store)
+        return wf_failb(e, WF_ERR_SCHEDULE,
+                        "T%d: a TMA copy moves global -> shared (load) or shared -> global "
+                        "(store), but T%d is in %s memory and T%d in %s memory",
+                        out->id, in->id, mem_name(in->mem), out->id, mem_name(out->mem));
+    if (c->out->sm && c->out->sm < 90)
+        return wf_failb(e, WF_ERR_UNSUPPORTED,
+                        "T%d: TMA needs sm_90 (Hopper) or newer, but the target is sm_%d", out->id,
+                        c->out->sm);
+    if ((load ? out : in)->stages > 1 && threaded(out))
+        return wf_failb(e, WF_ERR_SCHEDULE,
+                        "T%d: circular buffering issues its loads from one elected thread, so the "
+                        "TMA copy of T%d, whose loop axes are parallelized on threads, is "
+                        "incorrectly contained within a If-Then-Else with the ElectSync "
+                        "predicate. Parallelize T%d's non-tile axes on blocks or serially",
+                        out->id, out->id, out->id);
+    if ((load ? out : in)->stages > 1)
+        return wf_failb(e, WF_ERR_UNSUPPORTED,
+                        "T%d: not supported yet: circular buffering (%d stages) of T%d", out->id,
+                        (load ? out : in)->stages, (load ? out : in)->id);
+    bool bulk = false;
+    for (int i = 0; i < out->loop.n; i++) {
+        wf_ptype p = out->loop.ptr[i]->ptype;
+        if (p == WF_VECTORIZE || p == WF_MMA || p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ)
+            return wf_failb(e, WF_ERR_SCHEDULE,
+                            "T%d: axis %d of a TMA copy's consumer: Invalid parallel type for "
+                            "cp.async.bulk: %s. Parallelize the tile axes with WF_BULK, the "
+                            "others on blocks or serially",
+                            out->id, i, ir_ptype_name(p));
+        bulk |= p == WF_BULK;
+    }
+    if (bulk)
+        return true;
+    return wf_failb(e, WF_ERR_SCHEDULE,
+                    "T%d is defined by a TMA copy, but none of its loop axes is parallelized on "
+                    "Bulk; parallelize its tile axes (the inner outputs of the boxing splits) "
+                    "with WF_BULK",
+                    out->id);
+}
+
+bool lower_copy_index_tma(lower_ctx *c, kir_node *stmt) {
+    lower_tma m;
+    if (!lower_tma_infer(c, stmt, &m))
+        return false;
+    if (!m.info.is_store) {
+        m.mbar = 0;
+        for (int i = 0; i < c->out->tmas.n; i++)
+            m.mbar += !c->out->tmas.ptr[i].info.is_store;
+    }
+    stmt->u.stmt.hw.tma.index = c->out->tmas.n;
+    stmt->u.stmt.hw.tma.mbar = m.mbar;
+    stmt->u.stmt.hw.tma.rank = m.info.rank;
+    for (int d = 0; d < m.info.rank; d++)
+        stmt->u.stmt.hw.tma.coord[d] = m.coord[d];
+    return vec_push_arena(c->a, &c->out->tmas, m) ||
+           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+static kir_node *mbar_node(lower_ctx *c, kir_sync_kind k, const lower_tma *m) {
+    kir_node *n = kir_new_sync(c->a, k);
+    if (!n)
+        return NULL;
+    n->u.sync.mbar = m->mbar;
+    n->u.sync.count = 1;
+    n->u.sync.phase = 0;
+    n->u.sync.bytes = val_const(c->a, m->box_bytes);
+    return n;
+}
+
+static int position(const kir_list *l, const kir_node *n) {
+    int at = 0;
+    while (at < l->n && l->ptr[at] != n)
+        at++;
+    return at;
+}
+
+static kir_node *holder_of(kir_node *stmt);
+
+/* `if (threadIdx.x == 0 && ...) { n }` over the launched thread dimensions. */
+static kir_node *one_thread(lower_ctx *c, kir_node *n) {
+    wf_arena *a = c->a;
+    const wf_val *cond = NULL;
+    for (int d = 0; d < 3; d++) {
+        if (val_is_const_eq(c->pdim[d], 1))
+            continue;
+        const lower_pdim *p = &lower_pdim_table[d];
+        const wf_val *tid = val_sym(a, SYM_TID, p->axis, 0, p->cuda, 0, lower_pdim_max(d), NULL);
+        const wf_val *eq = val_eq(a, tid, val_const(a, 0));
+        cond = cond ? val_and(a, cond, eq) : eq;
+    }
+    kir_node *f = kir_new(a, KIR_IF);
+    if (!f || !n)
+        return NULL;
+    f->u.cond.cond = cond ? cond : val_const(a, 1);
+    return kir_append(a, &f->u.cond.body, n, f) ? f : NULL;
+}
+
+/* Several threads issue a box each (non-tile axes on threads): one thread
+   initializes the mbarrier for all their arrivals before a barrier, each
+   issuing thread arrives with its bytes, copies and waits, and after a
+   second barrier (every wait done) one thread invalidates it. */
+static bool place_load_many(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
+    kir_node *h = holder_of(stmt);
+    kir_list *outer = h->parent ? kir_body(h->parent) : &c->out->top;
+    kir_node *init = mbar_node(c, KSYNC_MBAR_INIT, m), *inval = mbar_node(c, KSYNC_MBAR_INVAL, m);
+    if (!init || !inval)
+        return false;
+    init->u.sync.count = m->issuers;
+    kir_node *ti = one_thread(c, init), *tv = one_thread(c, inval);
+    kir_node *s0 = kir_new_sync(c->a, KSYNC_BLOCK), *s1 = kir_new_sync(c->a, KSYNC_BLOCK);
+    if (!ti || !tv || !s0 || !s1)
+        return false;
+    int at = position(outer, h);
+    if (!kir_insert(c->a, outer, at + 1, tv, h->parent) ||
+        !kir_insert(c->a, outer, at + 1, s1, h->parent) ||
+        !kir_insert(c->a, outer, at, s0, h->parent) || !kir_insert(c->a, outer, at, ti, h->parent))
+        return false;
+    kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
+    int k = position(body, stmt);
+    kir_node *tx = mbar_node(c, KSYNC_MBAR_ARRIVE_TX, m), *wait = mbar_node(c, KSYNC_MBAR_WAIT, m);
+    return tx && wait && kir_insert(c->a, body, k + 1, wait, stmt->parent) &&
+           kir_insert(c->a, body, k, tx, stmt->parent);
+}
+
+static bool place_load(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
+    if (m->issuers > 1)
+        return place_load_many(c, stmt, m);
+    kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
+    int at = position(body, stmt);
+    kir_node *init = mbar_node(c, KSYNC_MBAR_INIT, m), *tx = mbar_node(c, KSYNC_MBAR_ARRIVE_TX, m);
+    kir_node *wait = mbar_node(c, KSYNC_MBAR_WAIT, m), *inval = mbar_node(c, KSYNC_MBAR_INVAL, m);
+    return init && tx && wait && inval && kir_insert(c->a, body, at + 1, inval, stmt->parent) &&
+           kir_insert(c->a, body, at + 1, wait, stmt->parent) &&
+           kir_insert(c->a, body, at, tx, stmt->parent) &&
+           kir_insert(c->a, body, at, init, stmt->parent);
+}
+
+static bool serial(const kir_node *n) {
+    return n->kind == KIR_FOR && lower_pdim_index(n->u.loop.ptype) < 0 &&
+           !val_is_const(n->u.loop.var);
+}
+
+/* The node that holds stmt among serial loops: above its predicate and the
+   loops that print as nothing (thread, block, Bulk, extent 1). */
+static kir_node *holder_of(kir_node *stmt) {
+    kir_node *holder = stmt;
+    while (holder->parent && (holder->parent->kind == KIR_IF || !serial(holder->parent)))
+        holder = holder->parent;
+    return holder;
+}
+
+/* The threads' writes to the tile are ordered before the copy by a block
+   barrier (sync pass) right before the node holding the store: each thread
+   fences its generic-proxy writes against the async proxy before it. */
+static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
+    kir_node *holder = holder_of(stmt);
+    kir_list *body = holder->parent ? kir_body(holder->parent) : &c->out->top;
+    int at = position(body, holder);
+    if (at == 0 || !kir_is_barrier(body->ptr[at - 1]))
+        return true;
+    kir_node *f = kir_new_sync(c->a, KSYNC_FENCE_PROXY_ASYNC);
+    return f && kir_insert(c->a, body, at - 1, f, holder->parent);
+}
+
+static bool place_store(lower_ctx *c, kir_node *stmt) {
+    if (!fence_before_barrier(c, stmt))
+        return false;
+    kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
+    int at = position(body, stmt);
+    kir_node *f = kir_new_sync(c->a, KSYNC_FENCE_PROXY_ASYNC);
+    kir_node *commit = kir_new_sync(c->a, KSYNC_BULK_COMMIT);
+    kir_node *wait = kir_new_sync(c->a, KSYNC_BULK_WAIT_READ);
+    return f && commit && wait && kir_insert(c->a, body, at + 1, wait, stmt->parent) &&
+           kir_insert(c->a, body, at + 1, commit, stmt->parent) &&
+           kir_insert(c->a, body, at, f, stmt->parent);
+}
+
+bool lower_copy_place_tma(lower_ctx *c, kir_node *stmt) {
+    const lower_tma *m = &c->out->tmas.ptr[stmt->u.stmt.hw.tma.index];
+    bool ok = m->info.is_store ? place_store(c, stmt) : place_load(c, stmt, m);
+    return ok || wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}

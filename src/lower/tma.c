@@ -1,0 +1,726 @@
+/*
+ * tma.c -- a TMA copy's tensor map, inferred from the schedule (seed 001,
+ * steps 1-4), and the check of its shared-memory tensor.
+ *
+ * Nothing about TMA is declared on the side. The consumer's loop axes
+ * parallelized WF_BULK are the tile; every IterDomain of the consumer's
+ * history is then "tile" (all loop axes below it are Bulk), "coordinate"
+ * (none is) or "mixed". Starting from the global tensor's allocation domain,
+ * with its strides and contiguity, the mixed IDs are replayed as a view:
+ * splits must divide, merges must join an outer dim contiguous with its
+ * inner one; a mixed ID split into a coordinate (outer) and a tile (inner)
+ * is a boxing split and stays whole, partitioned. What remains is the TMA
+ * domain, outer to inner: partitioned IDs (box = the split's factor), tile
+ * IDs (box = their extent: "implicit whole") and coordinate IDs (box 1:
+ * "implicit size-one"). Each is one dimension of the tensor map; adjacent
+ * ones are merged (compositing: coordinates then tiles, or a partitioned ID
+ * then tiles, contiguous in memory) only where more than five remain.
+ *
+ * The box's first coordinates come from indexing (the Bulk loops are at 0).
+ * The shared-memory tensor is checked, not trusted (nvFuser does not): for
+ * every element of the box, the offset the schedule gives it in shared
+ * memory must be where TMA puts it -- dense in box order, or one of the
+ * 32/64/128-byte swizzles (16-byte chunk j of row i at chunk j ^ (i % 8)
+ * masked to the swizzle width), which is how the swizzle is inferred. The
+ * allocation must hold whole tiles. Non-tile axes on threads make each of
+ * those threads issue its own box. Strided tiles are refused as not
+ * supported yet.
+ */
+#include "lower/copy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TMA_MAX_ENTRIES 64        /* IDs of a TMA domain before grouping */
+#define TMA_MAX_BULK    16        /* Bulk loops around one TMA statement */
+#define TMA_MAX_POINTS  (1 << 20) /* box elements the shared-memory check visits */
+#define TMA_MAX_BOX     256       /* boxDim limit of cuTensorMapEncodeTiled */
+#define TMA_MAX_STRIDE  ((int64_t)1 << 40)
+
+enum { ST_TILE = 1, ST_COORD = 2, ST_MIXED = 3 };
+typedef enum { E_COORD, E_TILE, E_PART } entry_kind;
+
+typedef struct {
+    wf_iterdomain *id;
+    const wf_val *stride; /* elements */
+    bool contig;          /* stride == inner's stride * inner's extent (innermost: 1) */
+    entry_kind kind;
+    int64_t box;
+    wf_iterdomain *tile; /* E_PART: the box ID; E_TILE: id */
+} tma_entry;
+
+typedef struct {
+    lower_ctx *c;
+    kir_node *s;
+    wf_tv *cons, *gmem, *smem;
+    int8_t *st; /* per ID: status + 1, 0 = not computed */
+    tma_entry e[TMA_MAX_ENTRIES];
+    int n;
+    int lo[LOWER_TMA_MAX_RANK], hi[LOWER_TMA_MAX_RANK]; /* entries of each dim, outer first */
+    int rank;                                           /* dims, outer first until the end */
+} tma_env;
+
+static bool fail_id(tma_env *t, const char *fmt, const wf_iterdomain *id) {
+    sbuf b = {0};
+    ir_print_id(&b, id);
+    wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, fmt, t->cons->id, sbuf_str(&b));
+    sbuf_free(&b);
+    return false;
+}
+
+/* ---- Bulk axes ---- */
+
+bool lower_tma_check_bulk(lower_ctx *c, const wf_tv *tv, int axis) {
+    const wf_iterdomain *id = tv->loop.ptr[axis];
+    if (!tv->def || tv->def->ldst != WF_LDST_TMA)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: axis %d is parallelized on Bulk, but T%d is not defined by a TMA "
+                        "copy: ParallelType::Bulk is only supported for cp.async.bulk. Set "
+                        "WF_LDST_TMA on T%d's definition, or use another parallel type",
+                        tv->id, axis, tv->id, tv->id);
+    if (id->itype != IT_ITER)
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: axis %d is a %s axis: ParallelType::Bulk is only supported for "
+                        "IterType::Iteration.",
+                        tv->id, axis, id->itype == IT_BROADCAST ? "broadcast" : "reduction");
+    return true;
+}
+
+static bool add_check(tma_env *t, const wf_val *cond, const char *msg);
+
+/* ---- step 1-2: the TMA domain ---- */
+
+/* The transform of the consumer's history that uses id, or NULL. */
+static id_transform *use_of(const tma_env *t, const wf_iterdomain *id) {
+    for (int i = 0; i < id->uses.n; i++)
+        if (id->uses.ptr[i]->out[0]->tv == t->cons)
+            return id->uses.ptr[i];
+    return NULL;
+}
+
+static int status(tma_env *t, const wf_iterdomain *id) {
+    if (t->st[id->id])
+        return t->st[id->id] - 1;
+    int s = 0;
+    for (int i = 0; i < t->cons->loop.n && !s; i++)
+        if (t->cons->loop.ptr[i] == id)
+            s = id->ptype == WF_BULK ? ST_TILE : ST_COORD;
+    id_transform *u = s ? NULL : use_of(t, id);
+    for (int k = 0; u && k < u->nout; k++)
+        s |= status(t, u->out[k]);
+    t->st[id->id] = (int8_t)(s + 1);
+    return s;
+}
+
+static bool push_entry(tma_env *t, int at, tma_entry e) {
+    if (t->n == TMA_MAX_ENTRIES)
+        return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                        "T%d: the TMA domain has more than %d IterDomains", t->cons->id,
+                        TMA_MAX_ENTRIES);
+    memmove(&t->e[at + 1], &t->e[at], sizeof *t->e * (size_t)(t->n - at));
+    t->e[at] = e;
+    t->n++;
+    return true;
+}
+
+static void drop_entry(tma_env *t, int at) {
+    memmove(&t->e[at], &t->e[at + 1], sizeof *t->e * (size_t)(t->n - at - 1));
+    t->n--;
+}
+
+/* The consumer's ID exactly mapped to a global allocation ID. */
+static wf_iterdomain *consumer_id(tma_env *t, const wf_iterdomain *g) {
+    for (int i = 0; i < t->cons->logical.n; i++)
+        if (an_mapped(&t->c->g.exact, t->cons->logical.ptr[i], g))
+            return t->cons->logical.ptr[i];
+    return NULL;
+}
+
+static bool seed_entries(tma_env *t) {
+    lower_layout l;
+    if (!lower_layout_of(t->c, t->gmem, &l))
+        return false;
+    for (int i = 0; i < l.n; i++) {
+        if (!l.allocated[i])
+            continue;
+        wf_iterdomain *id = consumer_id(t, l.ids[i]);
+        if (!id)
+            return fail_id(t,
+                           "T%d: TMA domain must be a view of the allocation domain of the gmem "
+                           "tensor, but the allocation axis %s has no IterDomain in the TMA "
+                           "copy's consumer",
+                           l.ids[i]);
+        if (!push_entry(t, t->n, (tma_entry){id, l.stride[i], false, E_COORD, 1, NULL}))
+            return false;
+    }
+    wf_arena *a = t->c->a;
+    for (int i = 0; i < t->n; i++) {
+        const wf_val *inner =
+            i + 1 < t->n ? val_mul(a, t->e[i + 1].stride, t->e[i + 1].id->extent) : val_const(a, 1);
+        t->e[i].contig = val_equal(t->e[i].stride, inner);
+    }
+    return true;
+}
+
+/* A symbolic extent split as a view: its divisibility is checked at launch. */
+static bool symbolic_view(tma_env *t, const id_transform *u) {
+    wf_arena *a = t->c->a;
+    const wf_val *f = u->out[1]->extent;
+    sbuf b = {0}, m = {0};
+    ir_print_id(&b, u->in[0]);
+    sbuf_printf(&m,
+                "T%d: Invalid view in TMA: the extent of %s must be divisible by the split factor "
+                "%lld (the path from the global tensor's allocation to the TMA domain must be a "
+                "view)",
+                t->cons->id, sbuf_str(&b), (long long)f->c);
+    const wf_val *cond = val_eq(a, val_mod(a, u->in[0]->extent, f), val_const(a, 0));
+    bool ok = add_check(t, cond, sbuf_str(&m));
+    sbuf_free(&b);
+    sbuf_free(&m);
+    return ok;
+}
+
+static bool view_split(tma_env *t, int i, id_transform *u) {
+    wf_arena *a = t->c->a;
+    const wf_val *ext = u->in[0]->extent, *f = u->out[1]->extent;
+    if (!u->divisible && !val_is_const(ext) && val_is_const(f) && !symbolic_view(t, u))
+        return false;
+    if (!u->divisible && val_is_const(ext) && !(val_is_const(f) && ext->c % f->c == 0)) {
+        sbuf b = {0};
+        ir_print_id(&b, u->in[0]);
+        wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                 "T%d: Invalid view in TMA: the extent of %s must be divisible by the split "
+                 "factor %lld (the path from the global tensor's allocation to the TMA domain "
+                 "must be a view); split it as a boxing split (outer axes not Bulk, inner axis "
+                 "Bulk) or make it divide",
+                 t->cons->id, sbuf_str(&b), (long long)u->factor);
+        sbuf_free(&b);
+        return false;
+    }
+    tma_entry in = t->e[i];
+    drop_entry(t, i);
+    tma_entry inner = {u->out[1], in.stride, in.contig, E_COORD, 1, NULL};
+    tma_entry outer = {u->out[0], val_mul(a, in.stride, u->out[1]->extent), true, E_COORD, 1, NULL};
+    return push_entry(t, i, inner) && push_entry(t, i, outer);
+}
+
+static bool view_merge(tma_env *t, int i, id_transform *u) {
+    if (t->e[i].id != u->in[0])
+        return true; /* handled from the outer input */
+    if (i + 1 >= t->n || t->e[i + 1].id != u->in[1] || !t->e[i].contig) {
+        sbuf o = {0}, n = {0};
+        ir_print_id(&o, u->in[0]);
+        ir_print_id(&n, u->in[1]);
+        wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                 "T%d: TMA domain must be a view of the allocation domain of the gmem tensor "
+                 "T%d: Can not merge discontiguous dimensions, but %s and %s are merged; merge "
+                 "only axes adjacent and contiguous in T%d's allocation, outer with inner",
+                 t->cons->id, t->gmem->id, sbuf_str(&o), sbuf_str(&n), t->gmem->id);
+        sbuf_free(&o);
+        sbuf_free(&n);
+        return false;
+    }
+    tma_entry in = t->e[i + 1];
+    drop_entry(t, i);
+    t->e[i] = (tma_entry){u->out[0], in.stride, in.contig, E_COORD, 1, NULL};
+    return true;
+}
+
+static bool const_box(tma_env *t, tma_entry *e, wf_iterdomain *tile) {
+    int64_t ext = ir_id_const_extent(tile);
+    if (ext <= 0)
+        return fail_id(t,
+                       "T%d: the tile IterDomain %s of the TMA copy has a symbolic extent; "
+                       "boxes need constant sizes",
+                       tile);
+    e->box = ext;
+    e->tile = tile;
+    return true;
+}
+
+/* One step on a mixed entry; *changed says whether the list moved. */
+static bool step_mixed(tma_env *t, int i) {
+    id_transform *u = use_of(t, t->e[i].id);
+    if (!u)
+        return fail_id(t,
+                       "T%d: TMA domain must be a view of the allocation domain of the gmem "
+                       "tensor, but %s mixes tile and non-tile IterDomains that no split "
+                       "separates; do not transform tile and non-tile IterDomains together",
+                       t->e[i].id);
+    if (u->kind == TF_SWIZZLE)
+        return fail_id(t,
+                       "T%d: TMA domain must be a view of the allocation domain of the gmem "
+                       "tensor, but a swizzle of %s is not a valid expression for view",
+                       t->e[i].id);
+    if (u->kind == TF_MERGE)
+        return view_merge(t, i, u);
+    if (status(t, u->out[0]) == ST_TILE && status(t, u->out[1]) == ST_COORD) {
+        sbuf b = {0};
+        ir_print_id(&b, u->in[0]);
+        wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                 "T%d: not supported yet: strided tiles (the split of %s by %lld has a Bulk outer "
+                 "and a non-Bulk inner output, a striding split); use dense tiles",
+                 t->cons->id, sbuf_str(&b), (long long)u->factor);
+        sbuf_free(&b);
+        return false;
+    }
+    if (status(t, u->out[0]) == ST_COORD && status(t, u->out[1]) == ST_TILE) {
+        t->e[i].kind = E_PART; /* a boxing split */
+        return const_box(t, &t->e[i], u->out[1]);
+    }
+    return view_split(t, i, u);
+}
+
+static bool build_domain(tma_env *t) {
+    if (!seed_entries(t))
+        return false;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int i = 0; i < t->n && !moved; i++) {
+            if (t->e[i].kind == E_PART || status(t, t->e[i].id) != ST_MIXED)
+                continue;
+            int n = t->n;
+            wf_iterdomain *id = t->e[i].id;
+            if (!step_mixed(t, i))
+                return false;
+            moved = t->n != n || t->e[i].id != id;
+        }
+    }
+    for (int i = 0; i < t->n; i++) {
+        tma_entry *e = &t->e[i];
+        int s = e->kind == E_PART ? ST_MIXED : status(t, e->id);
+        if (s == ST_TILE && !const_box(t, e, e->id))
+            return false;
+        if (s == ST_TILE)
+            e->kind = E_TILE;
+        if (s == 0 || (s == ST_MIXED && e->kind != E_PART))
+            return fail_id(t,
+                           "T%d: TMA domain must be a view of the allocation domain of the gmem "
+                           "tensor, but %s does not reach the consumer's loop domain",
+                           e->id);
+    }
+    if (t->n == 0 || !t->e[t->n - 1].contig)
+        return fail_id(t,
+                       "T%d: The innermost dimension of the TMA domain must be contiguous, but %s "
+                       "is not (its stride in global memory is not 1)",
+                       t->n ? t->e[t->n - 1].id : t->cons->loop.ptr[0]);
+    return true;
+}
+
+/* ---- grouping into at most five dimensions ---- */
+
+/* A dimension is coordinates then tiles, or a partitioned ID then tiles. */
+static bool valid_dim(const tma_env *t, int lo, int hi) {
+    int k = lo;
+    if (t->e[k].kind == E_PART)
+        k++;
+    else
+        while (k <= hi && t->e[k].kind == E_COORD)
+            k++;
+    while (k <= hi && t->e[k].kind == E_TILE)
+        k++;
+    for (int j = lo; j < hi; j++)
+        if (!t->e[j].contig)
+            return false;
+    return k > hi;
+}
+
+static bool group_dims(tma_env *t) {
+    int lo[TMA_MAX_ENTRIES], hi[TMA_MAX_ENTRIES], n = t->n;
+    for (int i = 0; i < n; i++)
+        lo[i] = hi[i] = i;
+    for (int d = n - 2; d >= 0 && n > LOWER_TMA_MAX_RANK; d--) {
+        if (!valid_dim(t, lo[d], hi[d + 1]))
+            continue;
+        hi[d] = hi[d + 1];
+        memmove(&lo[d + 1], &lo[d + 2], sizeof *lo * (size_t)(n - d - 2));
+        memmove(&hi[d + 1], &hi[d + 2], sizeof *hi * (size_t)(n - d - 2));
+        n--;
+        d++; /* try the merged dim with the next outer one */
+        if (d > n - 1)
+            d = n - 1;
+    }
+    if (n > LOWER_TMA_MAX_RANK)
+        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: the TMA domain has %d dimensions that cannot be composited into "
+                        "at most 5 (TMA's limit): merge contiguous coordinate or tile "
+                        "IterDomains before the boxing splits",
+                        t->cons->id, n);
+    t->rank = n;
+    memcpy(t->lo, lo, sizeof *lo * (size_t)n);
+    memcpy(t->hi, hi, sizeof *hi * (size_t)n);
+    return true;
+}
+
+/* ---- the tensor map ---- */
+
+static void tile_names(const tma_env *t, sbuf *b) {
+    int k = 0;
+    for (int i = 0; i < t->n; i++)
+        if (t->e[i].tile) {
+            sbuf_puts(b, k++ ? ", " : "");
+            ir_print_id(b, t->e[i].tile);
+        }
+}
+
+static bool add_check(tma_env *t, const wf_val *cond, const char *msg) {
+    wf_arena *a = t->c->a;
+    lower_check chk = {cond, arena_strdup(a, msg)};
+    if (!chk.message || !vec_push_arena(a, &t->c->out->checks, chk))
+        return wf_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
+    return true;
+}
+
+#define STRIDE_RULE                                                                                \
+    "globalStrides array, which specifies tensor stride of each of the lower tensorRank - 1 "      \
+    "dimensions in bytes, must be a multiple of 16 and less than 2^40."
+
+static bool check_stride(tma_env *t, int d, const wf_val *bytes) {
+    char msg[400];
+    snprintf(msg, sizeof msg, "T%d: TMA dimension %d: " STRIDE_RULE, t->cons->id, d);
+    wf_arena *a = t->c->a;
+    const wf_val *ok = val_and(a, val_eq(a, val_mod(a, bytes, val_const(a, 16)), val_const(a, 0)),
+                               val_lt(a, bytes, val_const(a, TMA_MAX_STRIDE)));
+    if (val_is_const_eq(ok, 1))
+        return true;
+    if (val_is_const(ok))
+        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s (it is %lld bytes)", msg,
+                        (long long)bytes->c);
+    return add_check(t, ok, msg);
+}
+
+static bool fill_dims(tma_env *t, lower_tma *m) {
+    wf_arena *a = t->c->a;
+    int64_t es = (int64_t)wf_dtype_size(t->gmem->dtype), total = es;
+    for (int k = 0; k < t->rank; k++) {
+        int d = t->rank - 1 - k; /* dim 0 is the innermost */
+        const wf_val *ext = val_const(a, 1);
+        int64_t box = 1;
+        for (int j = t->lo[k]; j <= t->hi[k]; j++) {
+            ext = val_mul(a, ext, t->e[j].id->extent);
+            box *= t->e[j].box;
+        }
+        m->gdim[d] = ext;
+        m->gstride[d] = val_mul(a, t->e[t->hi[k]].stride, val_const(a, es));
+        m->info.global_dims[d] = val_is_const(ext) ? ext->c : -1;
+        m->info.global_strides_bytes[d] = val_is_const(m->gstride[d]) ? m->gstride[d]->c : -1;
+        m->info.box[d] = box;
+        m->info.element_strides[d] = 1;
+        total *= box;
+        if (box > TMA_MAX_BOX)
+            return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                            "T%d: the box of TMA dimension %d has %lld elements, more than the "
+                            "256 TMA allows; split the tile IterDomains smaller",
+                            t->cons->id, d, (long long)box);
+        if (d > 0 && !check_stride(t, d, m->gstride[d]))
+            return false;
+    }
+    m->info.global_strides_bytes[0] = es;
+    m->info.rank = t->rank;
+    m->box_bytes = total;
+    if (total % 16 != 0)
+        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: The expected bytes must be a multiple of 16 bytes, but %lld is not. "
+                        "Make the box larger",
+                        t->cons->id, (long long)total);
+    if (m->info.box[0] * es % 16 != 0)
+        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: the innermost box dimension is %lld bytes, but TMA needs a multiple "
+                        "of 16 bytes (boxDim[0] times the element size)",
+                        t->cons->id, (long long)(m->info.box[0] * es));
+    return true;
+}
+
+/* Each dim's coordinate: the merged index of its IDs, from entry indices. */
+static const wf_val *dim_value(tma_env *t, int k, const wf_val *const *idx) {
+    wf_arena *a = t->c->a;
+    const wf_val *v = val_const(a, 0);
+    for (int j = t->lo[k]; j <= t->hi[k]; j++)
+        v = val_add(a, val_mul(a, v, t->e[j].id->extent), idx[j]);
+    return v;
+}
+
+static bool coordinates(tma_env *t, lower_tma *m, const wf_val **idx) {
+    const wf_iterdomain *ids[TMA_MAX_ENTRIES];
+    for (int i = 0; i < t->n; i++)
+        ids[i] = t->e[i].id;
+    if (!lower_index_ids(t->c, t->s, t->cons, 0, NULL, NULL, t->n, ids, idx))
+        return false;
+    for (int i = 0; i < t->n; i++)
+        if (!idx[i])
+            return fail_id(t, "T%d: cannot compute the TMA coordinate of %s from the loops",
+                           t->e[i].id);
+    for (int k = 0; k < t->rank; k++)
+        m->coord[t->rank - 1 - k] = dim_value(t, k, idx);
+    return true;
+}
+
+/* ---- step 4: the shared-memory tensor ---- */
+
+typedef struct {
+    const wf_val *syms[TMA_MAX_BULK];
+    int64_t vals[TMA_MAX_BULK];
+    int n;
+} box_point;
+
+static bool bind_point(void *ctx, const wf_val *v, int64_t *out) {
+    const box_point *p = ctx;
+    *out = 0;
+    for (int i = 0; i < p->n; i++)
+        if (v->sym == SYM_LOOP && v->sym_a == p->syms[i]->sym_a)
+            *out = p->vals[i];
+    if (v->sym == SYM_SIZE)
+        *out = 1 << 20; /* only the bulk positions may matter */
+    return true;
+}
+
+/* Where TMA puts byte offset x of a box in shared memory, for a swizzle of sw bytes. */
+static int64_t swizzled(int64_t x, int sw) {
+    return sw ? x ^ (((x >> 7) & (sw / 16 - 1)) << 4) : x;
+}
+
+typedef struct {
+    const wf_val *dimv[LOWER_TMA_MAX_RANK]; /* dims' values at the box point, dim 0 innermost */
+    const wf_val *smem;                     /* shared-memory index at the box point */
+    const wf_val *smem0;
+    unsigned ok;              /* bit k: swizzle mode k (0, 32, 64, 128 bytes) agrees so far */
+    int64_t bad_elem, bad_at; /* the first disagreement with the dense layout */
+} smem_check;
+
+static bool fail_tile(tma_env *t, const char *what, long long x, long long y) {
+    sbuf b = {0};
+    tile_names(t, &b);
+    char msg[700];
+    snprintf(msg, sizeof msg, what, x, y);
+    wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+             "T%d: the tile of its TMA copy (tile IterDomains %s) must be contiguous in the "
+             "allocation of the shared-memory tensor T%d, as a whole number of tiles: %s",
+             t->cons->id, sbuf_str(&b), t->smem->id, msg);
+    sbuf_free(&b);
+    return false;
+}
+
+static bool visit_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p) {
+    int64_t es = (int64_t)wf_dtype_size(t->smem->dtype), lin = 0, at, at0;
+    for (int d = t->rank - 1; d >= 0; d--) {
+        int64_t v, v0;
+        if (!val_eval(k->dimv[d], bind_point, p, &v) || !val_eval(m->coord[d], bind_point, p, &v0))
+            return false;
+        if (v - v0 < 0 || v - v0 >= m->info.box[d])
+            return true; /* past a non-divisible split of the tile: never written */
+        lin = lin * m->info.box[d] + (v - v0);
+    }
+    if (!val_eval(k->smem, bind_point, p, &at) || !val_eval(k->smem0, bind_point, p, &at0))
+        return false;
+    static const int modes[4] = {0, 32, 64, 128};
+    for (int i = 0; i < 4; i++)
+        if (swizzled(lin * es, modes[i]) != (at - at0) * es)
+            k->ok &= ~(1u << i);
+    if (!(k->ok & 1) && k->bad_elem < 0) {
+        k->bad_elem = lin;
+        k->bad_at = at - at0;
+    }
+    return true;
+}
+
+static bool each_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p, const int64_t *ext,
+                       int depth) {
+    if (depth == p->n)
+        return visit_point(t, m, k, p);
+    for (p->vals[depth] = 0; p->vals[depth] < ext[depth]; p->vals[depth]++)
+        if (!each_point(t, m, k, p, ext, depth + 1))
+            return false;
+    return true;
+}
+
+/* The Bulk loops around the statement, with a symbol for each one's position. */
+static bool bulk_loops(tma_env *t, const kir_node **over, box_point *p, int64_t *ext) {
+    int64_t points = 1;
+    p->n = 0;
+    for (kir_node *n = t->s->parent; n; n = n->parent) {
+        if (n->kind != KIR_FOR || n->u.loop.ptype != WF_BULK)
+            continue;
+        if (p->n == TMA_MAX_BULK)
+            return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than %d Bulk axes",
+                            t->cons->id, TMA_MAX_BULK);
+        ext[p->n] = ir_id_const_extent(n->u.loop.id);
+        if (ext[p->n] <= 0)
+            return fail_id(t,
+                           "T%d: the Bulk axis %s has a symbolic extent; tiles need constant "
+                           "sizes",
+                           n->u.loop.id);
+        points *= ext[p->n];
+        char name[16];
+        snprintf(name, sizeof name, "b%d", p->n);
+        p->syms[p->n] = val_sym(t->c->a, SYM_LOOP, -1000 - p->n, 0, arena_strdup(t->c->a, name), 0,
+                                ext[p->n] - 1, NULL);
+        over[p->n++] = n;
+        if (points > TMA_MAX_POINTS)
+            return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                            "T%d: the TMA box has more than %d elements", t->cons->id,
+                            TMA_MAX_POINTS);
+    }
+    return true;
+}
+
+static bool pick_swizzle(tma_env *t, lower_tma *m, const smem_check *k) {
+    int64_t es = (int64_t)wf_dtype_size(t->smem->dtype);
+    static const int modes[4] = {0, 32, 64, 128};
+    if (k->ok & 1)
+        return true;
+    for (int i = 1; i < 4; i++)
+        if ((k->ok >> i & 1) && m->info.box[0] * es == modes[i]) {
+            m->info.swizzle_bytes = modes[i];
+            return true;
+        }
+    return fail_tile(t,
+                     "box element %lld (counting dimension 0 fastest) is at element %lld of the "
+                     "tile in shared memory, which is neither the dense position nor a "
+                     "32/64/128-byte swizzle of it with the innermost box as wide as the "
+                     "swizzle; order the allocation so that the tile IterDomains are "
+                     "innermost and adjacent, in the order of the box",
+                     k->bad_elem, k->bad_at);
+}
+
+/* Values of the loop variables for the alignment check: one loop at a time. */
+typedef struct {
+    const wf_val *var;
+    int64_t val;
+} one_loop;
+
+static bool bind_one(void *ctx, const wf_val *v, int64_t *out) {
+    const one_loop *o = ctx;
+    *out = o->var && v->sym == o->var->sym && v->sym_a == o->var->sym_a ? o->val : 0;
+    return v->sym != SYM_SIZE && v->sym != SYM_STRIDE;
+}
+
+/* The box's start in shared memory must be aligned as TMA needs: checked for
+   each loop around the copy at a few of its values, the others at 0 (a start
+   that depends on run-time sizes is left to the executor, which checks every
+   box's address). */
+static bool check_start(tma_env *t, lower_tma *m, const wf_val *start) {
+    int64_t align = m->info.swizzle_bytes ? m->info.swizzle_bytes * 8 : 128;
+    int64_t es = (int64_t)wf_dtype_size(t->smem->dtype), at = 0;
+    one_loop o = {NULL, 0};
+    if (!val_eval(start, bind_one, &o, &at))
+        return true; /* run-time sizes: the executor checks */
+    bool ok = at * es % align == 0;
+    for (kir_node *n = t->s->parent; ok && n; n = n->parent) {
+        if (n->kind != KIR_FOR || val_is_const(n->u.loop.var))
+            continue;
+        int64_t ext = ir_id_const_extent(n->u.loop.id), vals[5] = {1, 2, 3, 4, ext - 1};
+        o.var = n->u.loop.var;
+        for (int i = 0; i < 5 && ok; i++) {
+            o.val = vals[i];
+            if (vals[i] <= 0 || (ext > 0 && vals[i] >= ext))
+                continue;
+            if (!val_eval(start, bind_one, &o, &at))
+                return true; /* run-time sizes: the executor checks */
+            ok = at * es % align == 0;
+        }
+    }
+    if (ok)
+        return true;
+    sbuf b = {0};
+    val_print(&b, val_mul(t->c->a, start, val_const(t->c->a, es)));
+    wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+             "T%d: a TMA box starts at byte %s of the shared-memory tensor T%d, which is not "
+             "always a multiple of %lld bytes, as TMA%s needs (it is %lld bytes here); allocate "
+             "whole tiles%s",
+             t->cons->id, sbuf_str(&b), t->smem->id, (long long)align,
+             m->info.swizzle_bytes ? " with this swizzle" : "", (long long)(at * es),
+             m->info.swizzle_bytes ? " of whole swizzle patterns (8 rows)" : " of 128 bytes");
+    sbuf_free(&b);
+    return false;
+}
+
+static bool whole_tiles(tma_env *t, lower_tma *m) {
+    lower_layout l;
+    if (!lower_layout_of(t->c, t->smem, &l))
+        return false;
+    int64_t tile = m->box_bytes / (int64_t)wf_dtype_size(t->smem->dtype);
+    if (val_is_const(l.size) && l.size->c % tile != 0)
+        return fail_tile(t,
+                         "the allocation holds %lld elements, not a multiple of the %lld of a "
+                         "tile",
+                         l.size->c, tile);
+    return true;
+}
+
+static bool check_smem(tma_env *t, lower_tma *m) {
+    const kir_node *over[TMA_MAX_BULK];
+    const wf_val *vals[TMA_MAX_BULK], *idx[TMA_MAX_ENTRIES];
+    int64_t ext[TMA_MAX_BULK];
+    box_point p;
+    smem_check k = {.ok = 15, .bad_elem = -1};
+    const wf_iterdomain *ids[TMA_MAX_ENTRIES];
+    for (int i = 0; i < t->n; i++)
+        ids[i] = t->e[i].id;
+    if (!bulk_loops(t, over, &p, ext))
+        return false;
+    memcpy(vals, p.syms, sizeof *vals * (size_t)p.n);
+    k.smem0 = lower_index_ids(t->c, t->s, t->smem, 0, NULL, NULL, 0, NULL, NULL);
+    k.smem = lower_index_ids(t->c, t->s, t->smem, p.n, over, vals, t->n, ids, idx);
+    if (!k.smem || !k.smem0)
+        return false;
+    for (int i = 0; i < t->n; i++)
+        if (!idx[i])
+            return fail_id(t, "T%d: cannot index %s at the box's elements", t->e[i].id);
+    for (int q = 0; q < t->rank; q++)
+        k.dimv[t->rank - 1 - q] = dim_value(t, q, idx);
+    if (!each_point(t, m, &k, &p, ext, 0)) {
+        if (!err_set(&t->c->f->err))
+            wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                     "T%d: cannot evaluate the shared-memory layout of the TMA box of T%d (it "
+                     "depends on run-time values)",
+                     t->cons->id, t->smem->id);
+        return false;
+    }
+    return pick_swizzle(t, m, &k) && check_start(t, m, k.smem0) && whole_tiles(t, m);
+}
+
+/* ---- the statement ---- */
+
+/* Non-tile axes of the consumer on threads: each of those threads issues its
+   own box (seed 001, step 5); their number must be known to count arrivals. */
+static bool count_issuers(tma_env *t, lower_tma *m) {
+    m->issuers = 1;
+    for (kir_node *n = t->s->parent; n; n = n->parent) {
+        if (n->kind != KIR_FOR || !ir_id_is_thread(n->u.loop.ptype))
+            continue;
+        int64_t ext = ir_id_const_extent(n->u.loop.id);
+        if (ext > 0) {
+            m->issuers *= ext;
+            continue;
+        }
+        sbuf b = {0};
+        ir_print_id(&b, n->u.loop.id);
+        wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                 "T%d: not supported yet: a symbolic number of threads issuing TMA boxes (the "
+                 "non-tile axis %s is parallelized on threads); give it a constant extent",
+                 t->cons->id, sbuf_str(&b));
+        sbuf_free(&b);
+        return false;
+    }
+    return true;
+}
+
+bool lower_tma_infer(lower_ctx *c, kir_node *stmt, lower_tma *m) {
+    const ir_op *op = stmt->u.stmt.op;
+    tma_env t = {.c = c, .s = stmt, .cons = op->out};
+    bool load = op->out->mem == WF_MEM_SHARED;
+    t.gmem = load ? op->in[0] : op->out;
+    t.smem = load ? op->out : op->in[0];
+    t.st = ARENA_ARRAY(c->a, int8_t, c->f->ids.n + 1);
+    if (!t.st)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    memset(m, 0, sizeof *m);
+    m->info.is_store = !load;
+    m->info.dtype = t.gmem->dtype;
+    m->info.global_tv = t.gmem;
+    m->info.shared_tv = t.smem;
+    m->mbar = -1;
+    const wf_val **idx = ARENA_ARRAY(c->a, const wf_val *, TMA_MAX_ENTRIES);
+    return idx && count_issuers(&t, m) && build_domain(&t) && group_dims(&t) && fill_dims(&t, m) &&
+           coordinates(&t, m, idx) && check_smem(&t, m);
+}

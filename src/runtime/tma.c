@@ -1,0 +1,57 @@
+/*
+ * tma.c -- TMA's tensor maps on the host (CUDA driver API,
+ * cuTensorMapEncodeTiled, reached through the dlopen'ed driver like every
+ * driver call). A map is encoded per launch, from the buffer's device
+ * address and the launch's sizes, into the 128 bytes the kernel receives
+ * as a `const __grid_constant__` parameter (codegen/copy_tma.c). The data
+ * type is the unsigned integer of the element's size: TMA only moves the
+ * bytes, and its out-of-bounds fill is then zero, as the executor models.
+ * The executor (interp_copy_tma.c) applies the driver's rules with the
+ * driver's words, so a map the driver would refuse fails on the CPU too.
+ */
+#include "runtime/cuda_int.h"
+
+#include <string.h>
+
+enum { TMAP_U8 = 0, TMAP_U16 = 1, TMAP_U32 = 2, TMAP_U64 = 4 }; /* CUtensorMapDataType */
+
+static int data_type(wf_dtype t) {
+    switch (wf_dtype_size(t)) {
+    case 1:
+        return TMAP_U8;
+    case 2:
+        return TMAP_U16;
+    case 4:
+        return TMAP_U32;
+    default:
+        return TMAP_U64;
+    }
+}
+
+static int swizzle_mode(int bytes) { /* CUtensorMapSwizzle: NONE, 32B, 64B, 128B */
+    return bytes == 32 ? 1 : bytes == 64 ? 2 : bytes == 128 ? 3 : 0;
+}
+
+bool rt_tma_encode_args(wf_kernel *k, const rt_launch *l, int i, rt_tma_args *a) {
+    const rt_param *p = &k->params[i];
+    const rt_tma *m = NULL;
+    for (int t = 0; t < k->ntmas && !m; t++)
+        m = k->tmas[t].param == i ? &k->tmas[t] : NULL;
+    if (!m)
+        return wf_failb(&k->err, WF_ERR_CUDA, "parameter %d names no TMA copy", i);
+    memset(a, 0, sizeof *a);
+    for (int d = 0; d < m->info.rank; d++) {
+        int64_t dim, stride;
+        if (!rt_eval(k, l, m->gdim[d], &dim) || !rt_eval(k, l, m->gstride[d], &stride))
+            return wf_failb(&k->err, WF_ERR_CUDA, "cannot evaluate the tensor map of T%d", p->tv);
+        a->dims[d] = (unsigned long long)dim;
+        if (d > 0)
+            a->strides[d - 1] = (unsigned long long)stride;
+        a->box[d] = (unsigned)m->info.box[d];
+        a->estrides[d] = (unsigned)m->info.element_strides[d];
+    }
+    a->dtype = data_type(m->info.dtype);
+    a->rank = (unsigned)m->info.rank;
+    a->swizzle = swizzle_mode(m->info.swizzle_bytes);
+    return true;
+}
