@@ -8,6 +8,7 @@
 # Exits non-zero if the build, a test or a benchmark failed.
 #   WF_GPU_CHECK_QUICK=1  skips the sanitizer runs.
 #   WF_GPU_CHECK_MUTANTS=0 skips the GPU-only mutants of tools/mutants.sh.
+#   WF_GPU_CHECK_CORE=0 skips the core suite on the GPU.
 set -u
 out=${OUT:-/tmp/weft-gpu-check}
 tmp=$(mktemp -d /tmp/weft-gpu-check.XXXXXX)
@@ -53,7 +54,10 @@ if [ $status != 0 ]; then
 fi
 step "gpu tests" make gpu-test
 # Every kernel of the core suite (schedules, seeds, 500 random schedules) on the device too.
-step "core tests on gpu" env WF_TEST_GPU=1 make test
+#   WF_GPU_CHECK_CORE=0  skips it (a few minutes).
+if [ "${WF_GPU_CHECK_CORE:-1}" = 1 ]; then
+    step "core tests on gpu" env WF_TEST_GPU=1 make test
+fi
 # The mutants only a GPU can see (wrong operators and casts in the CUDA text):
 # tools/mutants.sh runs them with MUTANTS_GPU=1 against the GPU test program.
 #   WF_GPU_CHECK_MUTANTS=0  skips them.
@@ -80,10 +84,12 @@ if [ "${WF_GPU_CHECK_QUICK:-0}" = 0 ]; then
     san="compute-sanitizer --error-exitcode 9"
     # shellcheck disable=SC2086 # the lists are meant to split
     step "memcheck" $san --tool memcheck build/tests/gpu/gpu_tests \
-        seed000 copy_ add_ exp_ relu transpose cast_
+        seed000 copy_ add_ exp_ relu transpose cast_ tma
     # shellcheck disable=SC2086
     step "racecheck" $san --tool racecheck build/tests/gpu/gpu_tests \
-        seed000_gsgcopy transpose shared_memory
+        seed000_gsgcopy transpose shared_memory tma
+    # shellcheck disable=SC2086
+    step "synccheck" $san --tool synccheck build/tests/gpu/gpu_tests tma
     step "gpu tests asan" make gpu-test-asan
 fi
 
