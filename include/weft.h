@@ -140,6 +140,17 @@ WF_API wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1);
 WF_API wf_tv *wf_permute(wf_tv *a, const int *new2old);
 WF_API wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes); /* reduction */
 WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes); /* reduction */
+/* Reduce the listed dims with op: WF_ADD (init 0), WF_MUL (1), WF_MAX (-inf,
+   or the type's least value), WF_MIN (+inf, or its greatest); max and min
+   propagate NaN, as PyTorch's do. The output keeps the reduced dims as
+   reduction IterDomains (scheduled like any axis, never inlined into a
+   consumer); its buffer and its consumers see only the other dims. Integer
+   and bool sums and products give i64. */
+WF_API wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes);
+/* rfactor (nvFuser): split a reduction in two. Returns the new producer,
+   which reduces the listed reduction axes of tv's loop domain and keeps the
+   other reduction axes as iteration axes; tv then reduces what remains. */
+WF_API wf_tv *wf_tv_rfactor(wf_tv *tv, int naxes, const int *axes);
 
 /* ---- inspecting tensors ---- */
 WF_API int wf_tv_ndim(const wf_tv *tv); /* loop domain */

@@ -464,7 +464,7 @@ static bool index_stmt(index_env *e, kir_node *s) {
         return false;
     if (vl && vl->u.loop.vector && !check_vector_tail(e, s, s->u.stmt.vec))
         return false;
-    for (int k = 0; k < op->nin; k++) {
+    for (int k = 0; k < (s->u.stmt.red == KRED_INIT ? 0 : op->nin); k++) {
         s->u.stmt.in_index[k] = access_index(e, s, op->in[k], NULL);
         if (!s->u.stmt.in_index[k])
             return false;
@@ -482,7 +482,7 @@ bool lower_index(lower_ctx *c) {
     if (!e.idx || !e.touched || !e.tfs)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int k = 0; k < c->order.n; k++)
-        if (!index_stmt(&e, c->stmt_of[k]))
+        if ((c->init_of[k] && !index_stmt(&e, c->init_of[k])) || !index_stmt(&e, c->stmt_of[k]))
             return false;
     return true;
 }

@@ -98,6 +98,7 @@ typedef struct {
     wf_launch_info launch;
     const wf_val *smem;      /* dynamic shared-memory bytes (symbolic when a tile is) */
     const wf_val *tmem_slot; /* shared-memory offset of the tensor-memory address table */
+    const wf_val *red_smem;  /* shared-memory offset of the block reductions' workspace, or NULL */
     int sm;
 } lower_result;
 

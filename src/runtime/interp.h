@@ -86,6 +86,11 @@ struct in_node {
     int out, in[2], nin; /* tensor table indices */
     ix_expr out_index, in_index[2];
     int vec;
+    /* reductions (interp_reduce.c): the statement's kind, the reduced thread
+       dims and a block reduction's read and write predicates */
+    kir_red red;
+    unsigned red_tids;
+    ix_expr rpred, wpred;
 };
 
 /* Access statistics per statement, accumulated over a run. */

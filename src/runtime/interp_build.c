@@ -157,7 +157,15 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
             b->p->max_access_bytes = bytes;
     }
     n->out_index = compile(b, s->out_index);
-    for (int i = 0; i < s->op->nin; i++) {
+    n->red = s->red;
+    n->red_tids = s->red_tids;
+    if (s->red == KRED_INIT)
+        n->nin = 0;
+    if (s->red == KRED_BLOCK) {
+        n->rpred = compile(b, s->pred);
+        n->wpred = compile(b, s->wpred);
+    }
+    for (int i = 0; i < n->nin; i++) {
         n->in[i] = b->tensor_of_tv[s->op->in[i]->id];
         n->in_index[i] = compile(b, s->in_index[i]);
     }

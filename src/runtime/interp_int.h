@@ -84,6 +84,12 @@ bool ix_alloc(ix_exec *x, int tensor);
 /* After a run: fail, naming the tensor and index, if an output element was never written. */
 bool ix_check_outputs(ix_exec *x);
 bool ix_stmt(ix_exec *x, const in_node *n);
+/* interp_stmt.c: the storage of element `index` of a tensor for thread t,
+   after every check of the access (NULL and the run's error on a failure). */
+unsigned char *ix_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                         bool write);
+/* interp_reduce.c: a reduction's init, serial step or block reduction. */
+bool ix_reduce_stmt(ix_exec *x, const in_node *n);
 /* interp_expr.c: evaluate e for the block; the result is T registers, or 1
    if uniform (*vary says which). False on a division by zero. */
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);

@@ -241,3 +241,8 @@ bool ix_stmt(ix_exec *x, const in_node *n) {
     ix_record_stats(x, n, n->out, oi, ov);
     return true;
 }
+
+unsigned char *ix_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                         bool write) {
+    return access(x, n, tensor, index, t, write);
+}
