@@ -49,10 +49,12 @@ bool lower_predicate(lower_ctx *c);
    workspace after every shared tensor. */
 bool lower_reduce(lower_ctx *c);
 /* predicate.c hands a block reduction its predicates instead of an IF: cover
-   (the launch coverage and bounds of every enclosing loop) decides what each
-   thread contributes; single (the one-writer rule of predicate.c) is added to
-   what remains of cover without the reduced loops, to decide who writes. */
-bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover, const wf_val *single);
+   (the launch coverage of every enclosing loop) and the bounds predicate
+   decide what each thread contributes; what remains of them without the
+   reduced loops, with predicate.c's one-writer rule (single, applied to the
+   statement with that predicate), decides who writes. */
+typedef const wf_val *(*lower_single_writer)(lower_ctx *c, const kir_stmt *s);
+bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover, lower_single_writer single);
 bool lower_sync(lower_ctx *c);
 bool lower_launch(lower_ctx *c);
 bool lower_verify(lower_ctx *c);

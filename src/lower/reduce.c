@@ -194,9 +194,12 @@ static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
     return p && q ? val_and(a, p, q) : p ? p : q;
 }
 
-bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover, const wf_val *single) {
+bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover,
+                        lower_single_writer single) {
     kir_stmt *st = &s->u.stmt;
-    st->pred = and_into(c->a, cover, st->pred);
-    st->wpred = and_into(c->a, drop_reduced(c, s, st->pred), single);
+    const wf_val *read = and_into(c->a, cover, st->pred);
+    st->pred = drop_reduced(c, s, read);
+    st->wpred = and_into(c->a, st->pred, single(c, st));
+    st->pred = read;
     return !err_set(&c->f->err);
 }

@@ -94,10 +94,13 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
     return true;
 }
 
-/* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. */
+/* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. A
+   reduction axis holds no data: a block reduction leaves its result in every
+   thread of the reduced dims (lower/reduce.c). */
 static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d) {
     for (int i = 0; i < tv->loop.n; i++)
-        if (lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
+        if (tv->loop.ptr[i]->itype != IT_REDUCTION &&
+            lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
             return tv->loop.ptr[i];
     return NULL;
 }
