@@ -303,7 +303,7 @@ static bool eval_reduce(const ir_op *op, rtensor *t) {
     for (int64_t j = 0; j < m; j++) {
         unravel(j, in->shape, in->ndim, idx);
         for (int d = 0; d < o->ndim; d++)
-            oidx[d] = o->shape[d] == 1 ? 0 : idx[op->in_dim[0][d]];
+            oidx[d] = o->shape[d] == 1 || op->in_dim[0][d] < 0 ? 0 : idx[op->in_dim[0][d]];
         int64_t i = ravel(oidx, o->shape, o->ndim);
         o->v[i] = reduce_step(op->sub, o->v[i], in->v[j]);
     }

@@ -211,6 +211,9 @@ struct ir_op {
     int sub;        /* wf_unary_op / wf_binary_op */
     wf_ldst ldst;   /* OP_SET: hardware flavour of the copy */
     int *in_dim[2]; /* per input: out root dim d reads input logical dim in_dim[i][d], or -1 */
+    /* rfactor (sched/rfactor.c): out root dim d reads input 0's loop ID rf_in[d] where
+       in_dim[0][d] is -1 (a partial result of the producer); NULL for other ops */
+    wf_iterdomain **rf_in;
 };
 
 struct wf_tv {
@@ -292,6 +295,9 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes);
 int ir_tv_rank(const wf_tv *tv);
 /* The logical position of the d-th of those dims (-1 when out of range). */
 int ir_tv_dim(const wf_tv *tv, int d);
+/* Give tv new logical and loop domains (rfactor): its consumers' in_dim,
+   which name its logical positions, follow the IDs they read. */
+bool ir_relogical(wf_tv *tv, const id_list *logical, const id_list *loop);
 
 /* print.c */
 void ir_print_id(sbuf *b, const wf_iterdomain *id);

@@ -88,3 +88,20 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes) {
         o->in_dim[0][d] = ir_tv_dim(a, d);
     return out;
 }
+
+bool ir_relogical(wf_tv *tv, const id_list *logical, const id_list *loop) {
+    for (int u = 0; u < tv->uses.n; u++) {
+        ir_op *op = tv->uses.ptr[u];
+        for (int k = 0; k < op->nin; k++)
+            for (int d = 0; op->in[k] == tv && d < op->out->logical.n; d++) {
+                int s = op->in_dim[k][d], to = -1;
+                for (int j = 0; s >= 0 && j < logical->n; j++)
+                    if (logical->ptr[j] == tv->logical.ptr[s])
+                        to = j;
+                op->in_dim[k][d] = to;
+            }
+    }
+    tv->logical = *logical;
+    tv->loop = *loop;
+    return true;
+}
