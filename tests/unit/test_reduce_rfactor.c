@@ -148,3 +148,38 @@ TEST(reduce_rfactor_refusals_name_the_axis) {
                                   "reduction axes separately");
     wf_fusion_free(f);
 }
+
+/* bench/reduce_bw.c's schedules, smaller: the inner sum (rows on blocks,
+   [serial, TIDx] rfactored) and the outer sum (columns on BIDx x TIDx, rows
+   [serial, TIDy] rfactored). */
+TEST(reduce_rfactor_benchmark_schedules_inner_and_outer) {
+    int64_t shape[2] = {64, 96};
+    int ax = 1, rf = 1;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, &ax);
+    wf_output(f, s);
+    wf_tv_split(s, 1, 32);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    wf_tv_parallelize(s, 2, WF_TIDX);
+    wf_tv_inline_at(wf_tv_rfactor(s, 1, &rf), 1);
+    wf_kernel_free(rc_check(TS, f, NULL, 1e-5));
+    wf_fusion_free(f);
+    ax = 0, rf = 0;
+    f = wf_fusion_new();
+    s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, &ax);
+    wf_output(f, s);
+    wf_tv_split(s, 1, 32);
+    wf_tv_split(s, 0, 8);
+    wf_tv_parallelize(s, 1, WF_TIDY);
+    wf_tv_parallelize(s, 2, WF_BIDX);
+    wf_tv_parallelize(s, 3, WF_TIDX);
+    CHECK(wf_tv_rfactor(s, 1, &rf) != NULL);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    if (k) {
+        CHECK_EQ_I64(wf_kernel_launch(k)->block[0], 32);
+        CHECK_EQ_I64(wf_kernel_launch(k)->block[1], 8);
+        CHECK_EQ_I64(wf_kernel_launch(k)->grid[0], 3);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
