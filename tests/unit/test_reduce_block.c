@@ -156,3 +156,49 @@ TEST(reduce_block_serial_steps_fold_block_results) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* nvFuser's usual output staging: the reduction computed in registers
+   (cache_before), then stored by one thread per row. */
+TEST(reduce_block_cache_before_computes_in_registers_then_stores) {
+    int64_t shape[2] = {10, 256};
+    wf_tv *s;
+    wf_fusion *f = row_sum(shape, &s);
+    wf_tv *c = wf_cache_before(s);
+    CHECK(c != NULL);
+    CHECK_EQ_I64(wf_tv_ndim(s), 1); /* the output is a copy: no reduction axis */
+    CHECK_EQ_I64(wf_tv_ndim(c), 2);
+    wf_tv_parallelize(c, 0, WF_BIDX);
+    wf_tv_parallelize(c, 1, WF_TIDX);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    wf_inline_most(f);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) {\n    T1[blockIdx.x] = T2[0];");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* A reduction read through a cache (cache_after), and the schedule spread by
+   propagation and parallelize_all_like from the reduction. */
+TEST(reduce_block_cache_after_and_propagation_from_the_reduction) {
+    int64_t shape[2] = {12, 200};
+    int ax = 1;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *e = wf_unary(WF_EXP, wf_input(f, WF_F32, 2, shape));
+    wf_tv *s = wf_sum(e, 1, &ax);
+    wf_tv *n = wf_unary(WF_NEG, s);
+    wf_output(f, n);
+    wf_tv *c = wf_cache_after(s);
+    CHECK(c != NULL);
+    CHECK_EQ_I64(wf_tv_ndim(c), 1);
+    wf_tv_split(s, 1, 64);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    wf_tv_parallelize(s, 2, WF_TIDX);
+    wf_propagate_transforms(s);
+    wf_parallelize_all_like(s, 0);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_ndim(e), 3); /* e got the reduction's split */
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}

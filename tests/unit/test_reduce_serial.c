@@ -18,7 +18,7 @@ TEST(reduce_serial_sum_over_inner_outer_and_middle_dims) {
         wf_tv *s = wf_sum(a, 1, &axes[c]);
         wf_output(f, s);
         CHECK_EQ_I64(wf_tv_ndim(s), ndims[c]); /* the reduction axis stays in the loop domain */
-        rc_check(TS, f, NULL, 1e-5);
+        wf_kernel_free(rc_check(TS, f, NULL, 1e-5));
         wf_fusion_free(f);
     }
 }
