@@ -65,28 +65,77 @@ static const char *const block_helper =
     "  return out;\n"
     "}\n";
 
-static bool has_reduction(const kir_list *l, bool *block) {
-    bool any = false;
+/* The grid reduction (after the block's): per group of threads not reduced,
+   each block's lead thread stores its block result at
+   work[(gb * NT + gt) * NRB + rb]; the block's arrival is counted on the
+   semaphore of its non-reduced block group gb; the last block to arrive
+   resets it and folds the NRB partials in order 0..NRB-1, which every
+   thread of that block returns. */
+static const char *const grid_helper =
+    "__device__ unsigned long long wf_gwork[1048576];\n"
+    "__device__ unsigned wf_gsem[65536];\n"
+    "template <bool RX, bool RY, bool RZ, bool BX, bool BY, bool BZ, typename T, typename F>\n"
+    "__device__ inline T wf_grid_reduce(T v, T init, F op, T *ws, bool *last) {\n"
+    "  T bv = wf_block_reduce<RX, RY, RZ>(v, op, ws);\n"
+    "  unsigned long long nx = blockDim.x, ny = blockDim.y, nz = blockDim.z;\n"
+    "  unsigned long long gx = gridDim.x, gy = gridDim.y, gz = gridDim.z;\n"
+    "  unsigned long long NT = (RX ? 1ull : nx) * (RY ? 1ull : ny) * (RZ ? 1ull : nz);\n"
+    "  unsigned long long gt = ((RZ ? 0ull : threadIdx.z) * (RY ? 1ull : ny) + (RY ? 0ull : "
+    "threadIdx.y)) * (RX ? 1ull : nx) + (RX ? 0ull : threadIdx.x);\n"
+    "  bool lead = (!RX || threadIdx.x == 0) && (!RY || threadIdx.y == 0) && (!RZ || "
+    "threadIdx.z == 0);\n"
+    "  unsigned long long NRB = (BX ? gx : 1ull) * (BY ? gy : 1ull) * (BZ ? gz : 1ull);\n"
+    "  unsigned long long rb = ((BZ ? blockIdx.z : 0ull) * (BY ? gy : 1ull) + (BY ? blockIdx.y "
+    ": 0ull)) * (BX ? gx : 1ull) + (BX ? blockIdx.x : 0ull);\n"
+    "  unsigned long long gb = ((BZ ? 0ull : blockIdx.z) * (BY ? 1ull : gy) + (BY ? 0ull : "
+    "blockIdx.y)) * (BX ? 1ull : gx) + (BX ? 0ull : blockIdx.x);\n"
+    "  volatile T *slot = reinterpret_cast<T *>(wf_gwork) + (gb * NT + gt) * NRB;\n"
+    "  __shared__ unsigned wf_last;\n"
+    "  if (lead) slot[rb] = bv;\n"
+    "  __threadfence();\n"
+    "  __syncthreads();\n"
+    "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {\n"
+    "    unsigned old = atomicAdd(&wf_gsem[gb], 1u);\n"
+    "    wf_last = old == NRB - 1;\n"
+    "    if (wf_last) wf_gsem[gb] = 0;\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  *last = wf_last != 0;\n"
+    "  T r = init;\n"
+    "  if (*last) {\n"
+    "    __threadfence();\n"
+    "    for (unsigned long long i = 0; i < NRB; ++i) r = op(r, (T)slot[i]);\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  return r;\n"
+    "}\n";
+
+static bool has_reduction(const kir_list *l, bool *block, bool *grid_out) {
+    bool any = false, grid = false;
     for (int i = 0; i < l->n; i++) {
         const kir_node *n = l->ptr[i];
         const kir_list *body = kir_body((kir_node *)n);
         if (body)
-            any |= has_reduction(body, block);
+            any |= has_reduction(body, block, grid_out);
         else if (n->kind == KIR_STMT && n->u.stmt.red != KRED_NONE) {
             any = true;
-            *block |= n->u.stmt.red == KRED_BLOCK;
+            *block |= n->u.stmt.red >= KRED_BLOCK;
+            grid |= n->u.stmt.red == KRED_GRID;
         }
     }
+    *grid_out |= grid;
     return any;
 }
 
 void cg_reduce_helpers(sbuf *b, const lower_result *r) {
-    bool block = false;
-    if (!has_reduction(&r->top, &block))
+    bool block = false, grid = false;
+    if (!has_reduction(&r->top, &block, &grid))
         return;
     sbuf_puts(b, helpers);
     if (block)
         sbuf_puts(b, block_helper);
+    if (grid)
+        sbuf_puts(b, grid_helper);
 }
 
 static const char *compute_type(wf_dtype t) {
@@ -176,8 +225,44 @@ static void emit_block(sbuf *b, const lower_result *r, const kir_stmt *s, int de
     sbuf_puts(b, "}\n");
 }
 
+static void emit_grid(sbuf *b, const lower_result *r, const kir_stmt *s, int depth,
+                      const char *ct) {
+    sbuf_indent(b, depth);
+    sbuf_puts(b, "{\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_puts(b, "bool wf_last;\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_printf(b, "%s wf_r = wf_grid_reduce<", ct);
+    for (int d = 0; d < 6; d++)
+        sbuf_printf(b, "%s%s", d ? ", " : "",
+                    ((d < 3 ? s->red_tids >> d : s->red_bids >> (d - 3)) & 1u) ? "true" : "false");
+    sbuf_puts(b, ">(");
+    emit_contribution(b, s, ct);
+    sbuf_printf(b, ", (%s)", ct);
+    emit_init(b, s->op->sub, s->op->out->dtype);
+    sbuf_printf(b, ", wf_op_%s(), reinterpret_cast<%s *>(wf_smem + ", combine_name(s->op->sub), ct);
+    cg_print_val(b, r->red_smem);
+    sbuf_puts(b, "), &wf_last);\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_puts(b, "if (wf_last");
+    if (s->wpred) {
+        sbuf_puts(b, " && (");
+        cg_print_val(b, s->wpred);
+        sbuf_puts(b, ")");
+    }
+    sbuf_puts(b, ") ");
+    emit_out(b, s);
+    sbuf_puts(b, "wf_r;\n");
+    sbuf_indent(b, depth);
+    sbuf_puts(b, "}\n");
+}
+
 void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth) {
     const char *ct = compute_type(s->op->out->dtype);
+    if (s->red == KRED_GRID) {
+        emit_grid(b, r, s, depth, ct);
+        return;
+    }
     if (s->red == KRED_BLOCK) {
         emit_block(b, r, s, depth, ct);
         return;

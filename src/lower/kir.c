@@ -91,18 +91,20 @@ static void print_reduce(sbuf *b, const kir_stmt *s) {
         sbuf_printf(b, "] = init(%s)", op);
         return;
     }
-    if (s->red == KRED_BLOCK) {
-        sbuf_puts(b, "] = block_");
-        for (int d = 0; d < 3; d++)
-            if (s->red_tids & (1u << d))
-                sbuf_printf(b, "%c", "xyz"[d]);
+    if (s->red >= KRED_BLOCK) {
+        sbuf_puts(b, s->red == KRED_GRID ? "] = grid_" : "] = block_");
+        for (int d = 0; d < 6; d++)
+            if ((d < 3 ? s->red_tids : s->red_bids << 3) & (1u << d))
+                sbuf_printf(b, "%s",
+                            (const char *[]){"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"}[d]);
+        sbuf_puts(b, " ");
     } else
         sbuf_puts(b, "] = ");
     sbuf_printf(b, "%s(T%d[", op, s->op->in[0]->id);
     if (s->in_index[0])
         val_print(b, s->in_index[0]);
     sbuf_puts(b, "])");
-    if (s->red == KRED_BLOCK && s->wpred) {
+    if (s->red >= KRED_BLOCK && s->wpred) {
         sbuf_puts(b, " write if ");
         val_print(b, s->wpred);
     }

@@ -56,15 +56,19 @@ typedef enum {
     KRED_NONE,   /* not a reduction statement */
     KRED_INIT,   /* out[index] = the op's initial value; no input */
     KRED_SERIAL, /* out[index] = op(out[index], in[index]) */
-    KRED_BLOCK   /* v = op over the threads of the reduced dims of (pred ? in : init);
+    KRED_BLOCK,  /* v = op over the threads of the reduced dims of (pred ? in : init);
                     where wpred: out = op(out, v) */
+    KRED_GRID    /* the block's v, then op over the blocks of the reduced block dims
+                    (a work buffer and a semaphore); the last block to arrive writes
+                    out = v where wpred */
 } kir_red;
 
 typedef struct {
     ir_op *op;
     wf_ldst copy; /* the copy kind (ir/ldst.def); WF_LDST_SET for every non-copy op */
     kir_red red;
-    unsigned red_tids;   /* KRED_BLOCK: bit d set where threadIdx dim d (x, y, z) is reduced */
+    unsigned red_tids;   /* KRED_BLOCK/GRID: bit d set where threadIdx dim d (x, y, z) is reduced */
+    unsigned red_bids;   /* KRED_GRID: bit d set where blockIdx dim d is reduced */
     const wf_val *wpred; /* KRED_BLOCK: who writes the result (NULL = every thread) */
     const wf_val *out_index;
     const wf_val *in_index[2];

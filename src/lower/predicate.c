@@ -67,7 +67,7 @@ static const wf_val *coverage(lower_ctx *c, kir_node *s) {
 }
 
 static bool guard(lower_ctx *c, kir_node *s) {
-    if (s->u.stmt.red == KRED_BLOCK) /* a collective: its predicates are arguments */
+    if (s->u.stmt.red >= KRED_BLOCK) /* a collective: its predicates are arguments */
         return lower_reduce_guard(c, s, coverage(c, s), single_writer);
     const wf_val *p = and_into(c->a, coverage(c, s), single_writer(c, &s->u.stmt));
     if (s->u.stmt.pred)

@@ -18,8 +18,10 @@
  *    all-reduce), so a local output can feed a broadcast in the same kernel;
  *  - one shared-memory workspace for all block reductions: 8 bytes per
  *    thread of the block, after every shared tensor.
- * Grid reductions (a reduction axis on blockIdx) are refused until the
- * runtime allocates their work buffer.
+ * A reduction axis on blockIdx makes a grid reduction: the block's result,
+ * then the blocks' through a work buffer and a semaphore (codegen/reduce.c);
+ * only the last block to arrive has the value, so it must be a fusion
+ * output written once (no init), outside any serial loop, one per kernel.
  */
 #include "lower/lower_int.h"
 
@@ -54,14 +56,12 @@ static bool classify(lower_ctx *c, kir_stmt *s) {
         if (id->itype != IT_REDUCTION || !binds(id) || p == WF_SERIAL || p == WF_UNROLL)
             continue;
         if (ir_id_is_thread(p)) {
-            s->red = KRED_BLOCK;
+            s->red = s->red == KRED_GRID ? KRED_GRID : KRED_BLOCK;
             s->red_tids |= 1u << (p - WF_TIDX);
-        } else if (ir_id_is_block(p))
-            return refuse_axis(c, t, id, p,
-                               "grid reductions are not supported yet; rfactor the block part "
-                               "and reduce the per-block results in a second fusion, or run "
-                               "the axis on threads");
-        else
+        } else if (p == WF_BIDX || p == WF_BIDY || p == WF_BIDZ) {
+            s->red = KRED_GRID;
+            s->red_bids |= 1u << (p - WF_BIDX);
+        } else
             return refuse_axis(c, t, id, p,
                                "a reduction axis can be serial, unrolled or on threadIdx only");
     }
@@ -110,6 +110,70 @@ static kir_node **ancestors(lower_ctx *c, kir_node *s, int n) {
     return anc;
 }
 
+/* ---- grid reductions ----
+   The work buffer and the semaphores are the generated module's __device__
+   arrays (zero at load, reused by every launch: the last block resets its
+   semaphore), WF_GRID_WORK partial results and WF_GRID_SEMS semaphores;
+   a launch needing more is refused by a launch check. */
+#define WF_GRID_WORK ((int64_t)1 << 20)
+#define WF_GRID_SEMS ((int64_t)1 << 16)
+
+static bool refuse_grid(lower_ctx *c, const wf_tv *t, const char *why) {
+    return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d is reduced across blocks: %s", t->id, why);
+}
+
+static const wf_val *dims_product(lower_ctx *c, int from, int to, unsigned mask, bool in) {
+    const wf_val *p = val_const(c->a, 1);
+    for (int d = from; d < to; d++)
+        if (((mask >> (d - from)) & 1u) == in)
+            p = val_mul(c->a, p, c->pdim[d]);
+    return p;
+}
+
+static bool add_launch_check(lower_ctx *c, const wf_val *n, int64_t cap, const char *msg) {
+    lower_check chk = {val_lt(c->a, n, val_const(c->a, cap + 1)), arena_strdup(c->a, msg)};
+    return (chk.cond && chk.message && vec_push_arena(c->a, &c->out->checks, chk)) ||
+           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
+    const kir_stmt *st = &s->u.stmt;
+    const wf_tv *t = st->op->out;
+    char msg[256];
+    if (++*ngrid > 1)
+        return refuse_grid(c, t,
+                           "one grid reduction per kernel is supported yet; compute the "
+                           "others in separate fusions");
+    if (t->uses.n > 0)
+        return refuse_grid(c, t,
+                           "only the last block has its value, so it can only be a fusion "
+                           "output; compute its readers in a separate fusion");
+    for (kir_node *n = s->parent; n; n = n->parent)
+        if (n->kind == KIR_FOR && iterates(n))
+            return refuse_grid(c, t,
+                               "a grid reduction inside a serial loop is not supported "
+                               "yet (its semaphore serves one reduction a launch): rfactor "
+                               "the serial reduction axes into a producer and parallelize "
+                               "the iteration axes");
+    for (int d = 0; d < NPDIMS; d++)
+        if (!c->pdim_exact[d])
+            return refuse_grid(c, t,
+                               "a grid reduction needs every loop on a thread or block "
+                               "dimension to have the launch's extent");
+    const wf_val *parts =
+        val_mul(c->a, dims_product(c, 3, 6, 0, false), dims_product(c, 0, 3, st->red_tids, false));
+    snprintf(msg, sizeof msg,
+             "T%d: the grid reduction needs more than %lld partial results (blocks x threads "
+             "not reduced), its work buffer's size; reduce more per block",
+             t->id, (long long)WF_GRID_WORK);
+    if (!add_launch_check(c, parts, WF_GRID_WORK, msg))
+        return false;
+    snprintf(msg, sizeof msg,
+             "T%d: the grid reduction needs more than %lld semaphores (blocks not reduced)", t->id,
+             (long long)WF_GRID_SEMS);
+    return add_launch_check(c, dims_product(c, 3, 6, st->red_bids, false), WF_GRID_SEMS, msg);
+}
+
 static bool place_init(lower_ctx *c, int k, kir_node *s) {
     const wf_tv *t = s->u.stmt.op->out;
     int n = t->loop.n, first = -1;
@@ -148,6 +212,7 @@ static void add_workspace(lower_ctx *c) {
 
 bool lower_reduce(lower_ctx *c) {
     bool block = false;
+    int ngrid = 0;
     c->init_of = ARENA_ARRAY(c->a, kir_node *, c->order.n + 1);
     if (!c->init_of)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
@@ -155,9 +220,12 @@ bool lower_reduce(lower_ctx *c) {
         kir_node *s = c->stmt_of[k];
         if (c->order.ptr[k]->kind != OP_REDUCE)
             continue;
-        if (!classify(c, &s->u.stmt) || !place_init(c, k, s))
+        if (!classify(c, &s->u.stmt))
             return false;
-        block |= s->u.stmt.red == KRED_BLOCK;
+        /* A grid reduction writes its output once, from the last block: no init. */
+        if (s->u.stmt.red == KRED_GRID ? !check_grid(c, s, &ngrid) : !place_init(c, k, s))
+            return false;
+        block |= s->u.stmt.red >= KRED_BLOCK;
     }
     if (block)
         add_workspace(c);
@@ -179,15 +247,26 @@ static bool uses_reduced(lower_ctx *c, kir_node *s, const wf_val *v) {
     return false;
 }
 
-/* The conjuncts of p that do not depend on the reduced loops. */
-static const wf_val *drop_reduced(lower_ctx *c, kir_node *s, const wf_val *p) {
+/* Does v use a reduced block index (a grid reduction's one writer is the
+   last block to arrive, not block 0)? */
+static bool uses_reduced_bid(lower_ctx *c, kir_node *s, const wf_val *v) {
+    (void)c;
+    for (int d = 0; d < 3; d++)
+        if ((s->u.stmt.red_bids & (1u << d)) && val_uses_sym(v, SYM_BID, d))
+            return true;
+    return false;
+}
+
+/* The conjuncts of p for which drop() is false. */
+static const wf_val *keep(lower_ctx *c, kir_node *s, const wf_val *p,
+                          bool (*drop)(lower_ctx *, kir_node *, const wf_val *)) {
     if (!p)
         return NULL;
     if (p->kind == V_AND) {
-        const wf_val *x = drop_reduced(c, s, p->a), *y = drop_reduced(c, s, p->b);
+        const wf_val *x = keep(c, s, p->a, drop), *y = keep(c, s, p->b, drop);
         return x && y ? val_and(c->a, x, y) : x ? x : y;
     }
-    return uses_reduced(c, s, p) ? NULL : p;
+    return drop(c, s, p) ? NULL : p;
 }
 
 static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
@@ -198,8 +277,10 @@ bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover,
                         lower_single_writer single) {
     kir_stmt *st = &s->u.stmt;
     const wf_val *read = and_into(c->a, cover, st->pred);
-    st->pred = drop_reduced(c, s, read);
+    st->pred = keep(c, s, read, uses_reduced);
     st->wpred = and_into(c->a, st->pred, single(c, st));
+    if (st->red == KRED_GRID)
+        st->wpred = keep(c, s, st->wpred, uses_reduced_bid);
     st->pred = read;
     return !err_set(&c->f->err);
 }

@@ -79,7 +79,7 @@ static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, 
         v->allocated[n->u.alloc.tv->id] = 1;
         break;
     case KIR_STMT:
-        if (n->u.stmt.red == KRED_BLOCK && under_if) /* a collective every thread reaches */
+        if (n->u.stmt.red >= KRED_BLOCK && under_if) /* a collective every thread reaches */
             v->ok = false;
         verify_stmt(v, &n->u.stmt);
         break;

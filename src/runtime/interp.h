@@ -89,7 +89,7 @@ struct in_node {
     /* reductions (interp_reduce.c): the statement's kind, the reduced thread
        dims and a block reduction's read and write predicates */
     kir_red red;
-    unsigned red_tids;
+    unsigned red_tids, red_bids;
     ix_expr rpred, wpred;
 };
 

@@ -159,9 +159,10 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->out_index = compile(b, s->out_index);
     n->red = s->red;
     n->red_tids = s->red_tids;
+    n->red_bids = s->red_bids;
     if (s->red == KRED_INIT)
         n->nin = 0;
-    if (s->red == KRED_BLOCK) {
+    if (s->red >= KRED_BLOCK) {
         n->rpred = compile(b, s->pred);
         n->wpred = compile(b, s->wpred);
     }

@@ -99,7 +99,7 @@ static bool eval_into(ix_exec *x, const in_node *n, const ix_expr *e, int64_t *d
 
 static bool eval_all(ix_exec *x, const in_node *n, evals *ev) {
     const ix_expr *e[4] = {&n->out_index, &n->in_index[0], &n->rpred, &n->wpred};
-    int m = n->red == KRED_BLOCK ? 4 : n->nin ? 2 : 1;
+    int m = n->red >= KRED_BLOCK ? 4 : n->nin ? 2 : 1;
     for (int i = 0; i < m; i++)
         if (!eval_into(x, n, e[i], ev->v[i], &ev->vary[i]))
             return false;
@@ -182,6 +182,99 @@ static void tree(ix_value *w, int64_t groups, int64_t R, int op, wf_dtype t) {
                 w[g * R + r] = combine(op, w[g * R + r], w[g * R + r + s], t);
 }
 
+/* ---- grid reductions (codegen/reduce.c's wf_grid_reduce) ----
+   The work buffer holds, per group of blocks that differ only in reduced
+   block dims (gb) and per group of threads that differ only in reduced
+   thread dims (gt), one partial result per block of the group (rb), with a
+   flag per slot: a slot written twice in a launch is a work-buffer race (a
+   lowering bug), reported. Blocks run in order, so the last block to
+   arrive at a group's semaphore is its last block in that order. */
+struct ix_grid {
+    ix_value *work;
+    uint8_t *written;
+    int64_t *arrived; /* per gb */
+    int64_t nt, nrb, ngb;
+};
+
+static void split_dims(const int64_t *ext, const int64_t *idx, unsigned red, int64_t *in,
+                       int64_t *nin, int64_t *out, int64_t *nout) {
+    *in = *out = 0;
+    *nin = *nout = 1;
+    for (int d = 0; d < 3; d++)
+        if (red & (1u << d)) {
+            *in += idx[d] * *nin;
+            *nin *= ext[d];
+        } else {
+            *out += idx[d] * *nout;
+            *nout *= ext[d];
+        }
+}
+
+static struct ix_grid *grid_state(ix_exec *x, const in_node *n) {
+    if (x->grid)
+        return x->grid;
+    struct ix_grid *g = heap_calloc(1, sizeof *g);
+    int64_t zero[3] = {0, 0, 0}, i;
+    if (!g)
+        return NULL;
+    split_dims(x->l->grid, zero, n->red_bids, &i, &g->nrb, &i, &g->ngb);
+    split_dims(x->l->block, zero, n->red_tids, &i, &i, &i, &g->nt);
+    size_t slots = (size_t)(g->ngb * g->nt * g->nrb);
+    g->work = heap_malloc(sizeof(ix_value) * slots);
+    g->written = heap_calloc(slots, 1);
+    g->arrived = heap_calloc((size_t)g->ngb, sizeof(int64_t));
+    x->grid = g;
+    return g->work && g->written && g->arrived ? g : NULL;
+}
+
+void ix_reduce_free(ix_exec *x) {
+    if (!x->grid)
+        return;
+    free(x->grid->work);
+    free(x->grid->written);
+    free(x->grid->arrived);
+    free(x->grid);
+    x->grid = NULL;
+}
+
+static bool grid(ix_exec *x, const in_node *n, const evals *ev, const ix_value *bres) {
+    struct ix_grid *g = grid_state(x, n);
+    wf_dtype od = x->p->tensors[n->out].dtype;
+    int64_t rb, nrb, gb, ngb, r, R, gt, NT;
+    if (!g)
+        return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    split_dims(x->l->grid, x->bid, n->red_bids, &rb, &nrb, &gb, &ngb);
+    for (int t = 0; t < x->nthreads; t++) {
+        int64_t tid[3] = {x->tid[0][t], x->tid[1][t], x->tid[2][t]};
+        split_dims(x->l->block, tid, n->red_tids, &r, &R, &gt, &NT);
+        int64_t slot = (gb * g->nt + gt) * g->nrb + rb;
+        if (r != 0)
+            continue; /* the group's lead thread stores the block's result */
+        if (g->written[slot])
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "work-buffer race: the partial result %lld of T%d's grid reduction "
+                           "was written twice in one launch, in statement: %s",
+                           (long long)slot, x->p->tensors[n->out].tv, n->text);
+        g->written[slot] = 1;
+        g->work[slot] = bres[t];
+    }
+    if (++g->arrived[gb] < g->nrb)
+        return true; /* not the last block of its group */
+    for (int t = 0; t < x->nthreads; t++) {
+        int64_t tid[3] = {x->tid[0][t], x->tid[1][t], x->tid[2][t]};
+        split_dims(x->l->block, tid, n->red_tids, &r, &R, &gt, &NT);
+        ix_value v = init_value(n->sub, od);
+        for (int64_t i = 0; i < g->nrb; i++)
+            v = combine(n->sub, v, g->work[(gb * g->nt + gt) * g->nrb + i], od);
+        unsigned char *p = at(ev, 3, t) ? ix_access(x, n, n->out, at(ev, 0, t), t, true) : NULL;
+        if (at(ev, 3, t) && !p)
+            return false;
+        if (p)
+            ix_store(od, p, v);
+    }
+    return true;
+}
+
 static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
     wf_dtype od = x->p->tensors[n->out].dtype;
     int64_t g, r, R = 1;
@@ -200,26 +293,31 @@ static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
         w[g * R + r] = v;
     }
     tree(w, x->nthreads / R, R, n->sub, od);
+    ix_value *bres = w + x->nthreads; /* every thread's block result */
     for (int t = 0; t < x->nthreads; t++) {
         place(x, n->red_tids, t, &g, &r, &R);
-        if (at(ev, 3, t) && !fold(x, n, ev, t, w[g * R]))
-            return false;
+        bres[t] = w[g * R];
     }
+    if (n->red == KRED_GRID)
+        return grid(x, n, ev, bres);
+    for (int t = 0; t < x->nthreads; t++)
+        if (at(ev, 3, t) && !fold(x, n, ev, t, bres[t]))
+            return false;
     return true;
 }
 
 bool ix_reduce_stmt(ix_exec *x, const in_node *n) {
     size_t T = (size_t)x->nthreads;
     int64_t *scratch = heap_malloc(sizeof(int64_t) * 4 * T);
-    ix_value *w = n->red == KRED_BLOCK ? heap_malloc(sizeof(ix_value) * T) : NULL;
+    ix_value *w = n->red >= KRED_BLOCK ? heap_malloc(sizeof(ix_value) * 2 * T) : NULL;
     evals ev;
-    bool ok = scratch && (w || n->red != KRED_BLOCK);
+    bool ok = scratch && (w || n->red < KRED_BLOCK);
     if (!ok)
         ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     for (int i = 0; ok && i < 4; i++)
         ev.v[i] = scratch + (size_t)i * T;
     ok = ok && eval_all(x, n, &ev);
-    ok = ok && (n->red == KRED_BLOCK ? block(x, n, &ev, w) : serial(x, n, &ev));
+    ok = ok && (n->red >= KRED_BLOCK ? block(x, n, &ev, w) : serial(x, n, &ev));
     if (ok) {
         ix_record_stats(x, n, n->out, ev.v[0], ev.vary[0]);
         if (n->nin)

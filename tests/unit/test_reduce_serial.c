@@ -181,18 +181,3 @@ TEST(reduce_serial_bad_arguments_are_refused_with_a_message) {
     CHECK_STR(wf_fusion_error(f), "sum(T0): give at least one axis to reduce (T0 has 2)");
     wf_fusion_free(f);
 }
-
-TEST(reduce_serial_reduction_axis_on_blocks_is_refused_for_now) {
-    int64_t shape[2] = {8, 16};
-    int ax = 1;
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, &ax);
-    wf_output(f, s);
-    wf_tv_parallelize(s, 1, WF_BIDX);
-    CHECK(wf_compile(f, NULL) == NULL);
-    CHECK_STR(wf_fusion_error(f),
-              "T1: the reduction axis rblockIdx.x3{16} runs on BIDx: grid reductions are not "
-              "supported yet; rfactor the block part and reduce the per-block results in a "
-              "second fusion, or run the axis on threads");
-    wf_fusion_free(f);
-}
