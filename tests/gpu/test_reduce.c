@@ -2,10 +2,10 @@
  * test_reduce.c -- reductions on the GPU: nvFuser's tutorial row sums of
  * [10, 1024] (reduction on TIDx; rows on BIDx; rows on TIDy, which must
  * fail at launch with 10240 threads and then run [10, 32] with the same
- * kernel), a 10,000-element sum by one rfactor, a 10,000,000-element sum by
- * two rfactors (serial, threadIdx.x, threadIdx.y: one block, since grid
- * reductions are not implemented yet) and softmax over rows of [4096, 4096]
- * in one kernel. Results are compared with a double reference within 1e-5
+ * kernel), a 10,000-element sum by one rfactor, 10,000,000-element sums by
+ * two rfactors (thread, block and grid levels, launched three times as the
+ * grid semaphores are reused; and serial, threadIdx.x, threadIdx.y in one
+ * block) and softmax over rows of [4096, 4096] in one kernel. Results are compared with a double reference within 1e-5
  * relative, and where the executor models the same order (sums and max of
  * small cases) with the CPU executor bit for bit.
  */
@@ -177,12 +177,35 @@ GPU_TEST(reduce_rfactor_sum_of_10000) {
     wf_fusion_free(f);
 }
 
-GPU_TEST(reduce_two_rfactors_sum_of_10000000) {
+GPU_TEST(reduce_two_rfactors_in_one_block_sum_of_10000000) {
     NEED_GPU();
     wf_fusion *f = sum_1d(128, 8);
     wf_kernel *k = GT_COMPILE(f);
     if (k)
         check_sum_1d(TS, k, 10000000);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* The issue's 10,000,000-element sum: thread, block and grid levels by two
+   rfactors ([r BIDx, r serial, r TIDx]); run three times, as the
+   semaphores are reused by every launch. */
+GPU_TEST(reduce_thread_block_grid_sum_of_10000000) {
+    NEED_GPU();
+    int64_t shape[1] = {-1};
+    int ax = 0, rf = 1;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 1, shape), 1, &ax);
+    wf_output(f, s);
+    wf_tv_split(s, 0, 256);
+    wf_tv_split_outer(s, 0, 1024);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    wf_tv_parallelize(s, 2, WF_TIDX);
+    wf_tv_rfactor(s, 1, &rf);
+    wf_tv_rfactor(s, 1, &rf);
+    wf_kernel *k = GT_COMPILE(f);
+    for (int i = 0; k && i < 3; i++)
+        check_sum_1d(TS, k, i == 1 ? 1000 : 10000000);
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
