@@ -5,9 +5,10 @@
  * kernel), a 10,000-element sum by one rfactor, 10,000,000-element sums by
  * two rfactors (thread, block and grid levels, launched three times as the
  * grid semaphores are reused; and serial, threadIdx.x, threadIdx.y in one
- * block) and softmax over rows of [4096, 4096] in one kernel. Results are compared with a double reference within 1e-5
- * relative, and where the executor models the same order (sums and max of
- * small cases) with the CPU executor bit for bit.
+ * block) and softmax over rows of [4096, 4096] in one kernel. Results are
+ * compared with a double reference within 1e-5 relative, and where the
+ * executor models the same order (sums of small cases) with the CPU
+ * executor bit for bit.
  */
 #include "gpu.h"
 
