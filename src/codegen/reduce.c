@@ -16,7 +16,10 @@
  * group's size; each thread stores its value at w[r], then for s = P/2,
  * P/4, ..., 1 (P the least power of two >= R) thread r < s with r + s < R
  * sets w[r] = op(w[r], w[r + s]), with a barrier after each step; all read
- * w[0]. max and min return a NaN operand (PyTorch propagates NaN).
+ * w[0]. Where only threadIdx.x is reduced and blockDim.x is a multiple of
+ * 32, the steps below 32 run in registers with warp shuffles (the same
+ * pairs in the same order, no barriers): lane r takes lane r + s's value.
+ * max and min return a NaN operand (PyTorch propagates NaN).
  */
 #include "codegen/codegen_int.h"
 
@@ -43,6 +46,13 @@ static const char *const helpers =
     "wf_rmin(a, b); } };\n";
 
 static const char *const block_helper =
+    "template <typename T> __device__ inline T wf_shfl_down(T v, unsigned s) {\n"
+    "  return (T)__shfl_down_sync(0xffffffffu, (long long)v, s);\n"
+    "}\n"
+    "__device__ inline float wf_shfl_down(float v, unsigned s) { return "
+    "__shfl_down_sync(0xffffffffu, v, s); }\n"
+    "__device__ inline double wf_shfl_down(double v, unsigned s) { return "
+    "__shfl_down_sync(0xffffffffu, v, s); }\n"
     "template <bool RX, bool RY, bool RZ, typename T, typename F>\n"
     "__device__ inline T wf_block_reduce(T v, F op, T *ws) {\n"
     "  unsigned nx = blockDim.x, ny = blockDim.y, nz = blockDim.z;\n"
@@ -54,10 +64,21 @@ static const char *const block_helper =
     "  T *w = ws + g * R;\n"
     "  unsigned p = 1;\n"
     "  while (p < R) p <<= 1;\n"
+    "  bool warp = RX && !RY && !RZ && nx % 32u == 0;\n"
+    "  unsigned s = p >> 1;\n"
     "  w[r] = v;\n"
     "  __syncthreads();\n"
-    "  for (unsigned s = p >> 1; s > 0; s >>= 1) {\n"
+    "  for (; s > 0 && (!warp || s >= 32u); s >>= 1) {\n"
     "    if (r < s && r + s < R) w[r] = op(w[r], w[r + s]);\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (warp && s > 0) {\n"
+    "    T x = w[r];\n"
+    "    for (; s > 0; s >>= 1) {\n"
+    "      T o = wf_shfl_down(x, s);\n"
+    "      if (r + s < R) x = op(x, o);\n"
+    "    }\n"
+    "    if (r == 0) w[0] = x;\n"
     "    __syncthreads();\n"
     "  }\n"
     "  T out = w[0];\n"

@@ -202,3 +202,25 @@ TEST(reduce_block_cache_after_and_propagation_from_the_reduction) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The warp-shuffle steps (threadIdx.x alone reduced, a multiple of 32
+   threads) for every compute type: float, double, 64-bit and narrow
+   integers, bool; results exact for the integer ones. */
+TEST(reduce_block_warp_shuffle_steps_for_every_type) {
+    int64_t shape[2] = {3, 64};
+    int ax = 1;
+    wf_dtype types[5] = {WF_F32, WF_F64, WF_I8, WF_I32, WF_BOOL};
+    for (int i = 0; i < 5; i++) {
+        wf_fusion *f = wf_fusion_new();
+        wf_tv *a = wf_input(f, types[i], 2, shape);
+        wf_tv *r = i >= 2 ? wf_max(a, 1, &ax) : wf_sum(a, 1, &ax);
+        wf_output(f, r);
+        wf_tv_parallelize(r, 0, WF_BIDX);
+        wf_tv_parallelize(r, 1, WF_TIDX);
+        wf_kernel *k = rc_check(TS, f, NULL, i >= 2 ? 0 : 1e-5);
+        if (k)
+            CHECK_HAS(wf_kernel_source(k), "T o = wf_shfl_down(x, s);");
+        wf_kernel_free(k);
+        wf_fusion_free(f);
+    }
+}
