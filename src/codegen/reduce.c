@@ -89,14 +89,16 @@ static const char *const block_helper =
 /* The grid reduction (after the block's): per group of threads not reduced,
    each block's lead thread stores its block result at
    work[(gb * NT + gt) * NRB + rb]; the block's arrival is counted on the
-   semaphore of its non-reduced block group gb; the last block to arrive
+   semaphore of its non-reduced block group gb (times the serial
+   iterations around the reduction, plus this one's: each has its own); the last block to arrive
    resets it and folds the NRB partials in order 0..NRB-1, which every
    thread of that block returns. */
 static const char *const grid_helper =
     "__device__ unsigned long long wf_gwork[1048576];\n"
     "__device__ unsigned wf_gsem[65536];\n"
     "template <bool RX, bool RY, bool RZ, bool BX, bool BY, bool BZ, typename T, typename F>\n"
-    "__device__ inline T wf_grid_reduce(T v, T init, F op, T *ws, bool *last) {\n"
+    "__device__ inline T wf_grid_reduce(T v, T init, F op, T *ws, unsigned long long it, "
+    "unsigned long long nit, bool *last) {\n"
     "  T bv = wf_block_reduce<RX, RY, RZ>(v, op, ws);\n"
     "  unsigned long long nx = blockDim.x, ny = blockDim.y, nz = blockDim.z;\n"
     "  unsigned long long gx = gridDim.x, gy = gridDim.y, gz = gridDim.z;\n"
@@ -110,6 +112,7 @@ static const char *const grid_helper =
     ": 0ull)) * (BX ? gx : 1ull) + (BX ? blockIdx.x : 0ull);\n"
     "  unsigned long long gb = ((BZ ? 0ull : blockIdx.z) * (BY ? 1ull : gy) + (BY ? 0ull : "
     "blockIdx.y)) * (BX ? 1ull : gx) + (BX ? 0ull : blockIdx.x);\n"
+    "  gb = gb * nit + it;\n"
     "  volatile T *slot = reinterpret_cast<T *>(wf_gwork) + (gb * NT + gt) * NRB;\n"
     "  __shared__ unsigned wf_last;\n"
     "  if (lead) slot[rb] = bv;\n"
@@ -263,7 +266,11 @@ static void emit_grid(sbuf *b, const lower_result *r, const kir_stmt *s, int dep
     emit_init(b, s->op->sub, s->op->out->dtype);
     sbuf_printf(b, ", wf_op_%s(), reinterpret_cast<%s *>(wf_smem + ", combine_name(s->op->sub), ct);
     cg_print_val(b, r->red_smem);
-    sbuf_puts(b, "), &wf_last);\n");
+    sbuf_puts(b, "), ");
+    cg_print_val(b, s->grid_iter);
+    sbuf_puts(b, ", ");
+    cg_print_val(b, s->grid_niter);
+    sbuf_puts(b, ", &wf_last);\n");
     sbuf_indent(b, depth + 1);
     sbuf_puts(b, "if (wf_last");
     if (s->wpred) {

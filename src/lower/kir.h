@@ -67,8 +67,11 @@ typedef struct {
     ir_op *op;
     wf_ldst copy; /* the copy kind (ir/ldst.def); WF_LDST_SET for every non-copy op */
     kir_red red;
-    unsigned red_tids;   /* KRED_BLOCK/GRID: bit d set where threadIdx dim d (x, y, z) is reduced */
-    unsigned red_bids;   /* KRED_GRID: bit d set where blockIdx dim d is reduced */
+    unsigned red_tids; /* KRED_BLOCK/GRID: bit d set where threadIdx dim d (x, y, z) is reduced */
+    unsigned red_bids; /* KRED_GRID: bit d set where blockIdx dim d is reduced */
+    const wf_val *grid_iter, *grid_niter; /* KRED_GRID: the enclosing serial loops' linear
+                                             iteration and their count (each has its own
+                                             semaphores and partials) */
     const wf_val *wpred; /* KRED_BLOCK: who writes the result (NULL = every thread) */
     const wf_val *out_index;
     const wf_val *in_index[2];

@@ -21,7 +21,9 @@
  * A reduction axis on blockIdx makes a grid reduction: the block's result,
  * then the blocks' through a work buffer and a semaphore (codegen/reduce.c);
  * only the last block to arrive has the value, so it must be a fusion
- * output written once (no init), outside any serial loop, one per kernel.
+ * output written once (no init), outside serial reduction loops (each
+ * iteration of serial iteration loops around it is a reduction of its
+ * own), one per kernel.
  */
 #include "lower/lower_int.h"
 
@@ -136,6 +138,31 @@ static bool add_launch_check(lower_ctx *c, const wf_val *n, int64_t cap, const c
            wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
+/* The serial loops around a grid reduction: each iteration is a reduction of
+   its own (its own semaphores and partials, as a fast block may arrive at the
+   next iteration before the last block of this one); a serial reduction loop
+   around it would fold several grid results into one output: refused. */
+static bool grid_iterations(lower_ctx *c, kir_node *s) {
+    kir_stmt *st = &s->u.stmt;
+    const wf_tv *t = st->op->out;
+    kir_node **anc = ancestors(c, s, t->loop.n);
+    const wf_val *it = val_const(c->a, 0), *nit = val_const(c->a, 1);
+    for (int j = 0; anc && j < t->loop.n; j++) {
+        if (!iterates(anc[j]))
+            continue;
+        if (t->loop.ptr[j]->itype == IT_REDUCTION)
+            return refuse_grid(c, t,
+                               "a serial reduction loop around a grid reduction is not "
+                               "supported; rfactor the serial reduction axes into a "
+                               "producer");
+        it = val_add(c->a, val_mul(c->a, it, anc[j]->u.loop.extent), anc[j]->u.loop.var);
+        nit = val_mul(c->a, nit, anc[j]->u.loop.extent);
+    }
+    st->grid_iter = it;
+    st->grid_niter = nit;
+    return anc != NULL;
+}
+
 static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
     const kir_stmt *st = &s->u.stmt;
     const wf_tv *t = st->op->out;
@@ -148,13 +175,8 @@ static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
         return refuse_grid(c, t,
                            "only the last block has its value, so it can only be a fusion "
                            "output; compute its readers in a separate fusion");
-    for (kir_node *n = s->parent; n; n = n->parent)
-        if (n->kind == KIR_FOR && iterates(n))
-            return refuse_grid(c, t,
-                               "a grid reduction inside a serial loop is not supported "
-                               "yet (its semaphore serves one reduction a launch): rfactor "
-                               "the serial reduction axes into a producer and parallelize "
-                               "the iteration axes");
+    if (!grid_iterations(c, s))
+        return false;
     for (int d = 0; d < NPDIMS; d++)
         if (!c->pdim_exact[d])
             return refuse_grid(c, t,
@@ -162,16 +184,20 @@ static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
                                "dimension to have the launch's extent");
     const wf_val *parts =
         val_mul(c->a, dims_product(c, 3, 6, 0, false), dims_product(c, 0, 3, st->red_tids, false));
+    parts = val_mul(c->a, parts, st->grid_niter);
     snprintf(msg, sizeof msg,
              "T%d: the grid reduction needs more than %lld partial results (blocks x threads "
-             "not reduced), its work buffer's size; reduce more per block",
+             "not reduced x serial iterations), its work buffer's size; reduce more per block",
              t->id, (long long)WF_GRID_WORK);
     if (!add_launch_check(c, parts, WF_GRID_WORK, msg))
         return false;
     snprintf(msg, sizeof msg,
-             "T%d: the grid reduction needs more than %lld semaphores (blocks not reduced)", t->id,
-             (long long)WF_GRID_SEMS);
-    return add_launch_check(c, dims_product(c, 3, 6, st->red_bids, false), WF_GRID_SEMS, msg);
+             "T%d: the grid reduction needs more than %lld semaphores (blocks not reduced x "
+             "serial iterations)",
+             t->id, (long long)WF_GRID_SEMS);
+    return add_launch_check(
+        c, val_mul(c->a, dims_product(c, 3, 6, st->red_bids, false), st->grid_niter), WF_GRID_SEMS,
+        msg);
 }
 
 static bool place_init(lower_ctx *c, int k, kir_node *s) {

@@ -91,6 +91,7 @@ struct in_node {
     kir_red red;
     unsigned red_tids, red_bids;
     ix_expr rpred, wpred;
+    ix_expr giter, gniter; /* a grid reduction's serial iteration and their count */
 };
 
 /* Access statistics per statement, accumulated over a run. */

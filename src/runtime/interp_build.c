@@ -165,6 +165,8 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     if (s->red >= KRED_BLOCK) {
         n->rpred = compile(b, s->pred);
         n->wpred = compile(b, s->wpred);
+        n->giter = compile(b, s->grid_iter ? s->grid_iter : val_const(&b->k->arena, 0));
+        n->gniter = compile(b, s->grid_niter);
     }
     for (int i = 0; i < n->nin; i++) {
         n->in[i] = b->tensor_of_tv[s->op->in[i]->id];

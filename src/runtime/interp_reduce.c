@@ -210,7 +210,7 @@ static void split_dims(const int64_t *ext, const int64_t *idx, unsigned red, int
         }
 }
 
-static struct ix_grid *grid_state(ix_exec *x, const in_node *n) {
+static struct ix_grid *grid_state(ix_exec *x, const in_node *n, int64_t nit) {
     if (x->grid)
         return x->grid;
     struct ix_grid *g = heap_calloc(1, sizeof *g);
@@ -218,6 +218,7 @@ static struct ix_grid *grid_state(ix_exec *x, const in_node *n) {
     if (!g)
         return NULL;
     split_dims(x->l->grid, zero, n->red_bids, &i, &g->nrb, &i, &g->ngb);
+    g->ngb *= nit;
     split_dims(x->l->block, zero, n->red_tids, &i, &i, &i, &g->nt);
     size_t slots = (size_t)(g->ngb * g->nt * g->nrb);
     g->work = heap_malloc(sizeof(ix_value) * slots);
@@ -237,13 +238,26 @@ void ix_reduce_free(ix_exec *x) {
     x->grid = NULL;
 }
 
+/* A value uniform over the block (a loop variable or size expression). */
+static bool uniform(ix_exec *x, const in_node *n, const ix_expr *e, int64_t *v) {
+    const int64_t *r;
+    bool vary;
+    if (!ix_eval(x, e, &r, &vary))
+        return ix_fail(x, WF_ERR_SCHEDULE, "an index overflows in statement: %s", n->text);
+    *v = r[0];
+    return true;
+}
+
 static bool grid(ix_exec *x, const in_node *n, const evals *ev, const ix_value *bres) {
-    struct ix_grid *g = grid_state(x, n);
+    int64_t rb, nrb, gb, ngb, r, R, gt, NT, it = 0, nit = 1;
+    if (!uniform(x, n, &n->giter, &it) || !uniform(x, n, &n->gniter, &nit))
+        return false;
+    struct ix_grid *g = grid_state(x, n, nit);
     wf_dtype od = x->p->tensors[n->out].dtype;
-    int64_t rb, nrb, gb, ngb, r, R, gt, NT;
     if (!g)
         return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     split_dims(x->l->grid, x->bid, n->red_bids, &rb, &nrb, &gb, &ngb);
+    gb = gb * nit + it;
     for (int t = 0; t < x->nthreads; t++) {
         int64_t tid[3] = {x->tid[0][t], x->tid[1][t], x->tid[2][t]};
         split_dims(x->l->block, tid, n->red_tids, &r, &R, &gt, &NT);

@@ -1,6 +1,6 @@
 /*
  * test_reduce.c -- reductions on the GPU: nvFuser's tutorial row sums of
- * [10, 1024] (reduction on TIDx; rows on BIDx; rows on TIDy, which must
+ * [10, 1024] (reduction on TIDx; on BIDx; rows on BIDx; rows on TIDy, which must
  * fail at launch with 10240 threads and then run [10, 32] with the same
  * kernel), a 10,000-element sum by one rfactor, 10,000,000-element sums by
  * two rfactors (thread, block and grid levels, launched three times as the
@@ -107,6 +107,21 @@ GPU_TEST(reduce_tutorial_rows_on_bidx) {
     wf_tv_parallelize(s, 1, WF_TIDX);
     wf_kernel *k = GT_COMPILE(f);
     if (k)
+        check_row_sum(TS, k, 10, 1024, true);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* Tutorial: the reduction on BIDx, the rows in a serial loop (a grid
+   reduction per row); launched twice, as the semaphores are reused. */
+GPU_TEST(reduce_tutorial_reduction_on_bidx) {
+    NEED_GPU();
+    int64_t shape[2] = {10, 1024};
+    wf_tv *s;
+    wf_fusion *f = row_sum(shape, &s);
+    wf_tv_parallelize(s, 1, WF_BIDX);
+    wf_kernel *k = GT_COMPILE(f);
+    for (int i = 0; k && i < 2; i++)
         check_row_sum(TS, k, 10, 1024, true);
     wf_kernel_free(k);
     wf_fusion_free(f);

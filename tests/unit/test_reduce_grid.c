@@ -109,20 +109,41 @@ TEST(reduce_grid_executor_folds_blocks_in_order) {
     wf_fusion_free(f);
 }
 
+/* The tutorial's row sum with the reduction on BIDx and the rows in a
+   serial loop: each row is a grid reduction of its own (its own semaphores
+   and partials). */
+TEST(reduce_grid_tutorial_reduction_on_bidx_rows_serial) {
+    int64_t shape[2] = {10, 1024};
+    int ax = 1;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, &ax);
+    wf_output(f, s);
+    wf_tv_parallelize(s, 1, WF_BIDX);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    if (k) {
+        CHECK_HAS(wf_kernel_source(k),
+                  "reinterpret_cast<float *>(wf_smem + 0), i0, 10, &wf_last);");
+        CHECK_EQ_I64(wf_kernel_launch(k)->grid[0], 1024);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
 TEST(reduce_grid_refusals_say_what_to_do) {
     int64_t shape[2] = {10, 1024};
     int ax = 1;
     wf_fusion *f = wf_fusion_new();
     wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, &ax);
     wf_output(f, s);
-    wf_tv_parallelize(s, 1, WF_BIDX); /* the tutorial's: rows in a serial loop */
+    wf_tv_split(s, 1, 64); /* [i10, r16 serial, r64 BIDx] */
+    wf_tv_parallelize(s, 2, WF_BIDX);
     CHECK(wf_compile(f, NULL) == NULL);
     CHECK_STR(wf_fusion_error(f),
-              "T1 is reduced across blocks: a grid reduction inside a serial loop is not "
-              "supported yet (its semaphore serves one reduction a launch): rfactor the serial "
-              "reduction axes into a producer and parallelize the iteration axes");
+              "T1 is reduced across blocks: a serial reduction loop around a grid reduction is "
+              "not supported; rfactor the serial reduction axes into a producer");
     wf_fusion_clear_error(f);
-    wf_tv_parallelize(s, 0, WF_TIDX); /* the rows on threads: now it runs */
+    int rf = 1;
+    CHECK(wf_tv_rfactor(s, 1, &rf) != NULL); /* as it says: now it runs */
     wf_kernel_free(rc_check(TS, f, NULL, 1e-5));
     wf_fusion_free(f);
     f = wf_fusion_new();
