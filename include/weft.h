@@ -12,7 +12,8 @@
  * `pkg-config --cflags --libs weft`.
  *
  * Not supported yet (each refused with WF_ERR_UNSUPPORTED and a message,
- * never a wrong kernel): reductions (wf_sum, wf_max); the copy kinds
+ * never a wrong kernel): some grid reductions (more than one per kernel,
+ * a grid-reduced tensor read in the same kernel); the copy kinds
  * WF_LDST_LDMATRIX, WF_LDST_STMATRIX, WF_LDST_CP_ASYNC; TMA circular
  * buffering and strided TMA tiles; the parallel types WF_DIDX/Y/Z and
  * WF_MMA (WF_BULK only on TMA tile axes); intermediates in global
@@ -151,11 +152,19 @@ WF_API wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim)
 WF_API wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1);
 /* Output dim i is input dim new2old[i]. */
 WF_API wf_tv *wf_permute(wf_tv *a, const int *new2old);
-/* Reductions over axes. Not supported yet: both return NULL and record
-   WF_ERR_UNSUPPORTED ("sum(T0): reductions are not supported by this build
-   yet"). */
-WF_API wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes);
-WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes);
+WF_API wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes); /* reduction */
+WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes); /* reduction */
+/* Reduce the listed dims with op: WF_ADD (init 0), WF_MUL (1), WF_MAX (-inf,
+   or the type's least value), WF_MIN (+inf, or its greatest); max and min
+   propagate NaN, as PyTorch's do. The output keeps the reduced dims as
+   reduction IterDomains (scheduled like any axis, never inlined into a
+   consumer); its buffer and its consumers see only the other dims. Integer
+   and bool sums and products give i64. */
+WF_API wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes);
+/* rfactor (nvFuser): split a reduction in two. Returns the new producer,
+   which reduces the listed reduction axes of tv's loop domain and keeps the
+   other reduction axes as iteration axes; tv then reduces what remains. */
+WF_API wf_tv *wf_tv_rfactor(wf_tv *tv, int naxes, const int *axes);
 
 /* ---- inspecting tensors ---- */
 WF_API int wf_tv_ndim(const wf_tv *tv); /* loop domain */

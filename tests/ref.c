@@ -274,8 +274,48 @@ static double read_input(const ir_op *op, int k, const rtensor *in, const int64_
     return in->v[ravel(iidx, in->shape, in->ndim)];
 }
 
+/* A reduction, in double (one rounding at the end): the output keeps its
+   reduced dims with extent 1, so consumers index it like any tensor. max
+   and min propagate NaN, as PyTorch's do. */
+static double reduce_step(int op, double acc, double x) {
+    if (op == WF_ADD)
+        return acc + x;
+    if (op == WF_MUL)
+        return acc * x;
+    if (isnan(acc) || isnan(x))
+        return NAN;
+    return (op == WF_MAX) == (x > acc) ? x : acc;
+}
+
+static bool eval_reduce(const ir_op *op, rtensor *t) {
+    rtensor *o = &t[op->out->id];
+    const rtensor *in = &t[op->in[0]->id];
+    int64_t n = numel(o->shape, o->ndim), m = numel(in->shape, in->ndim), idx[8], oidx[8] = {0};
+    double init = op->sub == WF_ADD   ? 0
+                  : op->sub == WF_MUL ? 1
+                  : op->sub == WF_MAX ? -INFINITY
+                                      : INFINITY;
+    o->v = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!o->v)
+        return false;
+    for (int64_t i = 0; i < n; i++)
+        o->v[i] = init;
+    for (int64_t j = 0; j < m; j++) {
+        unravel(j, in->shape, in->ndim, idx);
+        for (int d = 0; d < o->ndim; d++)
+            oidx[d] = o->shape[d] == 1 || op->in_dim[0][d] < 0 ? 0 : idx[op->in_dim[0][d]];
+        int64_t i = ravel(oidx, o->shape, o->ndim);
+        o->v[i] = reduce_step(op->sub, o->v[i], in->v[j]);
+    }
+    for (int64_t i = 0; i < n; i++)
+        o->v[i] = round_to(op->out->dtype, o->v[i]);
+    return true;
+}
+
 static bool eval_op(const ir_op *op, rtensor *t) {
     rtensor *o = &t[op->out->id];
+    if (op->kind == OP_REDUCE)
+        return eval_reduce(op, t);
     wf_dtype od = op->out->dtype;
     int64_t n = numel(o->shape, o->ndim), idx[8];
     o->v = malloc(sizeof(double) * (size_t)(n ? n : 1));
@@ -312,7 +352,7 @@ static bool visit(wf_tv *tv, rtensor *t, char *done) {
             if (s >= 0 && t[op->in[k]->id].shape[s] > e)
                 e = t[op->in[k]->id].shape[s];
         }
-        o->shape[d] = e;
+        o->shape[d] = tv->logical.ptr[d]->itype == IT_REDUCTION ? 1 : e;
     }
     done[tv->id] = 1;
     return eval_op(op, t);
@@ -337,8 +377,9 @@ bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int no
     }
     for (int i = 0; ok && i < nout; i++) {
         wf_tv *tv = f->outputs.ptr[i];
-        ok = visit(tv, t, done) && out[i].ndim == t[tv->id].ndim &&
-             memcmp(out[i].shape, t[tv->id].shape, sizeof(int64_t) * (size_t)out[i].ndim) == 0;
+        ok = visit(tv, t, done) && out[i].ndim == ir_tv_rank(tv);
+        for (int d = 0; ok && d < out[i].ndim; d++) /* a reduction's dims are kept, extent 1 */
+            ok = out[i].shape[d] == t[tv->id].shape[ir_tv_dim(tv, d)];
         int64_t e = numel(t[tv->id].shape, t[tv->id].ndim);
         for (int64_t j = 0; ok && j < e; j++)
             store(&out[i], offset_of(&out[i], j), t[tv->id].v[j]);
@@ -371,10 +412,10 @@ wf_buffer ref_buffer(wf_fusion *f, wf_tv *tv, const int64_t *sym) {
     memset(&b, 0, sizeof b);
     shape_binding bind = {f, sym};
     b.dtype = tv->dtype;
-    b.ndim = tv->logical.n;
+    b.ndim = ir_tv_rank(tv); /* a reduction's buffer has only its other dims */
     b.device = -1;
     for (int d = 0; d < b.ndim; d++)
-        if (!val_eval(tv->logical.ptr[d]->extent, bind_size, &bind, &b.shape[d]))
+        if (!val_eval(tv->logical.ptr[ir_tv_dim(tv, d)]->extent, bind_size, &bind, &b.shape[d]))
             b.shape[d] = 1;
     size_t bytes = (size_t)ref_numel(&b) * wf_dtype_size(b.dtype);
     b.data = calloc(bytes ? bytes : 1, 1);

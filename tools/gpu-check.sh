@@ -71,6 +71,9 @@ for b in build/bench/*; do
     step "bench $(basename "$b")" env WF_CACHE_DIR="$bench_cache" "$b"
 done
 
+# PyTorch (eager and torch.compile) on the same problems, for the ratios.
+step "bench torch" python3 bench/torch_ref.py
+
 # SASS of every benchmark kernel (the cache entry minus its 40-byte header).
 : >"$out/sass.txt"
 for f in "$bench_cache"/weft-*.bin; do

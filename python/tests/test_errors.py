@@ -120,13 +120,13 @@ def test_loop_domain_without_a_split_sibling_raises():
     assert f.compile() is not None  # the error was cleared; the schedule is unchanged
 
 
-def test_unsupported_reduction():
+def test_reduction_axis_errors():
+    # reductions are supported (issue 10); a bad axis list is an argument error
     f, a, b = copy_fusion()
-    with pytest.raises(weft.UnsupportedError,
-                       match=r"sum\(T0\): reductions are not supported by this build yet"):
-        weft.sum(a, [1])
-    with pytest.raises(weft.UnsupportedError, match=r"max\(T0\)"):
-        weft.amax(a, [0])
+    with pytest.raises(weft.ArgumentError, match=r"sum\(T0\): axis 2 is out of range for 2 dims"):
+        weft.sum(a, [2])
+    with pytest.raises(weft.ArgumentError, match=r"max\(T0\): axis -1 is listed twice"):
+        weft.amax(a, [1, -1])
 
 
 def test_tensor_memory_schedule_error_message():

@@ -753,7 +753,8 @@ def _reduction(fn, name):
         if a._shape is not None:
             n = len(a._shape)
             norm = {x % n for x in axes if -n <= x < n}
-            shape = [1 if d in norm else s for d, s in enumerate(a._shape)]
+            # a reduction's buffer (and its consumers) see only the dims it keeps
+            shape = [s for d, s in enumerate(a._shape) if d not in norm]
         arr = (ctypes.c_int * max(1, len(axes)))(*axes)
         return _op(a, fn, (a._ptr, len(axes), arr), shape, "wf_" + name)
 

@@ -78,6 +78,9 @@ static void seed_ops(an_map *m, wf_fusion *f, const char *live, bool permissive)
         for (int k = 0; k < op->nin; k++) {
             for (int d = 0; d < op->out->logical.n; d++) {
                 int s = op->in_dim[k][d];
+                wf_iterdomain *rf = k == 0 && op->rf_in ? op->rf_in[d] : NULL;
+                if (s < 0 && rf) /* rfactor: a partial result, an exact pair */
+                    an_unite(m, rf->id, op->out->logical.ptr[d]->id);
                 if (s < 0)
                     continue;
                 wf_iterdomain *in = op->in[k]->logical.ptr[s], *out = op->out->logical.ptr[d];

@@ -89,7 +89,9 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
                          i, c->id);
             return i;
         }
-        if (stops_inlining(c->loop.ptr[i])) {
+        /* A consumer's reduction axis can be shared: the producer is computed
+           per step of the reduction (only the producer's own reductions stop). */
+        if (c->loop.ptr[i]->itype != IT_REDUCTION && stops_inlining(c->loop.ptr[i])) {
             if (why)
                 snprintf(why, whysize, "axis %d of consumer T%d cannot be shared", i, c->id);
             return i;

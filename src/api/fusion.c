@@ -190,22 +190,17 @@ wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1) {
     return ir_permute(a, perm);
 }
 
-static wf_tv *reduction(const char *what, wf_tv *a) {
+wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes) {
     TV_GATE(a, NULL);
-    return wf_fail(&a->f->err, WF_ERR_UNSUPPORTED,
-                   "%s(T%d): reductions are not supported by this build yet", what, a->id);
+    return ir_reduce(op, a, naxes, axes);
 }
 
 wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes) {
-    (void)naxes;
-    (void)axes;
-    return reduction("sum", a);
+    return wf_reduce(WF_ADD, a, naxes, axes);
 }
 
 wf_tv *wf_max(wf_tv *a, int naxes, const int *axes) {
-    (void)naxes;
-    (void)axes;
-    return reduction("max", a);
+    return wf_reduce(WF_MAX, a, naxes, axes);
 }
 
 int wf_tv_ndim(const wf_tv *tv) {

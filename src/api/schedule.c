@@ -321,3 +321,17 @@ void wf_parallelize_all_like(wf_tv *ref, unsigned ptype_mask) {
     TV_GATE(ref, );
     sched_parallelize_all_like(ref, ptype_mask);
 }
+
+wf_tv *wf_tv_rfactor(wf_tv *tv, int naxes, const int *axes) {
+    TV_GATE(tv, NULL);
+    int norm[WF_MAX_RANK * 4];
+    if (naxes < 1 || naxes > (int)(sizeof norm / sizeof *norm) || !axes)
+        return wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.rfactor: give 1 to %d axes (got %d%s)", tv->id,
+                       (int)(sizeof norm / sizeof *norm), naxes, axes ? "" : " and NULL");
+    for (int i = 0; i < naxes; i++) {
+        norm[i] = axes[i];
+        if (!api_axis(tv, &norm[i], "rfactor"))
+            return NULL;
+    }
+    return sched_rfactor(tv, naxes, norm);
+}

@@ -16,6 +16,10 @@ void cg_print_val(sbuf *b, const wf_val *v);
 
 void cg_tmem_helpers(sbuf *b, const lower_result *r); /* device functions, before the kernel */
 void cg_tma_helpers(sbuf *b, const lower_result *r);  /* the tensor-map type (copy_tma.c) */
+/* reduce.c: the reductions' device helpers (only if the kernel has one), and
+   one reduction statement (init, serial step or block reduction). */
+void cg_reduce_helpers(sbuf *b, const lower_result *r);
+void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth);
 void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth);
 
 #endif

@@ -144,6 +144,10 @@ static void emit_value(emitter *e, const kir_stmt *s) {
 }
 
 static void emit_stmt(emitter *e, const kir_stmt *s, int depth) {
+    if (s->red != KRED_NONE) {
+        cg_reduce_emit(&e->b, e->r, s, depth);
+        return;
+    }
     if (cg_copy_emit(&e->b, s, depth))
         return;
     sbuf_indent(&e->b, depth);
@@ -276,6 +280,7 @@ char *cg_emit_cuda(const lower_result *r) {
         return NULL;
     mark_aligned(&e, &r->top);
     cg_emit_prelude(&e.b);
+    cg_reduce_helpers(&e.b, r);
     cg_tmem_helpers(&e.b, r);
     cg_tma_helpers(&e.b, r);
     emit_signature(&e);

@@ -8,7 +8,7 @@
 #include "codegen/param.h"
 
 static void decl_tensor(sbuf *b, const lower_param *p) {
-    sbuf_printf(b, "Tensor<%s, %d> T%d", cg_dtype_name(p->tv->dtype), p->tv->logical.n, p->tv->id);
+    sbuf_printf(b, "Tensor<%s, %d> T%d", cg_dtype_name(p->tv->dtype), ir_tv_rank(p->tv), p->tv->id);
 }
 
 static void decl_tensor_map(sbuf *b, const lower_param *p) {

@@ -211,6 +211,9 @@ struct ir_op {
     int sub;        /* wf_unary_op / wf_binary_op */
     wf_ldst ldst;   /* OP_SET: hardware flavour of the copy */
     int *in_dim[2]; /* per input: out root dim d reads input logical dim in_dim[i][d], or -1 */
+    /* rfactor (sched/rfactor.c): out root dim d reads input 0's loop ID rf_in[d] where
+       in_dim[0][d] is -1 (a partial result of the producer); NULL for other ops */
+    wf_iterdomain **rf_in;
 };
 
 struct wf_tv {
@@ -284,6 +287,18 @@ wf_tv *ir_unary(int op, wf_tv *a);
 wf_tv *ir_binary(int op, wf_tv *a, wf_tv *b);
 wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast);
 wf_tv *ir_permute(wf_tv *a, const int *new2old);
+/* reduce.c: a reduction (op: WF_ADD, WF_MUL, WF_MAX, WF_MIN) of a's listed
+   dims (indices among a's non-reduction dims, negatives from the end). The
+   output keeps every dim, the reduced ones as reduction IDs; integer and
+   bool sums and products give i64 (PyTorch). */
+wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes);
+/* The dims a consumer sees: a tensor's logical dims that are not reductions. */
+int ir_tv_rank(const wf_tv *tv);
+/* The logical position of the d-th of those dims (-1 when out of range). */
+int ir_tv_dim(const wf_tv *tv, int d);
+/* Give tv new logical and loop domains (rfactor): its consumers' in_dim,
+   which name its logical positions, follow the IDs they read. */
+bool ir_relogical(wf_tv *tv, const id_list *logical, const id_list *loop);
 
 /* print.c */
 void ir_print_id(sbuf *b, const wf_iterdomain *id);

@@ -90,8 +90,9 @@ static wf_tv *new_like(wf_tv *like, wf_dtype t, int ndim, const int *map) {
             ext[d] = val_const(&f->arena, 1);
             it[d] = IT_BROADCAST;
         } else {
-            ext[d] = like->logical.ptr[map[d]]->extent;
-            it[d] = like->logical.ptr[map[d]]->itype;
+            const wf_iterdomain *id = like->logical.ptr[ir_tv_dim(like, map[d])];
+            ext[d] = id->extent;
+            it[d] = id->itype;
         }
     }
     return ir_tv_new(f, t, ndim, ext, it);
@@ -99,19 +100,20 @@ static wf_tv *new_like(wf_tv *like, wf_dtype t, int ndim, const int *map) {
 
 static wf_tv *unary_like(wf_tv *a, op_kind k, wf_dtype t, int sub) {
     int map[WF_MAX_RANK];
-    if (!rank_ok(a, a->logical.n))
+    int n = ir_tv_rank(a);
+    if (!rank_ok(a, n))
         return NULL;
-    for (int d = 0; d < a->logical.n; d++)
+    for (int d = 0; d < n; d++)
         map[d] = d;
-    wf_tv *out = new_like(a, t, a->logical.n, map);
+    wf_tv *out = new_like(a, t, n, map);
     if (!out)
         return NULL;
     ir_op *op = ir_op_new(a->f, k, out, 1, &a);
     if (!op)
         return NULL;
     op->sub = sub;
-    for (int d = 0; d < a->logical.n; d++)
-        op->in_dim[0][d] = d;
+    for (int d = 0; d < n; d++)
+        op->in_dim[0][d] = ir_tv_dim(a, d);
     return out;
 }
 
@@ -129,17 +131,17 @@ wf_tv *ir_unary(int op, wf_tv *a) {
 
 wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
     wf_fusion *f = a->f;
-    int n = a->logical.n;
-    if (b->logical.n != n)
+    int n = ir_tv_rank(a);
+    if (ir_tv_rank(b) != n)
         return wf_fail(&f->err, WF_ERR_ARG,
                        "%s(T%d, T%d): ranks differ (%d and %d); broadcast one operand first",
-                       ir_binary_name(bop), a->id, b->id, n, b->logical.n);
+                       ir_binary_name(bop), a->id, b->id, n, ir_tv_rank(b));
     const wf_val *ext[WF_MAX_RANK];
     id_itype it[WF_MAX_RANK];
     if (!rank_ok(a, n))
         return NULL;
     for (int d = 0; d < n; d++) {
-        wf_iterdomain *x = a->logical.ptr[d], *y = b->logical.ptr[d];
+        wf_iterdomain *x = a->logical.ptr[ir_tv_dim(a, d)], *y = b->logical.ptr[ir_tv_dim(b, d)];
         bool xb = x->itype == IT_BROADCAST, yb = y->itype == IT_BROADCAST;
         if (!xb && !yb && val_is_const(x->extent) && val_is_const(y->extent) &&
             x->extent->c != y->extent->c)
@@ -157,8 +159,10 @@ wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
     if (!op)
         return NULL;
     op->sub = bop;
-    for (int d = 0; d < n; d++)
-        op->in_dim[0][d] = op->in_dim[1][d] = d;
+    for (int d = 0; d < n; d++) {
+        op->in_dim[0][d] = ir_tv_dim(a, d);
+        op->in_dim[1][d] = ir_tv_dim(b, d);
+    }
     return out;
 }
 
@@ -169,22 +173,22 @@ wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast) {
         return NULL;
     for (int d = 0; d < ndim_out; d++)
         map[d] = is_bcast[d] ? -1 : k++;
-    if (k != a->logical.n)
+    if (k != ir_tv_rank(a))
         return wf_fail(&f->err, WF_ERR_ARG,
                        "broadcast(T%d): %d output dims are not broadcast, but T%d has %d dims",
-                       a->id, k, a->id, a->logical.n);
+                       a->id, k, a->id, ir_tv_rank(a));
     wf_tv *out = new_like(a, a->dtype, ndim_out, map);
     ir_op *op = out ? ir_op_new(f, OP_BROADCAST, out, 1, &a) : NULL;
     if (!op)
         return NULL;
     for (int d = 0; d < ndim_out; d++)
-        op->in_dim[0][d] = map[d];
+        op->in_dim[0][d] = map[d] < 0 ? -1 : ir_tv_dim(a, map[d]);
     return out;
 }
 
 wf_tv *ir_permute(wf_tv *a, const int *new2old) {
     wf_fusion *f = a->f;
-    int n = a->logical.n;
+    int n = ir_tv_rank(a);
     bool seen[WF_MAX_RANK] = {false};
     if (!rank_ok(a, n))
         return NULL;
@@ -201,6 +205,6 @@ wf_tv *ir_permute(wf_tv *a, const int *new2old) {
     if (!op)
         return NULL;
     for (int d = 0; d < n; d++)
-        op->in_dim[0][d] = new2old[d];
+        op->in_dim[0][d] = ir_tv_dim(a, new2old[d]);
     return out;
 }

@@ -16,6 +16,8 @@
  * Tensor memory (seed 000) is 2-D: allocation IDs left of the dim-separator
  * give lanes (at most 128), the others columns of 32-bit cells (at most
  * 512, allocated in powers of two of at least 32), one region per tensor.
+ * Last it lowers the reductions' allocations and init statements
+ * (lower/reduce.c), whose block workspace comes after every shared tensor.
  */
 #include "lower/lower_int.h"
 
@@ -167,7 +169,9 @@ bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l) {
     for (int i = 0; i < dom->n; i++) {
         wf_iterdomain *id = promoted(c, tv, dom->ptr[i]);
         l->ids[i] = id;
-        l->allocated[i] = is_allocated(c, tv, dom->ptr[i]) && id->itype != IT_BROADCAST;
+        /* Broadcast and reduction axes hold no data of their own. */
+        l->allocated[i] = is_allocated(c, tv, dom->ptr[i]) && id->itype != IT_BROADCAST &&
+                          dom->ptr[i]->itype != IT_REDUCTION;
         l->stride[i] = NULL;
     }
     if (tv->mem == WF_MEM_TENSOR)
@@ -326,5 +330,5 @@ bool lower_alloc(lower_ctx *c) {
         smem_end = val_add(a, smem_end, val_const(a, c->out->smem_align - 16));
     c->out->smem = smem_end;
     c->out->launch.smem_bytes = val_is_const(smem_end) ? smem_end->c : -1;
-    return true;
+    return lower_reduce(c); /* reductions' init statements and block workspace */
 }

@@ -5,7 +5,7 @@
  *
  * Requires: a fusion. Provides: the guarantee that every tensor is one the
  * later passes handle: inputs and outputs in global memory, no global
- * intermediates, no reductions or hardware copies yet, compute-at positions
+ * intermediates, hardware copies only where their hooks allow, compute-at positions
  * that the inlining rules allow; no tensor mapped to itself, no two axes of
  * one tensor on one parallel type, vectorization only on copies; and the target: the one asked for,
  * else sm_100a where tensor memory is used and sm_90a otherwise.
@@ -56,9 +56,6 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv) {
             return false;
     for (int i = 0; i < tv->loop.n; i++) {
         wf_ptype p = tv->loop.ptr[i]->ptype;
-        if (tv->loop.ptr[i]->itype == IT_REDUCTION)
-            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                            "T%d has a reduction axis; reductions are not lowered yet", tv->id);
         if (p == WF_BULK && !lower_tma_check_bulk(c, tv, i))
             return false;
         if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ || p == WF_MMA)
@@ -93,7 +90,8 @@ static bool check_inline(lower_ctx *c, const wf_tv *tv) {
 static bool check_operand_extents(lower_ctx *c, const ir_op *op) {
     wf_arena *a = c->a;
     for (int d = 0; op->kind == OP_BINARY && d < op->out->logical.n; d++) {
-        const wf_iterdomain *x = op->in[0]->logical.ptr[d], *y = op->in[1]->logical.ptr[d];
+        const wf_iterdomain *x = op->in[0]->logical.ptr[op->in_dim[0][d]];
+        const wf_iterdomain *y = op->in[1]->logical.ptr[op->in_dim[1][d]];
         if (x->itype == IT_BROADCAST || y->itype == IT_BROADCAST || val_equal(x->extent, y->extent))
             continue;
         char msg[160];

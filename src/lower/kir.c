@@ -84,12 +84,42 @@ bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent)
 
 static void print_list(sbuf *b, const kir_list *l, int depth);
 
+/* The rest of a reduction statement after "T<n>[index". */
+static void print_reduce(sbuf *b, const kir_stmt *s) {
+    const char *op = ir_binary_name(s->op->sub);
+    if (s->red == KRED_INIT) {
+        sbuf_printf(b, "] = init(%s)", op);
+        return;
+    }
+    if (s->red >= KRED_BLOCK) {
+        sbuf_puts(b, s->red == KRED_GRID ? "] = grid_" : "] = block_");
+        for (int d = 0; d < 6; d++)
+            if ((d < 3 ? s->red_tids : s->red_bids << 3) & (1u << d))
+                sbuf_printf(b, "%s",
+                            (const char *[]){"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"}[d]);
+        sbuf_puts(b, " ");
+    } else
+        sbuf_puts(b, "] = ");
+    sbuf_printf(b, "%s(T%d[", op, s->op->in[0]->id);
+    if (s->in_index[0])
+        val_print(b, s->in_index[0]);
+    sbuf_puts(b, "])");
+    if (s->red >= KRED_BLOCK && s->wpred) {
+        sbuf_puts(b, " write if ");
+        val_print(b, s->wpred);
+    }
+}
+
 void kir_print_stmt(sbuf *b, const kir_stmt *s) {
     sbuf_printf(b, "T%d[", s->op->out->id);
     if (s->out_index)
         val_print(b, s->out_index);
     /* A hardware copy prints as its kind (StTMem, ...), everything else as its op. */
     bool hw = s->copy != WF_LDST_SET;
+    if (s->red != KRED_NONE) {
+        print_reduce(b, s);
+        return;
+    }
     sbuf_printf(b, "] = %s(", hw ? ir_ldst_name(s->copy) : ir_op_name(s->op->kind));
     for (int i = 0; i < s->op->nin; i++) {
         sbuf_printf(b, "%sT%d[", i ? ", " : "", s->op->in[i]->id);

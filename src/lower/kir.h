@@ -48,9 +48,31 @@ typedef struct {
     int64_t row;               /* tensor memory: elements per lane; index = lane * row + column */
 } kir_alloc;
 
+/* A reduction's statements (lower/reduce.c): its init, then its combine step,
+   serial (out = op(out, in)) or a block-wide collective over the reduced
+   thread dims, which every thread of the block reaches (never under an IF:
+   its predicates are arguments). */
+typedef enum {
+    KRED_NONE,   /* not a reduction statement */
+    KRED_INIT,   /* out[index] = the op's initial value; no input */
+    KRED_SERIAL, /* out[index] = op(out[index], in[index]) */
+    KRED_BLOCK,  /* v = op over the threads of the reduced dims of (pred ? in : init);
+                    where wpred: out = op(out, v) */
+    KRED_GRID    /* the block's v, then op over the blocks of the reduced block dims
+                    (a work buffer and a semaphore); the last block to arrive writes
+                    out = v where wpred */
+} kir_red;
+
 typedef struct {
     ir_op *op;
     wf_ldst copy; /* the copy kind (ir/ldst.def); WF_LDST_SET for every non-copy op */
+    kir_red red;
+    unsigned red_tids; /* KRED_BLOCK/GRID: bit d set where threadIdx dim d (x, y, z) is reduced */
+    unsigned red_bids; /* KRED_GRID: bit d set where blockIdx dim d is reduced */
+    const wf_val *grid_iter, *grid_niter; /* KRED_GRID: the enclosing serial loops' linear
+                                             iteration and their count (each has its own
+                                             semaphores and partials) */
+    const wf_val *wpred; /* KRED_BLOCK: who writes the result (NULL = every thread) */
     const wf_val *out_index;
     const wf_val *in_index[2];
     int vec;            /* elements per access; 1 = scalar */

@@ -252,11 +252,11 @@ static bool check_memory(lower_ctx *c) {
 
 static bool add_param(lower_ctx *c, wf_tv *tv, bool is_output, int index) {
     lower_param p = {tv, is_output, index, KP_TENSOR, -1};
-    if (tv->logical.n > WF_MAX_RANK)
+    if (ir_tv_rank(tv) > WF_MAX_RANK)
         return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                         "T%d has %d dims, but a kernel's inputs and outputs have at most "
                         "WF_MAX_RANK = %d (the rank of wf_buffer)",
-                        tv->id, tv->logical.n, WF_MAX_RANK);
+                        tv->id, ir_tv_rank(tv), WF_MAX_RANK);
     return vec_push_arena(c->a, &c->out->params, p) ||
            wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }

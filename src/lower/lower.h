@@ -117,6 +117,7 @@ typedef struct {
     const wf_val *tmem_slot; /* shared-memory offset of the tensor-memory address table */
     VEC(lower_tma) tmas;     /* TMA copies, in issue order (kir_stmt.hw.tma.index) */
     int64_t smem_align;      /* alignment the dynamic shared memory needs (bytes; 0 = 16) */
+    const wf_val *red_smem;  /* shared-memory offset of the block reductions' workspace, or NULL */
     int sm;
 } lower_result;
 

@@ -26,6 +26,7 @@ typedef struct {
     kir_node **group_loop; /* per group: its kir loop, once opened */
     kir_node **stmt_of;    /* per op position: its statement */
     kir_node **alloc_of;   /* per tensor id */
+    kir_node **init_of;    /* per op position: a reduction's init statement (reduce.c), or NULL */
     const wf_val *pdim[NPDIMS];
     bool pdim_exact[NPDIMS];              /* every loop on this dim has the same extent */
     const wf_iterdomain *pdim_id[NPDIMS]; /* an IterDomain with the launch extent */
@@ -43,6 +44,17 @@ bool lower_pdims(lower_ctx *c);
 bool lower_alloc(lower_ctx *c);
 bool lower_index(lower_ctx *c);
 bool lower_predicate(lower_ctx *c);
+/* reduce.c: the end of the alloc pass (before index): each reduction's init
+   statement, the kind of its combine step, the block reductions' shared-memory
+   workspace after every shared tensor. */
+bool lower_reduce(lower_ctx *c);
+/* predicate.c hands a block reduction its predicates instead of an IF: cover
+   (the launch coverage of every enclosing loop) and the bounds predicate
+   decide what each thread contributes; what remains of them without the
+   reduced loops, with predicate.c's one-writer rule (single, applied to the
+   statement with that predicate), decides who writes. */
+typedef const wf_val *(*lower_single_writer)(lower_ctx *c, const kir_stmt *s);
+bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover, lower_single_writer single);
 bool lower_sync(lower_ctx *c);
 bool lower_launch(lower_ctx *c);
 bool lower_verify(lower_ctx *c);

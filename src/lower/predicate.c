@@ -55,7 +55,7 @@ static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s) {
     return p;
 }
 
-static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s) {
+static const wf_val *coverage(lower_ctx *c, kir_node *s) {
     wf_arena *a = c->a;
     const wf_val *p = NULL;
     for (kir_node *n = s->parent; n; n = n->parent) {
@@ -63,11 +63,13 @@ static const wf_val *parallel_predicate(lower_ctx *c, kir_node *s) {
         if (d >= 0 && !loop_covers_dim(c, n))
             p = and_into(a, p, val_lt(a, launched_index(c, d), n->u.loop.extent));
     }
-    return and_into(a, p, single_writer(c, &s->u.stmt));
+    return p;
 }
 
 static bool guard(lower_ctx *c, kir_node *s) {
-    const wf_val *p = parallel_predicate(c, s);
+    if (s->u.stmt.red >= KRED_BLOCK) /* a collective: its predicates are arguments */
+        return lower_reduce_guard(c, s, coverage(c, s), single_writer);
+    const wf_val *p = and_into(c->a, coverage(c, s), single_writer(c, &s->u.stmt));
     if (s->u.stmt.pred)
         p = and_into(c->a, p, s->u.stmt.pred);
     if (!p || val_is_const_eq(p, 1))
@@ -89,7 +91,7 @@ static bool guard(lower_ctx *c, kir_node *s) {
 
 bool lower_predicate(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++)
-        if (!guard(c, c->stmt_of[k]))
+        if ((c->init_of[k] && !guard(c, c->init_of[k])) || !guard(c, c->stmt_of[k]))
             return false;
     return true;
 }

@@ -94,10 +94,14 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
     return true;
 }
 
-/* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. */
-static const wf_iterdomain *thread_axis(lower_ctx *c, const wf_tv *tv, int d) {
+/* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. A
+   written tensor's reduction axis holds no data: a block reduction leaves
+   its result in every thread of the reduced dims (lower/reduce.c); a
+   reader's reduction axis indexes what it reads like any axis. */
+static const wf_iterdomain *axis_of(lower_ctx *c, const wf_tv *tv, int d, bool writer) {
     for (int i = 0; i < tv->loop.n; i++)
-        if (lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
+        if (!(writer && tv->loop.ptr[i]->itype == IT_REDUCTION) &&
+            lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
             return tv->loop.ptr[i];
     return NULL;
 }
@@ -117,7 +121,8 @@ static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader) {
     for (int d = 0; d < 3; d++) {
         if (val_is_const_eq(c->pdim[d], 1))
             continue;
-        const wf_iterdomain *wa = thread_axis(c, w->op->out, d), *ra = thread_axis(c, reader, d);
+        const wf_iterdomain *wa = axis_of(c, w->op->out, d, true),
+                            *ra = axis_of(c, reader, d, false);
         if (!wa || !ra || !same_axis(c, wa, ra) || !val_uses_sym(w->out_index, SYM_TID, d))
             return false;
     }
@@ -129,7 +134,7 @@ static bool same_thread(lower_ctx *c, const kir_stmt *w, const wf_tv *reader) {
    on that dimension that the reader's axis on it is not exactly mapped to. */
 static int crossed_dim(lower_ctx *c, const wf_tv *written, const wf_tv *reader, int from) {
     for (int d = from; d < NPDIMS; d++) {
-        const wf_iterdomain *wa = thread_axis(c, written, d), *ra = thread_axis(c, reader, d);
+        const wf_iterdomain *wa = axis_of(c, written, d, true), *ra = axis_of(c, reader, d, false);
         if (wa && !val_is_const_eq(c->pdim[d], 1) && (!ra || !same_axis(c, wa, ra)))
             return d;
     }
@@ -159,7 +164,7 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) 
 static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
     static const char *const dims[NPDIMS] = {"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"};
     for (int d = 3; d < NPDIMS; d++) {
-        const wf_iterdomain *wa = thread_axis(c, p, d), *ra = thread_axis(c, reader, d);
+        const wf_iterdomain *wa = axis_of(c, p, d, true), *ra = axis_of(c, reader, d, false);
         if (val_is_const_eq(c->pdim[d], 1) || (wa && ra && same_axis(c, wa, ra)))
             continue;
         /* Neither on the dimension and the reader an output too: only block 0

@@ -25,10 +25,10 @@ static void verify_stmt(verifier *v, const kir_stmt *s) {
     wf_tv *out = op->out;
     if (out->mem != WF_MEM_GLOBAL && v->c->alloc_of[out->id] && !v->allocated[out->id])
         v->ok = false;
-    for (int i = 0; i < op->nin; i++)
+    for (int i = 0; i < (s->red == KRED_INIT ? 0 : op->nin); i++)
         if (!op->in[i]->is_input && v->c->alloc_of[op->in[i]->id] && !v->allocated[op->in[i]->id])
             v->ok = false;
-    if (s->out_index && op->nin > 0 && !s->in_index[0])
+    if (s->out_index && op->nin > 0 && !s->in_index[0] && s->red != KRED_INIT)
         v->ok = false;
     if (s->copy != op->ldst)
         v->ok = false;
@@ -81,6 +81,8 @@ static void verify_node(verifier *v, const kir_node *n, const kir_node *parent, 
         v->allocated[n->u.alloc.tv->id] = 1;
         break;
     case KIR_STMT:
+        if (n->u.stmt.red >= KRED_BLOCK && under_if) /* a collective every thread reaches */
+            v->ok = false;
         verify_stmt(v, &n->u.stmt);
         break;
     case KIR_SYNC:

@@ -88,6 +88,12 @@ struct in_node {
     int vec;
     int tma;          /* TMA: its entry of the kernel's tensor maps (k->tmas); -1 otherwise */
     ix_expr coord[5]; /* TMA: the box's first coordinates, dimension 0 innermost */
+    /* reductions (interp_reduce.c): the statement's kind, the reduced thread
+       dims and a block reduction's read and write predicates */
+    kir_red red;
+    unsigned red_tids, red_bids;
+    ix_expr rpred, wpred;
+    ix_expr giter, gniter; /* a grid reduction's serial iteration and their count */
 };
 
 /* Access statistics per statement, accumulated over a run. */

@@ -160,7 +160,18 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->tma = s->copy == WF_LDST_TMA ? s->hw.tma.index : -1;
     for (int d = 0; n->tma >= 0 && d < s->hw.tma.rank; d++)
         n->coord[d] = compile(b, s->hw.tma.coord[d]);
-    for (int i = 0; i < s->op->nin; i++) {
+    n->red = s->red;
+    n->red_tids = s->red_tids;
+    n->red_bids = s->red_bids;
+    if (s->red == KRED_INIT)
+        n->nin = 0;
+    if (s->red >= KRED_BLOCK) {
+        n->rpred = compile(b, s->pred);
+        n->wpred = compile(b, s->wpred);
+        n->giter = compile(b, s->grid_iter ? s->grid_iter : val_const(&b->k->arena, 0));
+        n->gniter = compile(b, s->grid_niter);
+    }
+    for (int i = 0; i < n->nin; i++) {
         n->in[i] = b->tensor_of_tv[s->op->in[i]->id];
         n->in_index[i] = compile(b, s->in_index[i]);
     }

@@ -96,7 +96,7 @@ static bool run_node(ix_exec *x, const in_node *n) {
     case IN_ALLOC:
         return ix_alloc(x, n->tensor);
     case IN_STMT:
-        return ix_copy_execute(x, n);
+        return n->red != KRED_NONE ? ix_reduce_stmt(x, n) : ix_copy_execute(x, n);
     case IN_SYNC:
         return n->hw ? ix_hw_sync(x, n) : run_sync(x);
     case IN_HW:
@@ -256,7 +256,8 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
         return k->err.code ? k->err.code : wf_fails(&k->err, WF_ERR_MEMORY, "out of memory");
     if (run_blocks(&x))
         ix_check_outputs(&x);
-    ix_hw_free(&x); /* the hardware state (mbarriers) of the run */
+    ix_hw_free(&x);     /* the hardware state (mbarriers) of the run */
+    ix_reduce_free(&x); /* the grid reductions' work buffer */
     ix_exec_free(&x);
     k->interp->ran = k->err.code == WF_OK;
     return k->err.code;

@@ -61,6 +61,7 @@ typedef struct {
     int64_t block_bytes;   /* tensor memory, then shared memory */
 
     struct ix_mbars *mbars; /* mbarriers of the current block (interp_hw.c), or NULL */
+    struct ix_grid *grid;   /* a grid reduction's work buffer (interp_reduce.c), or NULL */
 } ix_exec;
 
 /* ---- op math (interp_ops.c): the generated CUDA's semantics ---- */
@@ -84,10 +85,14 @@ bool ix_alloc(ix_exec *x, int tensor);
 /* After a run: fail, naming the tensor and index, if an output element was never written. */
 bool ix_check_outputs(ix_exec *x);
 bool ix_stmt(ix_exec *x, const in_node *n);
-/* The storage of element `index` of a tensor for thread t, after the memory
-   model's checks (bounds, races, never written); NULL with the run's error set. */
+/* interp_stmt.c: the storage of element `index` of a tensor for thread t,
+   after every check of the access (NULL and the run's error on a failure). */
 unsigned char *ix_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
                          bool write);
+/* interp_reduce.c: a reduction's init, serial step, block or grid reduction;
+   ix_reduce_free releases the run's grid work buffer. */
+bool ix_reduce_stmt(ix_exec *x, const in_node *n);
+void ix_reduce_free(ix_exec *x);
 /* interp_expr.c: evaluate e for the block; the result is T registers, or 1
    if uniform (*vary says which). False on a division by zero. */
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);

@@ -14,12 +14,12 @@ static bool copy_param(wf_kernel *k, rt_param *p, const lower_param *lp, val_mem
     const wf_tv *tv = lp->tv;
     p->tv = tv->id;
     p->dtype = tv->dtype;
-    p->ndim = tv->logical.n;
+    p->ndim = ir_tv_rank(tv); /* a reduction output's buffer has only its other dims */
     p->is_output = lp->is_output;
     p->index = lp->index;
     p->kind = lp->kind;
     for (int d = 0; d < p->ndim && d < WF_MAX_RANK; d++) {
-        p->extent[d] = val_clone(&k->arena, tv->logical.ptr[d]->extent, m);
+        p->extent[d] = val_clone(&k->arena, tv->logical.ptr[ir_tv_dim(tv, d)]->extent, m);
         p->contig[d] = tv->contig ? tv->contig[d] : 1;
         if (!p->extent[d])
             return false;

@@ -9,23 +9,41 @@
  */
 #include "sched/sched.h"
 
-static wf_tv *clone_shape(wf_tv *tv) {
-    int n = tv->logical.n;
+/* A fresh tensor shaped like tv: all its logical dims, or (for a tensor
+   reading it) only those that are not reductions, which hold no data. */
+static wf_tv *clone_shape(wf_tv *tv, bool all) {
+    int n = all ? tv->logical.n : ir_tv_rank(tv);
     const wf_val **ext = ARENA_ARRAY(&tv->f->arena, const wf_val *, n > 0 ? n : 1);
     id_itype *it = ARENA_ARRAY(&tv->f->arena, id_itype, n > 0 ? n : 1);
     if (!ext || !it)
         return wf_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
-    for (int d = 0; d < tv->logical.n; d++) {
-        ext[d] = tv->logical.ptr[d]->extent;
-        it[d] = tv->logical.ptr[d]->itype;
+    for (int d = 0; d < n; d++) {
+        const wf_iterdomain *id = tv->logical.ptr[all ? d : ir_tv_dim(tv, d)];
+        ext[d] = id->extent;
+        it[d] = id->itype;
     }
-    return ir_tv_new(tv->f, tv->dtype, tv->logical.n, ext, it);
+    return ir_tv_new(tv->f, tv->dtype, n, ext, it);
 }
 
+/* A copy reads the dims of its input that are not reductions, in order. */
 static bool identity_dims(ir_op *op, int n) {
     for (int d = 0; d < n; d++)
-        op->in_dim[0][d] = d;
+        op->in_dim[0][d] = ir_tv_dim(op->in[0], d);
     return true;
+}
+
+/* tv becomes a copy of a reduction computed by its cache: its reduction IDs
+   (and loop axes derived from them) go; its consumers follow. */
+static bool drop_reductions(wf_tv *tv) {
+    id_list logical = {0}, loop = {0};
+    for (int d = 0; d < tv->logical.n; d++)
+        if (tv->logical.ptr[d]->itype != IT_REDUCTION &&
+            !ir_push_id(tv->f, &logical, tv->logical.ptr[d]))
+            return false;
+    for (int i = 0; i < tv->loop.n; i++)
+        if (tv->loop.ptr[i]->itype != IT_REDUCTION && !ir_push_id(tv->f, &loop, tv->loop.ptr[i]))
+            return false;
+    return ir_relogical(tv, &logical, &loop);
 }
 
 wf_tv *sched_cache_after(wf_tv *tv) {
@@ -36,11 +54,11 @@ wf_tv *sched_cache_after(wf_tv *tv) {
         return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < nuses; i++)
         old_uses[i] = tv->uses.ptr[i];
-    wf_tv *c = clone_shape(tv);
+    wf_tv *c = clone_shape(tv, false);
     ir_op *op = c ? ir_op_new(f, OP_SET, c, 1, &tv) : NULL;
     if (!op)
         return NULL;
-    identity_dims(op, tv->logical.n);
+    identity_dims(op, c->logical.n);
     for (int i = 0; i < nuses; i++) {
         ir_op *u = old_uses[i];
         for (int k = 0; k < u->nin; k++)
@@ -64,11 +82,13 @@ wf_tv *sched_cache_before(wf_tv *tv) {
                        "cache_before(T%d): call it before inlining T%d or its producers", tv->id,
                        tv->id);
     ir_op *def = tv->def;
-    wf_tv *c = clone_shape(tv);
+    wf_tv *c = clone_shape(tv, true);
     if (!c)
         return NULL;
     def->out = c;
     c->def = def;
+    if (def->kind == OP_REDUCE && !drop_reductions(tv))
+        return NULL;
     ir_op *op = ir_op_new(f, OP_SET, tv, 1, &c);
     if (!op)
         return NULL;

@@ -31,6 +31,10 @@ wf_tv *sched_cache_before(wf_tv *tv);
 bool sched_propagate(wf_tv *ref);
 bool sched_parallelize_all_like(wf_tv *ref, unsigned ptype_mask);
 
+/* rfactor.c: split tv's reduction; axes (normalized, distinct checked there)
+   are the loop axes the new producer reduces. */
+wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes);
+
 bool sched_inline_at(wf_tv *tv, int pos);
 bool sched_inline_most(wf_fusion *f);
 bool sched_inline_all_at(wf_tv *ref, int pos);

@@ -1,0 +1,310 @@
+/*
+ * reduce.c -- the CUDA spelling of reduction statements and their helpers.
+ *
+ * A reduction computes in the type its output computes in (float for 16-bit
+ * floats): init stores the op's initial value (PyTorch's: 0, 1, -inf or the
+ * type's least value, +inf or its greatest); the serial step is
+ * out = wf_r<op>(out, in); a block reduction calls wf_block_reduce, which
+ * every thread of the block reaches: a thread whose read predicate is false
+ * contributes the initial value, and the threads whose write predicate holds
+ * fold the result into out. The helpers are printed only into kernels with
+ * reductions (the other kernels' sources stay as they were).
+ *
+ * wf_block_reduce's order is the contract the CPU executor reproduces
+ * (runtime/interp_reduce.c): the threads that differ only in the reduced
+ * dims form a group; r is a thread's index in the group (x fastest), R the
+ * group's size; each thread stores its value at w[r], then for s = P/2,
+ * P/4, ..., 1 (P the least power of two >= R) thread r < s with r + s < R
+ * sets w[r] = op(w[r], w[r + s]), with a barrier after each step; all read
+ * w[0]. Where only threadIdx.x is reduced and blockDim.x is a multiple of
+ * 32, the steps below 32 run in registers with warp shuffles (the same
+ * pairs in the same order, no barriers): lane r takes lane r + s's value.
+ * max and min return a NaN operand (PyTorch propagates NaN).
+ */
+#include "codegen/codegen_int.h"
+
+static const char *const helpers =
+    "__device__ inline float wf_radd(float a, float b) { return a + b; }\n"
+    "__device__ inline double wf_radd(double a, double b) { return a + b; }\n"
+    "template <typename T> __device__ inline T wf_radd(T a, T b) { return T(wf_u64(a) + "
+    "wf_u64(b)); }\n"
+    "__device__ inline float wf_rmul(float a, float b) { return a * b; }\n"
+    "__device__ inline double wf_rmul(double a, double b) { return a * b; }\n"
+    "template <typename T> __device__ inline T wf_rmul(T a, T b) { return T(wf_u64(a) * "
+    "wf_u64(b)); }\n"
+    "template <typename T> __device__ inline T wf_rmax(T a, T b) { return (a != a || a > b) ? a "
+    ": b; }\n"
+    "template <typename T> __device__ inline T wf_rmin(T a, T b) { return (a != a || a < b) ? a "
+    ": b; }\n"
+    "struct wf_op_add { template <typename T> __device__ T operator()(T a, T b) const { return "
+    "wf_radd(a, b); } };\n"
+    "struct wf_op_mul { template <typename T> __device__ T operator()(T a, T b) const { return "
+    "wf_rmul(a, b); } };\n"
+    "struct wf_op_max { template <typename T> __device__ T operator()(T a, T b) const { return "
+    "wf_rmax(a, b); } };\n"
+    "struct wf_op_min { template <typename T> __device__ T operator()(T a, T b) const { return "
+    "wf_rmin(a, b); } };\n";
+
+static const char *const block_helper =
+    "template <typename T> __device__ inline T wf_shfl_down(T v, unsigned s) {\n"
+    "  return (T)__shfl_down_sync(0xffffffffu, (long long)v, s);\n"
+    "}\n"
+    "__device__ inline float wf_shfl_down(float v, unsigned s) { return "
+    "__shfl_down_sync(0xffffffffu, v, s); }\n"
+    "__device__ inline double wf_shfl_down(double v, unsigned s) { return "
+    "__shfl_down_sync(0xffffffffu, v, s); }\n"
+    "template <bool RX, bool RY, bool RZ, typename T, typename F>\n"
+    "__device__ inline T wf_block_reduce(T v, F op, T *ws) {\n"
+    "  unsigned nx = blockDim.x, ny = blockDim.y, nz = blockDim.z;\n"
+    "  unsigned R = (RX ? nx : 1u) * (RY ? ny : 1u) * (RZ ? nz : 1u);\n"
+    "  unsigned r = ((RZ ? threadIdx.z : 0u) * (RY ? ny : 1u) + (RY ? threadIdx.y : 0u)) * (RX ? "
+    "nx : 1u) + (RX ? threadIdx.x : 0u);\n"
+    "  unsigned g = ((RZ ? 0u : threadIdx.z) * (RY ? 1u : ny) + (RY ? 0u : threadIdx.y)) * (RX ? "
+    "1u : nx) + (RX ? 0u : threadIdx.x);\n"
+    "  T *w = ws + g * R;\n"
+    "  unsigned p = 1;\n"
+    "  while (p < R) p <<= 1;\n"
+    "  bool warp = RX && !RY && !RZ && nx % 32u == 0;\n"
+    "  unsigned s = p >> 1;\n"
+    "  w[r] = v;\n"
+    "  __syncthreads();\n"
+    "  for (; s > 0 && (!warp || s >= 32u); s >>= 1) {\n"
+    "    if (r < s && r + s < R) w[r] = op(w[r], w[r + s]);\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  if (warp && s > 0) {\n"
+    "    T x = w[r];\n"
+    "    for (; s > 0; s >>= 1) {\n"
+    "      T o = wf_shfl_down(x, s);\n"
+    "      if (r + s < R) x = op(x, o);\n"
+    "    }\n"
+    "    if (r == 0) w[0] = x;\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  T out = w[0];\n"
+    "  __syncthreads();\n"
+    "  return out;\n"
+    "}\n";
+
+/* The grid reduction (after the block's): per group of threads not reduced,
+   each block's lead thread stores its block result at
+   work[(gb * NT + gt) * NRB + rb]; the block's arrival is counted on the
+   semaphore of its non-reduced block group gb (times the serial
+   iterations around the reduction, plus this one's: each has its own); the last block to arrive
+   resets it and folds the NRB partials in order 0..NRB-1, which every
+   thread of that block returns. */
+static const char *const grid_helper =
+    "__device__ unsigned long long wf_gwork[1048576];\n"
+    "__device__ unsigned wf_gsem[65536];\n"
+    "template <bool RX, bool RY, bool RZ, bool BX, bool BY, bool BZ, typename T, typename F>\n"
+    "__device__ inline T wf_grid_reduce(T v, T init, F op, T *ws, unsigned long long it, "
+    "unsigned long long nit, bool *last) {\n"
+    "  T bv = wf_block_reduce<RX, RY, RZ>(v, op, ws);\n"
+    "  unsigned long long nx = blockDim.x, ny = blockDim.y, nz = blockDim.z;\n"
+    "  unsigned long long gx = gridDim.x, gy = gridDim.y, gz = gridDim.z;\n"
+    "  unsigned long long NT = (RX ? 1ull : nx) * (RY ? 1ull : ny) * (RZ ? 1ull : nz);\n"
+    "  unsigned long long gt = ((RZ ? 0ull : threadIdx.z) * (RY ? 1ull : ny) + (RY ? 0ull : "
+    "threadIdx.y)) * (RX ? 1ull : nx) + (RX ? 0ull : threadIdx.x);\n"
+    "  bool lead = (!RX || threadIdx.x == 0) && (!RY || threadIdx.y == 0) && (!RZ || "
+    "threadIdx.z == 0);\n"
+    "  unsigned long long NRB = (BX ? gx : 1ull) * (BY ? gy : 1ull) * (BZ ? gz : 1ull);\n"
+    "  unsigned long long rb = ((BZ ? blockIdx.z : 0ull) * (BY ? gy : 1ull) + (BY ? blockIdx.y "
+    ": 0ull)) * (BX ? gx : 1ull) + (BX ? blockIdx.x : 0ull);\n"
+    "  unsigned long long gb = ((BZ ? 0ull : blockIdx.z) * (BY ? 1ull : gy) + (BY ? 0ull : "
+    "blockIdx.y)) * (BX ? 1ull : gx) + (BX ? 0ull : blockIdx.x);\n"
+    "  gb = gb * nit + it;\n"
+    "  volatile T *slot = reinterpret_cast<T *>(wf_gwork) + (gb * NT + gt) * NRB;\n"
+    "  __shared__ unsigned wf_last;\n"
+    "  if (lead) slot[rb] = bv;\n"
+    "  __threadfence();\n"
+    "  __syncthreads();\n"
+    "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {\n"
+    "    unsigned old = atomicAdd(&wf_gsem[gb], 1u);\n"
+    "    wf_last = old == NRB - 1;\n"
+    "    if (wf_last) wf_gsem[gb] = 0;\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  *last = wf_last != 0;\n"
+    "  T r = init;\n"
+    "  if (*last) {\n"
+    "    __threadfence();\n"
+    "    for (unsigned long long i = 0; i < NRB; ++i) r = op(r, (T)slot[i]);\n"
+    "  }\n"
+    "  __syncthreads();\n"
+    "  return r;\n"
+    "}\n";
+
+static bool has_reduction(const kir_list *l, bool *block, bool *grid_out) {
+    bool any = false, grid = false;
+    for (int i = 0; i < l->n; i++) {
+        const kir_node *n = l->ptr[i];
+        const kir_list *body = kir_body((kir_node *)n);
+        if (body)
+            any |= has_reduction(body, block, grid_out);
+        else if (n->kind == KIR_STMT && n->u.stmt.red != KRED_NONE) {
+            any = true;
+            *block |= n->u.stmt.red >= KRED_BLOCK;
+            grid |= n->u.stmt.red == KRED_GRID;
+        }
+    }
+    *grid_out |= grid;
+    return any;
+}
+
+void cg_reduce_helpers(sbuf *b, const lower_result *r) {
+    bool block = false, grid = false;
+    if (!has_reduction(&r->top, &block, &grid))
+        return;
+    sbuf_puts(b, helpers);
+    if (block)
+        sbuf_puts(b, block_helper);
+    if (grid)
+        sbuf_puts(b, grid_helper);
+}
+
+static const char *compute_type(wf_dtype t) {
+    return (t == WF_F16 || t == WF_BF16) ? "float" : cg_dtype_name(t);
+}
+
+static bool is_float(wf_dtype t) {
+    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
+}
+
+/* The initial value, in the compute type. */
+static void emit_init(sbuf *b, int op, wf_dtype t) {
+    static const char *const lo[] = {
+        [WF_I8] = "(char)-128",         [WF_I16] = "(short)-32768",
+        [WF_I32] = "(-2147483647 - 1)", [WF_I64] = "(-9223372036854775807ll - 1)",
+        [WF_U8] = "(unsigned char)0",   [WF_BOOL] = "false"};
+    static const char *const hi[] = {
+        [WF_I8] = "(char)127",          [WF_I16] = "(short)32767",
+        [WF_I32] = "2147483647",        [WF_I64] = "9223372036854775807ll",
+        [WF_U8] = "(unsigned char)255", [WF_BOOL] = "true"};
+    bool dbl = t == WF_F64;
+    if (op == WF_ADD || op == WF_MUL)
+        sbuf_printf(b, "(%s)%d", compute_type(t), op == WF_ADD ? 0 : 1);
+    else if (is_float(t))
+        sbuf_puts(
+            b, dbl ? (op == WF_MAX ? "__longlong_as_double(0xfff0000000000000ull)"
+                                   : "__longlong_as_double(0x7ff0000000000000ull)")
+                   : (op == WF_MAX ? "__int_as_float(0xff800000)" : "__int_as_float(0x7f800000)"));
+    else
+        sbuf_puts(b, op == WF_MAX ? lo[t] : hi[t]);
+}
+
+static const char *combine_name(int op) {
+    return op == WF_ADD ? "add" : op == WF_MUL ? "mul" : op == WF_MAX ? "max" : "min";
+}
+
+static void emit_access(sbuf *b, const wf_tv *tv, const wf_val *index, const char *ct) {
+    sbuf_printf(b, "(%s)T%d[", ct, tv->id);
+    cg_print_val(b, index);
+    sbuf_puts(b, "]");
+}
+
+static void emit_out(sbuf *b, const kir_stmt *s) {
+    sbuf_printf(b, "T%d[", s->op->out->id);
+    cg_print_val(b, s->out_index);
+    sbuf_puts(b, "] = ");
+}
+
+/* {pred ? (ct)in : init} */
+static void emit_contribution(sbuf *b, const kir_stmt *s, const char *ct) {
+    if (s->pred) {
+        sbuf_puts(b, "(");
+        cg_print_val(b, s->pred);
+        sbuf_puts(b, ") ? ");
+    }
+    emit_access(b, s->op->in[0], s->in_index[0], ct);
+    if (s->pred) {
+        sbuf_printf(b, " : (%s)", ct);
+        emit_init(b, s->op->sub, s->op->out->dtype);
+    }
+}
+
+static void emit_block(sbuf *b, const lower_result *r, const kir_stmt *s, int depth,
+                       const char *ct) {
+    const char *op = combine_name(s->op->sub);
+    sbuf_indent(b, depth);
+    sbuf_printf(b, "{\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_printf(b, "%s wf_r = wf_block_reduce<%s, %s, %s>(", ct,
+                (s->red_tids & 1) ? "true" : "false", (s->red_tids & 2) ? "true" : "false",
+                (s->red_tids & 4) ? "true" : "false");
+    emit_contribution(b, s, ct);
+    sbuf_printf(b, ", wf_op_%s(), reinterpret_cast<%s *>(wf_smem + ", op, ct);
+    cg_print_val(b, r->red_smem);
+    sbuf_puts(b, "));\n");
+    sbuf_indent(b, depth + 1);
+    if (s->wpred) {
+        sbuf_puts(b, "if (");
+        cg_print_val(b, s->wpred);
+        sbuf_puts(b, ") ");
+    }
+    emit_out(b, s);
+    sbuf_printf(b, "wf_r%s(", op);
+    emit_access(b, s->op->out, s->out_index, ct);
+    sbuf_puts(b, ", wf_r);\n");
+    sbuf_indent(b, depth);
+    sbuf_puts(b, "}\n");
+}
+
+static void emit_grid(sbuf *b, const lower_result *r, const kir_stmt *s, int depth,
+                      const char *ct) {
+    sbuf_indent(b, depth);
+    sbuf_puts(b, "{\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_puts(b, "bool wf_last;\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_printf(b, "%s wf_r = wf_grid_reduce<", ct);
+    for (int d = 0; d < 6; d++)
+        sbuf_printf(b, "%s%s", d ? ", " : "",
+                    ((d < 3 ? s->red_tids >> d : s->red_bids >> (d - 3)) & 1u) ? "true" : "false");
+    sbuf_puts(b, ">(");
+    emit_contribution(b, s, ct);
+    sbuf_printf(b, ", (%s)", ct);
+    emit_init(b, s->op->sub, s->op->out->dtype);
+    sbuf_printf(b, ", wf_op_%s(), reinterpret_cast<%s *>(wf_smem + ", combine_name(s->op->sub), ct);
+    cg_print_val(b, r->red_smem);
+    sbuf_puts(b, "), ");
+    cg_print_val(b, s->grid_iter);
+    sbuf_puts(b, ", ");
+    cg_print_val(b, s->grid_niter);
+    sbuf_puts(b, ", &wf_last);\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_puts(b, "if (wf_last");
+    if (s->wpred) {
+        sbuf_puts(b, " && (");
+        cg_print_val(b, s->wpred);
+        sbuf_puts(b, ")");
+    }
+    sbuf_puts(b, ") ");
+    emit_out(b, s);
+    sbuf_puts(b, "wf_r;\n");
+    sbuf_indent(b, depth);
+    sbuf_puts(b, "}\n");
+}
+
+void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth) {
+    const char *ct = compute_type(s->op->out->dtype);
+    if (s->red == KRED_GRID) {
+        emit_grid(b, r, s, depth, ct);
+        return;
+    }
+    if (s->red == KRED_BLOCK) {
+        emit_block(b, r, s, depth, ct);
+        return;
+    }
+    sbuf_indent(b, depth);
+    emit_out(b, s);
+    if (s->red == KRED_INIT)
+        emit_init(b, s->op->sub, s->op->out->dtype);
+    else {
+        sbuf_printf(b, "wf_r%s(", combine_name(s->op->sub));
+        emit_access(b, s->op->out, s->out_index, ct);
+        sbuf_puts(b, ", ");
+        emit_access(b, s->op->in[0], s->in_index[0], ct);
+        sbuf_puts(b, ")");
+    }
+    sbuf_puts(b, ";\n");
+}

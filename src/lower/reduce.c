@@ -1,0 +1,312 @@
+/*
+ * reduce.c -- lowering reductions: the init statement, the kind of the
+ * combine step, and the block reductions' predicates and workspace.
+ *
+ * lower_reduce: requires loops and alloc (the statement of each reduction
+ * sits in the loops of its output's loop domain, reduction axes included;
+ * reduction axes are never allocated). Provides, per reduction:
+ *  - its init statement (out = the op's initial value), placed just before
+ *    the outermost loop that iterates a reduction axis serially, inside
+ *    copies of the iteration loops nested in that loop (an accumulator of
+ *    [r, i] is initialized for every i before r starts); with no such loop,
+ *    just before the statement;
+ *  - the statement's kind: serial (out = op(out, in)), or a block reduction
+ *    when a reduction axis runs on threadIdx: a collective that every thread
+ *    of the block reaches, so that it carries its predicates as arguments
+ *    (lower_reduce_guard, called by the predicate pass) instead of sitting
+ *    in an IF. The result is valid in every thread of the reduced dims (an
+ *    all-reduce), so a local output can feed a broadcast in the same kernel;
+ *  - one shared-memory workspace for all block reductions: 8 bytes per
+ *    thread of the block, after every shared tensor.
+ * A reduction axis on blockIdx makes a grid reduction: the block's result,
+ * then the blocks' through a work buffer and a semaphore (codegen/reduce.c);
+ * only the last block to arrive has the value, so it must be a fusion
+ * output written once (no init), outside serial reduction loops (each
+ * iteration of serial iteration loops around it is a reduction of its
+ * own), one per kernel.
+ */
+#include "lower/lower_int.h"
+
+#include <stdio.h>
+
+static bool binds(const wf_iterdomain *id) {
+    return !val_is_const_eq(id->extent, 1);
+}
+
+/* A loop that iterates in the thread (not a thread/block index, a vector or extent 1). */
+static bool iterates(const kir_node *n) {
+    const kir_for *l = &n->u.loop;
+    return lower_pdim_index(l->ptype) < 0 && !l->vector && !val_is_const(l->var);
+}
+
+static bool refuse_axis(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id, wf_ptype p,
+                        const char *why) {
+    sbuf b = {0};
+    ir_print_id(&b, id);
+    wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: the reduction axis %s runs on %s: %s", t->id,
+             sbuf_str(&b), ir_ptype_name(p), why);
+    sbuf_free(&b);
+    return false;
+}
+
+static bool classify(lower_ctx *c, kir_stmt *s) {
+    const wf_tv *t = s->op->out;
+    s->red = KRED_SERIAL;
+    for (int i = 0; i < t->loop.n; i++) {
+        const wf_iterdomain *id = t->loop.ptr[i];
+        wf_ptype p = lower_loop_ptype(c, id);
+        if (id->itype != IT_REDUCTION || !binds(id) || p == WF_SERIAL || p == WF_UNROLL)
+            continue;
+        if (ir_id_is_thread(p)) {
+            s->red = s->red == KRED_GRID ? KRED_GRID : KRED_BLOCK;
+            s->red_tids |= 1u << (p - WF_TIDX);
+        } else if (p == WF_BIDX || p == WF_BIDY || p == WF_BIDZ) {
+            s->red = KRED_GRID;
+            s->red_bids |= 1u << (p - WF_BIDX);
+        } else
+            return refuse_axis(c, t, id, p,
+                               "a reduction axis can be serial, unrolled or on threadIdx only");
+    }
+    return true;
+}
+
+/* A copy of an iteration loop for the init statement: same IterDomain, a loop
+   variable of its own (the executor and codegen key variables by name/slot). */
+static kir_node *clone_loop(lower_ctx *c, const kir_node *n) {
+    kir_node *m = kir_new(c->a, KIR_FOR);
+    if (!m)
+        return NULL;
+    const kir_for *l = &n->u.loop;
+    m->u.loop.group = l->group;
+    m->u.loop.id = l->id;
+    m->u.loop.extent = l->extent;
+    m->u.loop.ptype = l->ptype;
+    m->u.loop.var = l->var;
+    if (l->var->kind == V_SYM && l->var->sym == SYM_LOOP) {
+        char name[16];
+        snprintf(name, sizeof name, "i%d", c->nvars++);
+        m->u.loop.var =
+            val_sym(c->a, SYM_LOOP, l->var->sym_a, 0, name, l->var->lo, l->var->hi, l->extent);
+    }
+    return m->u.loop.var ? m : NULL;
+}
+
+static int position(const kir_list *l, const kir_node *n) {
+    int i = 0;
+    while (i < l->n && l->ptr[i] != n)
+        i++;
+    return i;
+}
+
+/* The loops around s, outermost first: one per axis of its output's loop domain. */
+static kir_node **ancestors(lower_ctx *c, kir_node *s, int n) {
+    kir_node **anc = ARENA_ARRAY(c->a, kir_node *, n + 1);
+    kir_node *p = s->parent;
+    for (int j = n - 1; anc && j >= 0; j--, p = p ? p->parent : NULL) {
+        if (!p || p->kind != KIR_FOR)
+            return wf_fail(&c->f->err, WF_ERR_UNSUPPORTED,
+                           "internal error: the reduction statement of T%d is not in its loops",
+                           s->u.stmt.op->out->id);
+        anc[j] = p;
+    }
+    return anc;
+}
+
+/* ---- grid reductions ----
+   The work buffer and the semaphores are the generated module's __device__
+   arrays (zero at load, reused by every launch: the last block resets its
+   semaphore), WF_GRID_WORK partial results and WF_GRID_SEMS semaphores;
+   a launch needing more is refused by a launch check. */
+#define WF_GRID_WORK ((int64_t)1 << 20)
+#define WF_GRID_SEMS ((int64_t)1 << 16)
+
+static bool refuse_grid(lower_ctx *c, const wf_tv *t, const char *why) {
+    return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d is reduced across blocks: %s", t->id, why);
+}
+
+static const wf_val *dims_product(lower_ctx *c, int from, int to, unsigned mask, bool in) {
+    const wf_val *p = val_const(c->a, 1);
+    for (int d = from; d < to; d++)
+        if (((mask >> (d - from)) & 1u) == in)
+            p = val_mul(c->a, p, c->pdim[d]);
+    return p;
+}
+
+static bool add_launch_check(lower_ctx *c, const wf_val *n, int64_t cap, const char *msg) {
+    lower_check chk = {val_lt(c->a, n, val_const(c->a, cap + 1)), arena_strdup(c->a, msg)};
+    return (chk.cond && chk.message && vec_push_arena(c->a, &c->out->checks, chk)) ||
+           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+/* The serial loops around a grid reduction: each iteration is a reduction of
+   its own (its own semaphores and partials, as a fast block may arrive at the
+   next iteration before the last block of this one); a serial reduction loop
+   around it would fold several grid results into one output: refused. */
+static bool grid_iterations(lower_ctx *c, kir_node *s) {
+    kir_stmt *st = &s->u.stmt;
+    const wf_tv *t = st->op->out;
+    kir_node **anc = ancestors(c, s, t->loop.n);
+    const wf_val *it = val_const(c->a, 0), *nit = val_const(c->a, 1);
+    for (int j = 0; anc && j < t->loop.n; j++) {
+        if (!iterates(anc[j]))
+            continue;
+        if (t->loop.ptr[j]->itype == IT_REDUCTION)
+            return refuse_grid(c, t,
+                               "a serial reduction loop around a grid reduction is not "
+                               "supported; rfactor the serial reduction axes into a "
+                               "producer");
+        it = val_add(c->a, val_mul(c->a, it, anc[j]->u.loop.extent), anc[j]->u.loop.var);
+        nit = val_mul(c->a, nit, anc[j]->u.loop.extent);
+    }
+    st->grid_iter = it;
+    st->grid_niter = nit;
+    return anc != NULL;
+}
+
+static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
+    const kir_stmt *st = &s->u.stmt;
+    const wf_tv *t = st->op->out;
+    char msg[256];
+    if (++*ngrid > 1)
+        return refuse_grid(c, t,
+                           "one grid reduction per kernel is supported yet; compute the "
+                           "others in separate fusions");
+    if (t->uses.n > 0)
+        return refuse_grid(c, t,
+                           "only the last block has its value, so it can only be a fusion "
+                           "output; compute its readers in a separate fusion");
+    if (!grid_iterations(c, s))
+        return false;
+    for (int d = 0; d < NPDIMS; d++)
+        if (!c->pdim_exact[d])
+            return refuse_grid(c, t,
+                               "a grid reduction needs every loop on a thread or block "
+                               "dimension to have the launch's extent");
+    const wf_val *parts =
+        val_mul(c->a, dims_product(c, 3, 6, 0, false), dims_product(c, 0, 3, st->red_tids, false));
+    parts = val_mul(c->a, parts, st->grid_niter);
+    snprintf(msg, sizeof msg,
+             "T%d: the grid reduction needs more than %lld partial results (blocks x threads "
+             "not reduced x serial iterations), its work buffer's size; reduce more per block",
+             t->id, (long long)WF_GRID_WORK);
+    if (!add_launch_check(c, parts, WF_GRID_WORK, msg))
+        return false;
+    snprintf(msg, sizeof msg,
+             "T%d: the grid reduction needs more than %lld semaphores (blocks not reduced x "
+             "serial iterations)",
+             t->id, (long long)WF_GRID_SEMS);
+    return add_launch_check(
+        c, val_mul(c->a, dims_product(c, 3, 6, st->red_bids, false), st->grid_niter), WF_GRID_SEMS,
+        msg);
+}
+
+static bool place_init(lower_ctx *c, int k, kir_node *s) {
+    const wf_tv *t = s->u.stmt.op->out;
+    int n = t->loop.n, first = -1;
+    kir_node **anc = ancestors(c, s, n), *init = kir_new(c->a, KIR_STMT), *node;
+    if (!anc || !init)
+        return err_set(&c->f->err) ? false : wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    init->u.stmt = s->u.stmt;
+    init->u.stmt.red = KRED_INIT;
+    c->init_of[k] = node = init;
+    for (int j = 0; j < n && first < 0; j++)
+        if (t->loop.ptr[j]->itype == IT_REDUCTION && iterates(anc[j]))
+            first = j;
+    kir_node *before = first < 0 ? s : anc[first];
+    for (int j = n - 1; j > first && first >= 0; j--) {
+        if (t->loop.ptr[j]->itype == IT_REDUCTION)
+            continue;
+        kir_node *l = clone_loop(c, anc[j]);
+        if (!l || !kir_append(c->a, &l->u.loop.body, node, l))
+            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        node = l;
+    }
+    kir_list *body = before->parent ? kir_body(before->parent) : &c->out->top;
+    return kir_insert(c->a, body, position(body, before), node, before->parent) ||
+           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+/* 8 bytes (the widest type a reduction computes in) per thread of the block. */
+static void add_workspace(lower_ctx *c) {
+    wf_arena *a = c->a;
+    const wf_val *threads = val_mul(a, val_mul(a, c->pdim[0], c->pdim[1]), c->pdim[2]);
+    const wf_val *at = val_mul(a, val_ceildiv(a, c->out->smem, val_const(a, 16)), val_const(a, 16));
+    c->out->red_smem = at;
+    c->out->smem = val_add(a, at, val_mul(a, threads, val_const(a, 8)));
+    c->out->launch.smem_bytes = val_is_const(c->out->smem) ? c->out->smem->c : -1;
+}
+
+bool lower_reduce(lower_ctx *c) {
+    bool block = false;
+    int ngrid = 0;
+    c->init_of = ARENA_ARRAY(c->a, kir_node *, c->order.n + 1);
+    if (!c->init_of)
+        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    for (int k = 0; k < c->order.n; k++) {
+        kir_node *s = c->stmt_of[k];
+        if (c->order.ptr[k]->kind != OP_REDUCE)
+            continue;
+        if (!classify(c, &s->u.stmt))
+            return false;
+        /* A grid reduction writes its output once, from the last block: no init. */
+        if (s->u.stmt.red == KRED_GRID ? !check_grid(c, s, &ngrid) : !place_init(c, k, s))
+            return false;
+        block |= s->u.stmt.red >= KRED_BLOCK;
+    }
+    if (block)
+        add_workspace(c);
+    return true;
+}
+
+/* ---- the block reduction's predicates ---- */
+
+/* Does v use the index of a reduced loop around s? */
+static bool uses_reduced(lower_ctx *c, kir_node *s, const wf_val *v) {
+    const wf_tv *t = s->u.stmt.op->out;
+    kir_node **anc = ancestors(c, s, t->loop.n);
+    for (int j = 0; anc && j < t->loop.n; j++) {
+        const wf_val *var = anc[j]->u.loop.var;
+        if (t->loop.ptr[j]->itype == IT_REDUCTION && var->kind == V_SYM &&
+            val_uses_sym(v, var->sym, var->sym_a))
+            return true;
+    }
+    return false;
+}
+
+/* Does v use a reduced block index (a grid reduction's one writer is the
+   last block to arrive, not block 0)? */
+static bool uses_reduced_bid(lower_ctx *c, kir_node *s, const wf_val *v) {
+    (void)c;
+    for (int d = 0; d < 3; d++)
+        if ((s->u.stmt.red_bids & (1u << d)) && val_uses_sym(v, SYM_BID, d))
+            return true;
+    return false;
+}
+
+/* The conjuncts of p for which drop() is false. */
+static const wf_val *keep(lower_ctx *c, kir_node *s, const wf_val *p,
+                          bool (*drop)(lower_ctx *, kir_node *, const wf_val *)) {
+    if (!p)
+        return NULL;
+    if (p->kind == V_AND) {
+        const wf_val *x = keep(c, s, p->a, drop), *y = keep(c, s, p->b, drop);
+        return x && y ? val_and(c->a, x, y) : x ? x : y;
+    }
+    return drop(c, s, p) ? NULL : p;
+}
+
+static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
+    return p && q ? val_and(a, p, q) : p ? p : q;
+}
+
+bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover,
+                        lower_single_writer single) {
+    kir_stmt *st = &s->u.stmt;
+    const wf_val *read = and_into(c->a, cover, st->pred);
+    st->pred = keep(c, s, read, uses_reduced);
+    st->wpred = and_into(c->a, st->pred, single(c, st));
+    if (st->red == KRED_GRID)
+        st->wpred = keep(c, s, st->wpred, uses_reduced_bid);
+    st->pred = read;
+    return !err_set(&c->f->err);
+}

@@ -1,0 +1,343 @@
+/*
+ * interp_reduce.c -- the executor's reductions: init, serial step and block
+ * reduction, with the generated CUDA's semantics and order.
+ *
+ * Values are held in the output's compute type (float for f32 and 16-bit
+ * floats, double, int64), as the CUDA code holds them. The initial values
+ * and the NaN rule (max and min return a NaN operand: (a != a || a > b) ?
+ * a : b) are codegen/reduce.c's. A block reduction runs for the whole block
+ * at once, which the lockstep executor makes natural: every thread's
+ * contribution (its input where the read predicate holds, else the initial
+ * value), then per group of threads that differ only in the reduced dims
+ * the same tree as wf_block_reduce -- for s = P/2, ..., 1 (P the least power
+ * of two >= the group's size R), w[r] = op(w[r], w[r + s]) for r < s and
+ * r + s < R -- so that results are the GPU's bit for bit; then the threads
+ * whose write predicate holds fold the result into the output. A block
+ * reduction that only some threads of the block reach would hang the GPU
+ * (its barriers): it is reported.
+ */
+#include "base/heap.h"
+#include "runtime/interp_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ix_ctype ctype(wf_dtype t) {
+    return t == WF_F32 || t == WF_F16 || t == WF_BF16 ? IX_CT_FLOAT
+           : t == WF_F64                              ? IX_CT_DOUBLE
+                                                      : IX_CT_INT;
+}
+
+static int64_t int_limit(wf_dtype t, bool hi) {
+    switch (t) {
+    case WF_I8:
+        return hi ? INT8_MAX : INT8_MIN;
+    case WF_I16:
+        return hi ? INT16_MAX : INT16_MIN;
+    case WF_I32:
+        return hi ? INT32_MAX : INT32_MIN;
+    case WF_I64:
+        return hi ? INT64_MAX : INT64_MIN;
+    case WF_U8:
+        return hi ? UINT8_MAX : 0;
+    default:
+        return hi ? 1 : 0; /* bool */
+    }
+}
+
+static ix_value init_value(int op, wf_dtype t) {
+    ix_value v = {0};
+    double x = op == WF_ADD ? 0 : op == WF_MUL ? 1 : op == WF_MAX ? -INFINITY : INFINITY;
+    switch (ctype(t)) {
+    case IX_CT_FLOAT:
+        v.f = (float)x;
+        break;
+    case IX_CT_DOUBLE:
+        v.d = x;
+        break;
+    case IX_CT_INT:
+        v.i = op == WF_ADD ? 0 : op == WF_MUL ? 1 : int_limit(t, op == WF_MIN);
+        break;
+    }
+    return v;
+}
+
+static ix_value combine(int op, ix_value a, ix_value b, wf_dtype t) {
+    if (op == WF_ADD || op == WF_MUL)
+        return ix_binary(op, a, b, t);
+    bool mx = op == WF_MAX, first;
+    switch (ctype(t)) {
+    case IX_CT_FLOAT:
+        first = a.f != a.f || (mx ? a.f > b.f : a.f < b.f);
+        break;
+    case IX_CT_DOUBLE:
+        first = a.d != a.d || (mx ? a.d > b.d : a.d < b.d);
+        break;
+    default:
+        first = mx ? a.i > b.i : a.i < b.i;
+        break;
+    }
+    return first ? a : b;
+}
+
+/* The per-thread results of one statement's expressions, copied out of the
+   register file (each evaluation reuses it). */
+typedef struct {
+    int64_t *v[4]; /* out index, in index, read predicate, write predicate */
+    bool vary[4];
+} evals;
+
+static bool eval_into(ix_exec *x, const in_node *n, const ix_expr *e, int64_t *dst, bool *vary) {
+    const int64_t *r;
+    if (!ix_eval(x, e, &r, vary))
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "an index divides by zero or overflows int64 in statement: %s", n->text);
+    memcpy(dst, r, sizeof(int64_t) * (size_t)(*vary ? x->nthreads : 1));
+    return true;
+}
+
+static bool eval_all(ix_exec *x, const in_node *n, evals *ev) {
+    const ix_expr *e[4] = {&n->out_index, &n->in_index[0], &n->rpred, &n->wpred};
+    int m = n->red >= KRED_BLOCK ? 4 : n->nin ? 2 : 1;
+    for (int i = 0; i < m; i++)
+        if (!eval_into(x, n, e[i], ev->v[i], &ev->vary[i]))
+            return false;
+    return true;
+}
+
+static int64_t at(const evals *ev, int i, int t) {
+    return ev->v[i][ev->vary[i] ? t : 0];
+}
+
+static bool load(ix_exec *x, const in_node *n, int tensor, int64_t index, int t, wf_dtype to,
+                 ix_value *v) {
+    const unsigned char *p = ix_access(x, n, tensor, index, t, false);
+    if (!p)
+        return false;
+    wf_dtype from = x->p->tensors[tensor].dtype;
+    *v = ix_convert(ix_load(from, p), from, to);
+    return true;
+}
+
+/* out = op(out, v) for thread t. */
+static bool fold(ix_exec *x, const in_node *n, const evals *ev, int t, ix_value v) {
+    wf_dtype od = x->p->tensors[n->out].dtype;
+    ix_value cur;
+    if (!load(x, n, n->out, at(ev, 0, t), t, od, &cur))
+        return false;
+    unsigned char *p = ix_access(x, n, n->out, at(ev, 0, t), t, true);
+    if (!p)
+        return false;
+    ix_store(od, p, combine(n->sub, cur, v, od));
+    return true;
+}
+
+static bool serial(ix_exec *x, const in_node *n, const evals *ev) {
+    wf_dtype od = x->p->tensors[n->out].dtype;
+    for (int t = 0; t < x->nthreads; t++) {
+        if (!x->mask[t])
+            continue;
+        if (n->red == KRED_INIT) {
+            unsigned char *p = ix_access(x, n, n->out, at(ev, 0, t), t, true);
+            if (!p)
+                return false;
+            ix_store(od, p, init_value(n->sub, od));
+            continue;
+        }
+        ix_value v;
+        if (!load(x, n, n->in[0], at(ev, 1, t), t, od, &v) || !fold(x, n, ev, t, v))
+            return false;
+    }
+    return true;
+}
+
+/* A thread's group (the coordinates of the dims not reduced) and its index r
+   in the group, both x fastest, as wf_block_reduce computes them. */
+static void place(const ix_exec *x, unsigned red, int t, int64_t *g, int64_t *r, int64_t *R) {
+    const int64_t *b = x->l->block;
+    int64_t rr = 0, gg = 0, rn = 1, gn = 1;
+    for (int d = 0; d < 3; d++) {
+        int64_t c = x->tid[d][t];
+        if (red & (1u << d)) {
+            rr += c * rn;
+            rn *= b[d];
+        } else {
+            gg += c * gn;
+            gn *= b[d];
+        }
+    }
+    *g = gg;
+    *r = rr;
+    *R = rn;
+}
+
+static void tree(ix_value *w, int64_t groups, int64_t R, int op, wf_dtype t) {
+    int64_t p = 1;
+    while (p < R)
+        p <<= 1;
+    for (int64_t s = p >> 1; s > 0; s >>= 1)
+        for (int64_t g = 0; g < groups; g++)
+            for (int64_t r = 0; r < s && r + s < R; r++)
+                w[g * R + r] = combine(op, w[g * R + r], w[g * R + r + s], t);
+}
+
+/* ---- grid reductions (codegen/reduce.c's wf_grid_reduce) ----
+   The work buffer holds, per group of blocks that differ only in reduced
+   block dims (gb) and per group of threads that differ only in reduced
+   thread dims (gt), one partial result per block of the group (rb), with a
+   flag per slot: a slot written twice in a launch is a work-buffer race (a
+   lowering bug), reported. Blocks run in order, so the last block to
+   arrive at a group's semaphore is its last block in that order. */
+struct ix_grid {
+    ix_value *work;
+    uint8_t *written;
+    int64_t *arrived; /* per gb */
+    int64_t nt, nrb, ngb;
+};
+
+static void split_dims(const int64_t *ext, const int64_t *idx, unsigned red, int64_t *in,
+                       int64_t *nin, int64_t *out, int64_t *nout) {
+    *in = *out = 0;
+    *nin = *nout = 1;
+    for (int d = 0; d < 3; d++)
+        if (red & (1u << d)) {
+            *in += idx[d] * *nin;
+            *nin *= ext[d];
+        } else {
+            *out += idx[d] * *nout;
+            *nout *= ext[d];
+        }
+}
+
+static struct ix_grid *grid_state(ix_exec *x, const in_node *n, int64_t nit) {
+    if (x->grid)
+        return x->grid;
+    struct ix_grid *g = heap_calloc(1, sizeof *g);
+    int64_t zero[3] = {0, 0, 0}, i;
+    if (!g)
+        return NULL;
+    split_dims(x->l->grid, zero, n->red_bids, &i, &g->nrb, &i, &g->ngb);
+    g->ngb *= nit;
+    split_dims(x->l->block, zero, n->red_tids, &i, &i, &i, &g->nt);
+    size_t slots = (size_t)(g->ngb * g->nt * g->nrb);
+    g->work = heap_malloc(sizeof(ix_value) * slots);
+    g->written = heap_calloc(slots, 1);
+    g->arrived = heap_calloc((size_t)g->ngb, sizeof(int64_t));
+    x->grid = g;
+    return g->work && g->written && g->arrived ? g : NULL;
+}
+
+void ix_reduce_free(ix_exec *x) {
+    if (!x->grid)
+        return;
+    free(x->grid->work);
+    free(x->grid->written);
+    free(x->grid->arrived);
+    free(x->grid);
+    x->grid = NULL;
+}
+
+/* A value uniform over the block (a loop variable or size expression). */
+static bool uniform(ix_exec *x, const in_node *n, const ix_expr *e, int64_t *v) {
+    const int64_t *r;
+    bool vary;
+    if (!ix_eval(x, e, &r, &vary))
+        return ix_fail(x, WF_ERR_SCHEDULE, "an index overflows in statement: %s", n->text);
+    *v = r[0];
+    return true;
+}
+
+static bool grid(ix_exec *x, const in_node *n, const evals *ev, const ix_value *bres) {
+    int64_t rb, nrb, gb, ngb, r, R, gt, NT, it = 0, nit = 1;
+    if (!uniform(x, n, &n->giter, &it) || !uniform(x, n, &n->gniter, &nit))
+        return false;
+    struct ix_grid *g = grid_state(x, n, nit);
+    wf_dtype od = x->p->tensors[n->out].dtype;
+    if (!g)
+        return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    split_dims(x->l->grid, x->bid, n->red_bids, &rb, &nrb, &gb, &ngb);
+    gb = gb * nit + it;
+    for (int t = 0; t < x->nthreads; t++) {
+        int64_t tid[3] = {x->tid[0][t], x->tid[1][t], x->tid[2][t]};
+        split_dims(x->l->block, tid, n->red_tids, &r, &R, &gt, &NT);
+        int64_t slot = (gb * g->nt + gt) * g->nrb + rb;
+        if (r != 0)
+            continue; /* the group's lead thread stores the block's result */
+        if (g->written[slot])
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "work-buffer race: the partial result %lld of T%d's grid reduction "
+                           "was written twice in one launch, in statement: %s",
+                           (long long)slot, x->p->tensors[n->out].tv, n->text);
+        g->written[slot] = 1;
+        g->work[slot] = bres[t];
+    }
+    if (++g->arrived[gb] < g->nrb)
+        return true; /* not the last block of its group */
+    for (int t = 0; t < x->nthreads; t++) {
+        int64_t tid[3] = {x->tid[0][t], x->tid[1][t], x->tid[2][t]};
+        split_dims(x->l->block, tid, n->red_tids, &r, &R, &gt, &NT);
+        ix_value v = init_value(n->sub, od);
+        for (int64_t i = 0; i < g->nrb; i++)
+            v = combine(n->sub, v, g->work[(gb * g->nt + gt) * g->nrb + i], od);
+        unsigned char *p = at(ev, 3, t) ? ix_access(x, n, n->out, at(ev, 0, t), t, true) : NULL;
+        if (at(ev, 3, t) && !p)
+            return false;
+        if (p)
+            ix_store(od, p, v);
+    }
+    return true;
+}
+
+static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
+    wf_dtype od = x->p->tensors[n->out].dtype;
+    int64_t g, r, R = 1;
+    for (int t = 0; t < x->nthreads; t++)
+        if (!x->mask[t])
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "a block reduction is reached by only some threads of block (%lld, "
+                           "%lld, %lld) (its barriers would hang), in statement: %s",
+                           (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2],
+                           n->text);
+    for (int t = 0; t < x->nthreads; t++) {
+        ix_value v = init_value(n->sub, od);
+        place(x, n->red_tids, t, &g, &r, &R);
+        if (at(ev, 2, t) && !load(x, n, n->in[0], at(ev, 1, t), t, od, &v))
+            return false;
+        w[g * R + r] = v;
+    }
+    tree(w, x->nthreads / R, R, n->sub, od);
+    ix_value *bres = w + x->nthreads; /* every thread's block result */
+    for (int t = 0; t < x->nthreads; t++) {
+        place(x, n->red_tids, t, &g, &r, &R);
+        bres[t] = w[g * R];
+    }
+    if (n->red == KRED_GRID)
+        return grid(x, n, ev, bres);
+    for (int t = 0; t < x->nthreads; t++)
+        if (at(ev, 3, t) && !fold(x, n, ev, t, bres[t]))
+            return false;
+    return true;
+}
+
+bool ix_reduce_stmt(ix_exec *x, const in_node *n) {
+    size_t T = (size_t)x->nthreads;
+    int64_t *scratch = heap_malloc(sizeof(int64_t) * 4 * T);
+    ix_value *w = n->red >= KRED_BLOCK ? heap_malloc(sizeof(ix_value) * 2 * T) : NULL;
+    evals ev;
+    bool ok = scratch && (w || n->red < KRED_BLOCK);
+    if (!ok)
+        ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    for (int i = 0; ok && i < 4; i++)
+        ev.v[i] = scratch + (size_t)i * T;
+    ok = ok && eval_all(x, n, &ev);
+    ok = ok && (n->red >= KRED_BLOCK ? block(x, n, &ev, w) : serial(x, n, &ev));
+    if (ok) {
+        ix_record_stats(x, n, n->out, ev.v[0], ev.vary[0]);
+        if (n->nin)
+            ix_record_stats(x, n, n->in[0], ev.v[1], ev.vary[1]);
+    }
+    free(scratch);
+    free(w);
+    return ok;
+}

@@ -1,0 +1,220 @@
+/*
+ * rfactor.c -- splitting a reduction in two (nvFuser's rFactor).
+ *
+ * tv = reduce(x) with a scheduled loop domain, e.g. [i, r8, r128]. rfactor
+ * of the axes {1} makes a new producer p = reduce(x): p's logical domain is
+ * a fresh copy of tv's and tv's transforms are replayed onto it, so p's loop
+ * domain is [i, r8, i128]: the listed axes stay reductions, the other
+ * reduction axes become iteration axes (p holds one partial result per
+ * element of them). tv then reduces p: its iteration IDs and their
+ * transforms stay as they were (its buffer and consumers see the same
+ * dims), its reduction IDs are replaced by new logical reduction IDs, one
+ * per remaining reduction axis, each read from p's matching loop ID (the
+ * op's rf_in: the IterDomain graph maps them exactly, so indexing finds p's
+ * cell). Parallel types are copied. A transform that mixes iteration and
+ * reduction IDs (a merge of i and r) cannot be split apart and is refused,
+ * as are an empty remainder and axes that are not reductions.
+ */
+#include "sched/sched.h"
+
+#include <stdlib.h>
+
+static bool fail_axis(wf_tv *tv, int axis, const char *why) {
+    sbuf b = {0};
+    ir_print_id(&b, tv->loop.ptr[axis]);
+    wf_failb(&tv->f->err, WF_ERR_ARG, "T%d.rfactor: axis %d (%s) %s", tv->id, axis, sbuf_str(&b),
+             why);
+    sbuf_free(&b);
+    return false;
+}
+
+/* Which loop axes p reduces; false (with the error) on a bad list. */
+static bool pick(wf_tv *tv, int naxes, const int *axes, bool *rf) {
+    int kept = 0;
+    if (!tv->def || tv->def->kind != OP_REDUCE)
+        return wf_failb(&tv->f->err, WF_ERR_ARG,
+                        "T%d.rfactor: T%d is not defined by a reduction (wf_sum, wf_max, "
+                        "wf_reduce)",
+                        tv->id, tv->id);
+    for (int i = 0; i < naxes; i++) {
+        if (rf[axes[i]])
+            return fail_axis(tv, axes[i], "is listed twice");
+        if (tv->loop.ptr[axes[i]]->itype != IT_REDUCTION)
+            return fail_axis(tv, axes[i], "is not a reduction axis");
+        rf[axes[i]] = true;
+    }
+    for (int i = 0; i < tv->loop.n; i++)
+        kept += tv->loop.ptr[i]->itype == IT_REDUCTION && !rf[i];
+    if (kept == 0)
+        return wf_failb(&tv->f->err, WF_ERR_ARG,
+                        "T%d.rfactor: every reduction axis is listed, so T%d would reduce "
+                        "nothing; leave at least one for T%d",
+                        tv->id, tv->id, tv->id);
+    return true;
+}
+
+/* tv's transforms between its logical and loop domains, in creation order. */
+static int cmp_tf(const void *x, const void *y) {
+    const id_transform *a = *(id_transform *const *)x, *b = *(id_transform *const *)y;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static id_transform **history(wf_tv *tv, int *n) {
+    wf_fusion *f = tv->f;
+    char *seen = calloc((size_t)f->transforms.n + 1, 1);
+    id_transform **out = ARENA_ARRAY(&f->arena, id_transform *, f->transforms.n + 1);
+    /* each transform pushes its inputs once, after the loop IDs */
+    wf_iterdomain **stack = calloc((size_t)(2 * f->transforms.n + tv->loop.n + 1), sizeof *stack);
+    int ns = 0;
+    *n = 0;
+    for (int i = 0; out && stack && seen && i < tv->loop.n; i++)
+        stack[ns++] = tv->loop.ptr[i];
+    while (out && stack && seen && ns > 0) {
+        id_transform *t = stack[--ns]->def;
+        if (!t || seen[t->id])
+            continue;
+        seen[t->id] = 1;
+        out[(*n)++] = t;
+        for (int k = 0; k < t->nin; k++)
+            stack[ns++] = t->in[k];
+    }
+    bool ok = out && stack && seen;
+    free(seen);
+    free(stack);
+    if (!ok)
+        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+    qsort(out, (size_t)*n, sizeof *out, cmp_tf);
+    return out;
+}
+
+static bool mixes(const id_transform *t) {
+    bool r0 = t->in[0]->itype == IT_REDUCTION;
+    return t->nin == 2 && t->in[1]->itype != IT_BROADCAST && t->in[0]->itype != IT_BROADCAST &&
+           (t->in[1]->itype == IT_REDUCTION) != r0;
+}
+
+/* Replay tv's history onto p (map: tv's ID id -> p's ID). */
+static bool replay(wf_tv *tv, id_transform **h, int n, wf_iterdomain **map) {
+    wf_fusion *f = tv->f;
+    for (int i = 0; i < n; i++) {
+        const id_transform *t = h[i];
+        wf_iterdomain *x = map[t->in[0]->id], *y = t->nin > 1 ? map[t->in[1]->id] : NULL;
+        if (mixes(t))
+            return wf_failb(&f->err, WF_ERR_UNSUPPORTED,
+                            "T%d.rfactor: a merge of an iteration and a reduction axis cannot be "
+                            "split into two reductions; merge iteration and reduction axes "
+                            "separately",
+                            tv->id);
+        if (!x || (t->nin > 1 && !y))
+            return wf_failb(&f->err, WF_ERR_UNSUPPORTED,
+                            "internal error: T%d.rfactor could not replay its transforms", tv->id);
+        id_transform *r = t->kind == TF_SPLIT   ? ir_split(f, x, t->factor, t->inner)
+                          : t->kind == TF_MERGE ? ir_merge(f, x, y)
+                                                : ir_swizzle(f, x, y);
+        if (!r)
+            return false;
+        for (int k = 0; k < t->nout; k++)
+            map[t->out[k]->id] = r->out[k];
+    }
+    return true;
+}
+
+/* p = reduce(x) over a copy of tv's logical domain, scheduled like tv. */
+static wf_tv *make_producer(wf_tv *tv, const bool *rf, wf_iterdomain **map) {
+    wf_fusion *f = tv->f;
+    ir_op *op = tv->def;
+    int n = tv->logical.n, nh;
+    const wf_val *ext[WF_MAX_RANK * 4];
+    id_itype it[WF_MAX_RANK * 4];
+    for (int d = 0; d < n; d++) {
+        ext[d] = tv->logical.ptr[d]->extent;
+        it[d] = tv->logical.ptr[d]->itype;
+    }
+    wf_tv *p = ir_tv_new(f, tv->dtype, n, ext, it);
+    ir_op *po = p ? ir_op_new(f, OP_REDUCE, p, 1, op->in) : NULL;
+    id_transform **h = po ? history(tv, &nh) : NULL;
+    if (!h)
+        return NULL;
+    po->sub = op->sub;
+    po->rf_in = op->rf_in; /* tv rfactored before: p reads the same partial results */
+    for (int d = 0; d < n; d++) {
+        po->in_dim[0][d] = op->in_dim[0][d];
+        map[tv->logical.ptr[d]->id] = p->logical.ptr[d];
+    }
+    if (!replay(tv, h, nh, map))
+        return NULL;
+    p->loop.n = 0;
+    for (int i = 0; i < tv->loop.n; i++) {
+        wf_iterdomain *id = map[tv->loop.ptr[i]->id];
+        id->ptype = tv->loop.ptr[i]->ptype;
+        if (id->itype == IT_REDUCTION && !rf[i])
+            id->itype = IT_ITER; /* a partial result per element */
+        if (!ir_push_id(f, &p->loop, id))
+            return NULL;
+    }
+    return p;
+}
+
+/* tv reads p: its reduction IDs become new ones, read from p's kept loop IDs. */
+static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map) {
+    wf_fusion *f = tv->f;
+    ir_op *op = tv->def;
+    id_list logical = {0}, loop = {0};
+    int n = tv->logical.n + tv->loop.n;
+    int *in_dim = ARENA_ARRAY(&f->arena, int, n + 1);
+    wf_iterdomain **rf_in = ARENA_ARRAY(&f->arena, wf_iterdomain *, n + 1);
+    if (!in_dim || !rf_in)
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    for (int d = 0; d < tv->logical.n; d++)
+        if (tv->logical.ptr[d]->itype != IT_REDUCTION) {
+            in_dim[logical.n] = d; /* p's logical copies tv's */
+            if (!ir_push_id(f, &logical, tv->logical.ptr[d]))
+                return false;
+        }
+    for (int i = 0; i < tv->loop.n; i++) {
+        wf_iterdomain *id = tv->loop.ptr[i];
+        if (id->itype == IT_REDUCTION && rf[i])
+            continue;
+        if (id->itype == IT_REDUCTION) {
+            wf_iterdomain *nid = ir_id_new(f, tv, id->extent, IT_REDUCTION);
+            if (!nid)
+                return false;
+            nid->ptype = id->ptype;
+            in_dim[logical.n] = -1;
+            rf_in[logical.n] = map[id->id];
+            if (!ir_push_id(f, &logical, nid))
+                return false;
+            id = nid;
+        }
+        if (!ir_push_id(f, &loop, id))
+            return false;
+    }
+    ir_remove_use(op->in[0], op);
+    op->in[0] = p;
+    op->in_dim[0] = in_dim;
+    op->rf_in = rf_in;
+    if (!ir_add_use(p, op))
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    return ir_relogical(tv, &logical, &loop);
+}
+
+wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes) {
+    wf_fusion *f = tv->f;
+    bool rf[WF_MAX_RANK * 4] = {false};
+    if (tv->loop.n > WF_MAX_RANK * 4 || tv->logical.n > WF_MAX_RANK * 4)
+        return wf_fail(&f->err, WF_ERR_UNSUPPORTED,
+                       "T%d.rfactor: at most %d loop axes are supported", tv->id, WF_MAX_RANK * 4);
+    if (!pick(tv, naxes, axes, rf))
+        return NULL;
+    wf_iterdomain **map = calloc((size_t)f->ids.n + 1, sizeof *map);
+    if (!map)
+        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+    wf_tv *p = make_producer(tv, rf, map);
+    bool ok = p && rewire(tv, p, rf, map);
+    free(map);
+    if (!ok)
+        return NULL;
+    p->max_producer_pos = tv->max_producer_pos; /* tv's producers now feed p */
+    tv->max_producer_pos = 0;
+    return p;
+}
