@@ -9,7 +9,8 @@
  * and binary op and every cast in every dtype (120 kernels: same-type and
  * mixed pairs) and a few scheduled kernels (splits with non-divisible
  * predicates, BIDx/TIDx, inlining, local-memory arrays, vector copies,
- * symbolic extents) run as CUDA C++ on the host. Outputs must equal the
+ * symbolic extents, f16/bf16 rounding at ties, subnormals and overflow) run
+ * as CUDA C++ on the host. Outputs must equal the
  * executor's bit for bit (a NaN equals any NaN: payloads are not specified)
  * and the reference exactly, except the transcendental float ops (exp, log,
  * rsqrt, sin, cos, tanh, sigmoid, pow), where the host's libm and the
@@ -36,6 +37,7 @@ typedef struct {
     int nin, nout;
     wf_buffer in[2], out[OM_NUNARY]; /* the executor's outputs */
     int hc;                          /* the case in the batch, -1 if not added */
+    bool filled;                     /* inputs set by the builder, not random */
 } hc_kernel;
 
 #define HC_MAX_KERNELS 160 /* 120 of the matrix, the scheduled ones, the changed one */
@@ -337,8 +339,62 @@ static wf_fusion *s_vector_copy(hc_kernel *h) {
     return f;
 }
 
-static const sched_fn sched[] = {s_merge_split, s_local_array, s_transpose_broadcast, s_symbolic,
-                                 s_vector_copy};
+/* Rounding to f16 and bf16 where it is hard: x f32 [4096] holds, for f16
+   values spread over every exponent (subnormals included) and both signs,
+   the value itself, the midpoint to the next one (a tie: to even) and the
+   floats just above and below it, plus overflow and NaN; y the same for
+   bf16. Outputs: cast(x, f16), cast(y, bf16), cast(cast(x, f16), f32). */
+#define HR_N 4096
+static float hr_pick(double lo, double hi, int mode) {
+    float mid = (float)((lo + hi) / 2); /* exact: 11 or 8 bits need no more than 24 */
+    return mode == 0 ? (float)lo : mode == 1 ? mid : nextafterf(mid, mode == 2 ? INFINITY : 0.0f);
+}
+
+static void hr_fill(float *x, float *y) {
+    for (int i = 0; i < HR_N; i++) {
+        int mode = i % 4;
+        uint16_t h = (uint16_t)((i / 4) * 67 % 0x7c00), sign = (uint16_t)(i & 8 ? 0x8000 : 0);
+        uint16_t b = (uint16_t)((i / 4) * 131 % 0x7f80);
+        float fx = hr_pick(om_h2d(h), om_h2d((uint16_t)(h + 1)), mode);
+        float fy = hr_pick(om_b2d(b), om_b2d((uint16_t)(b + 1)), mode);
+        x[i] = sign ? -fx : fx;
+        y[i] = sign ? -fy : fy;
+    }
+    x[0] = 65520.0f; /* the midpoint of f16's max and 2^16: a tie rounds to infinity */
+    x[4] = 65519.99f;
+    x[1] = y[1] = NAN;
+    y[2] = 3.4e38f;
+}
+
+static wf_fusion *s_half_rounding(hc_kernel *h) {
+    int64_t n = HR_N;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 1, &n), *y = wf_input(f, WF_F32, 1, &n);
+    wf_tv *hx = wf_cast(x, WF_F16), *by = wf_cast(y, WF_BF16), *back = wf_cast(hx, WF_F32);
+    wf_output(f, hx);
+    wf_output(f, by);
+    wf_output(f, back);
+    wf_tv_split(back, 0, 256);
+    wf_propagate_transforms(back);
+    wf_tv_parallelize(back, 0, WF_BIDX);
+    wf_tv_parallelize(back, 1, WF_TIDX);
+    wf_parallelize_all_like(back, 0);
+    wf_inline_most(f);
+    h->name = "f16_bf16_rounding_ties_subnormals";
+    h->nin = 2;
+    h->nout = 3;
+    h->in[0] = buf1(WF_F32, 1, &n);
+    h->in[1] = buf1(WF_F32, 1, &n);
+    h->out[0] = buf1(WF_F16, 1, &n);
+    h->out[1] = buf1(WF_BF16, 1, &n);
+    h->out[2] = buf1(WF_F32, 1, &n);
+    hr_fill(h->in[0].data, h->in[1].data);
+    h->filled = true;
+    return f;
+}
+
+static const sched_fn sched[] = {s_merge_split, s_local_array, s_transpose_broadcast,
+                                 s_symbolic,    s_vector_copy, s_half_rounding};
 #define NSCHED ((int)(sizeof sched / sizeof *sched))
 
 static void add_scheduled(int i) {
@@ -346,7 +402,7 @@ static void add_scheduled(int i) {
     h->kind = (om_kind)-1;
     h->hc = -1;
     wf_fusion *f = sched[i](h);
-    for (int j = 0; j < h->nin; j++)
+    for (int j = 0; j < h->nin && !h->filled; j++)
         fill_random(&h->in[j], 1234567u * (uint64_t)(i + 1) + (uint64_t)j);
     wf_kernel *k = wf_compile(f, NULL);
     char msg[512];
@@ -404,27 +460,34 @@ static bool same_element(wf_dtype t, const void *x, const void *y, int e, double
 }
 
 /* Output o of kernel h on the host against the executor's; returns the
-   number of differing elements (the first one noted in r). */
-static int compare_exec(om_report *r, const hc_kernel *h, int o, double ulps) {
+   number of differing elements (the first one noted in r, unless quiet). */
+static int compare_exec_q(om_report *r, const hc_kernel *h, int o, double ulps, bool quiet) {
     const void *got = hc_output(st.b, h->hc, o);
     const wf_buffer *want = &h->out[o];
     int64_t n = (int64_t)(buf_bytes(want) / wf_dtype_size(want->dtype)), bad = 0;
     for (int64_t e = 0; e < n; e++) {
-        if (same_element(want->dtype, got, want->data, (int)e, ulps) || bad++)
+        if (same_element(want->dtype, got, want->data, (int)e, ulps) || bad++ || quiet)
             continue;
         om_val g = om_get(want->dtype, got, (int)e), w = om_get(want->dtype, want->data, (int)e);
-        char msg[512];
+        char what[64], msg[512];
+        if (h->name)
+            snprintf(what, sizeof what, "%s", h->name);
+        else
+            snprintf(what, sizeof what, "%s (%s, %s)",
+                     h->kind == OM_UNARY    ? om_unary_names[o]
+                     : h->kind == OM_BINARY ? om_binary_names[o]
+                                            : "cast",
+                     om_names[h->t], om_names[h->tb]);
         snprintf(msg, sizeof msg,
-                 "%s (%s, %s) output %d element %lld: host CUDA %.17g | %lld, executor %.17g | "
-                 "%lld",
-                 h->name               ? h->name
-                 : h->kind == OM_UNARY ? om_unary_names[o]
-                                       : (h->kind == OM_BINARY ? om_binary_names[o] : "cast"),
-                 om_names[h->t], om_names[h->tb], o, (long long)e, g.d, (long long)g.i, w.d,
-                 (long long)w.i);
+                 "%s output %d element %lld: host CUDA %.17g | %lld, executor %.17g | %lld", what,
+                 o, (long long)e, g.d, (long long)g.i, w.d, (long long)w.i);
         om_note(r, msg);
     }
     return (int)bad;
+}
+
+static int compare_exec(om_report *r, const hc_kernel *h, int o, double ulps) {
+    return compare_exec_q(r, h, o, ulps, false);
 }
 
 static void compare_matrix(om_report *r, bool mixed) {
@@ -501,6 +564,18 @@ TEST(hostcuda_scheduled_kernels_match_the_executor_bit_for_bit) {
                 bad += memcmp(&c[e], &(float){v > 0 ? v : 0.0f}, 4) != 0;
             }
             CHECK_EQ_I64(bad, 0);
+        } else if (strcmp(h->name, "f16_bf16_rounding_ties_subnormals") == 0) {
+            int bad = 0;
+            for (int e = 0; e < HR_N; e++) {
+                double x = om_get(WF_F32, h->in[0].data, e).d,
+                       y = om_get(WF_F32, h->in[1].data, e).d;
+                bad += !om_close(WF_F16, om_get(WF_F16, got, e).d, om_round(WF_F16, x), 0);
+                bad += !om_close(WF_BF16, om_get(WF_BF16, hc_output(st.b, h->hc, 1), e).d,
+                                 om_round(WF_BF16, y), 0);
+                bad += !om_close(WF_F32, om_get(WF_F32, hc_output(st.b, h->hc, 2), e).d,
+                                 om_round(WF_F16, x), 0);
+            }
+            CHECK_EQ_I64(bad, 0);
         } else if (strcmp(h->name, "transpose_broadcast_split_16") == 0) {
             const int8_t *a = h->in[0].data;
             const int16_t *b = h->in[1].data, *c = got;
@@ -524,7 +599,7 @@ TEST(hostcuda_sees_a_changed_operator_in_the_cuda_text) {
     if (h->hc < 0)
         return;
     om_report r = {0, 0, {0}};
-    int bad_add = compare_exec(&r, h, WF_ADD, 0);
+    int bad_add = compare_exec_q(&r, h, WF_ADD, 0, true);
     CHECK(bad_add > 40); /* of 64: not where the operands make a - b = a + b */
     int bad_other = 0;
     for (int o = 1; o < h->nout; o++)
