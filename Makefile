@@ -20,7 +20,7 @@ endif
 
 LIB_SRC   := $(sort $(wildcard src/*/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
-TEST_SRC  := $(sort $(wildcard tests/*.c tests/unit/*.c tests/seeds/*.c tests/fault/*.c))
+TEST_SRC  := $(sort $(wildcard tests/*.c tests/unit/*.c tests/seeds/*.c tests/fault/*.c tests/hostcuda/*.c))
 TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
 # The test runner links its own build of the library with WF_TEST_BUILD: the
 # kernel-IR verifier then runs after every lowering pass, and wf_assert aborts.

@@ -9,11 +9,19 @@
 # "SURVIVED" per mutant and the score. A mutation whose text is not found
 # exactly once is reported as "did not apply" and makes the script fail:
 # update its pattern after other edits, never skip it silently.
-# GPU-only mutants (the CPU executor never reads the CUDA text) are marked
-# gpu=1 and run only with MUTANTS_GPU=1 (tools/gpu-check.sh sets it; there
-# `make gpu-test` is the test).
+# The gpu column says which suite must kill a mutant:
+#   0  the CPU suite (build/tests/runner);
+#   1  only the GPU suite: run only with MUTANTS_GPU=1 (tools/gpu-check.sh
+#      sets it; there `make gpu-test` is the test);
+#   2  a change to the generated CUDA text only (the CPU executor never reads
+#      it): the CPU suite kills it through the host-CUDA oracle
+#      (tests/unit/test_hostcuda_*, which compiles and runs that text with
+#      the host C++ compiler), so it runs by default with the CPU runner;
+#      with MUTANTS_GPU=1 it runs against the GPU suite instead.
 # Usage: tools/mutants.sh [ID-substring]   (MUTANTS_KEEP=1 keeps the copies;
-# MUTANTS_DRY=1 only checks that every mutation applies)
+# MUTANTS_DRY=1 only checks that every mutation applies; MUTANTS_TESTS=sub
+# runs only the CPU tests whose name contains sub, e.g. hostcuda: faster,
+# but the score then speaks for those tests only)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 only=${1:-}
@@ -22,14 +30,14 @@ gpu=${MUTANTS_GPU:-0}
 # id | gpu | file | from | to
 mutants() {
 cat <<'TABLE'
-cg-add-sub|1|src/codegen/cuda.c|    [WF_ADD] = {" + ", "wf_iadd("},|    [WF_ADD] = {" - ", "wf_iadd("},
-cg-sub-add|1|src/codegen/cuda.c|[WF_SUB] = {" - ", "wf_isub("},|[WF_SUB] = {" + ", "wf_isub("},
-cg-mul-div|1|src/codegen/cuda.c|    [WF_MUL] = {" * ", "wf_imul("},|    [WF_MUL] = {" / ", "wf_imul("},
-cg-neg-drop|1|src/codegen/cuda.c|    [WF_NEG] = {"-", "wf_ineg("},|    [WF_NEG] = {"+", "wf_ineg("},
-cg-f2i-nan|1|src/codegen/prelude.c|  return x != x ? T(0) :|  return x != x ? T(1) :
-cg-operand-cast-drop|1|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", ctype);|        (void)ctype;
-cg-max-min|1|src/codegen/prelude.c|inline T wf_max(T a, T b) { return a > b ? a : b; }|inline T wf_max(T a, T b) { return a < b ? a : b; }
-cg-relu-inverted|1|src/codegen/prelude.c|inline T wf_relu(T a) { return a > T(0) ? a : T(0); }|inline T wf_relu(T a) { return a < T(0) ? a : T(0); }
+cg-add-sub|2|src/codegen/cuda.c|    [WF_ADD] = {" + ", "wf_iadd("},|    [WF_ADD] = {" - ", "wf_iadd("},
+cg-sub-add|2|src/codegen/cuda.c|[WF_SUB] = {" - ", "wf_isub("},|[WF_SUB] = {" + ", "wf_isub("},
+cg-mul-div|2|src/codegen/cuda.c|    [WF_MUL] = {" * ", "wf_imul("},|    [WF_MUL] = {" / ", "wf_imul("},
+cg-neg-drop|2|src/codegen/cuda.c|    [WF_NEG] = {"-", "wf_ineg("},|    [WF_NEG] = {"+", "wf_ineg("},
+cg-f2i-nan|2|src/codegen/prelude.c|  return x != x ? T(0) :|  return x != x ? T(1) :
+cg-operand-cast-drop|2|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", ctype);|        (void)ctype;
+cg-max-min|2|src/codegen/prelude.c|inline T wf_max(T a, T b) { return a > b ? a : b; }|inline T wf_max(T a, T b) { return a < b ? a : b; }
+cg-relu-inverted|2|src/codegen/prelude.c|inline T wf_relu(T a) { return a > T(0) ? a : T(0); }|inline T wf_relu(T a) { return a < T(0) ? a : T(0); }
 lw-split-index|0|src/lower/index.c|    return val_add(e->c->a, val_mul(e->c->a, o0, t->out[1]->extent), o1);|    return val_add(e->c->a, val_mul(e->c->a, o1, t->out[1]->extent), o0);
 lw-merge-div-mod|0|src/lower/index.c|        bool c0 = put(e, t->in[0], val_div(a, o0, ie));|        bool c0 = put(e, t->in[0], val_mod(a, o0, ie));
 lw-merge-fwd|0|src/lower/index.c|        return put(e, t->out[0], val_add(a, val_mul(a, i0, t->in[1]->extent), i1));|        return put(e, t->out[0], val_add(a, val_mul(a, i1, t->in[1]->extent), i0));
@@ -94,10 +102,10 @@ mutants | sed 's/\\|/\x01/g' | while IFS='|' read -r id isgpu file from to; do
         rm -rf "$dir"
         continue
     fi
-    if [ "$isgpu" = 1 ]; then
+    if [ "$isgpu" = 1 ] || { [ "$isgpu" = 2 ] && [ "$gpu" = 1 ]; }; then
         target=build/tests/gpu/gpu_tests run="build/tests/gpu/gpu_tests"
     else
-        target=build/tests/runner run="build/tests/runner"
+        target=build/tests/runner run="build/tests/runner ${MUTANTS_TESTS:-}"
     fi
     if ! make -C "$dir" -j2 "$target" > "$dir.log" 2>&1; then
         echo "DID NOT BUILD $id (see the mutation; a mutant must compile)"

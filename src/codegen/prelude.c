@@ -9,6 +9,12 @@
  * float, like nvFuser; integer arithmetic wraps, integer division by zero
  * and float-to-integer conversion have defined results (below) that the CPU
  * reference executor models bit for bit (runtime/interp_ops.c).
+ *
+ * The inline PTX sits under `#ifdef __CUDA_ARCH__` (NVRTC always defines
+ * it, so the device sees exactly these instructions); the `#else` branch
+ * calls wf_host_f2h / wf_host_h2f / wf_host_f2bf, which only the host-CUDA
+ * test oracle defines (tests/hostcuda/shim.h): it compiles this source with
+ * the host C++ compiler to check the generated operators without a GPU.
  */
 #include "codegen/codegen.h"
 
@@ -29,18 +35,27 @@ static const char *const prelude[] = {
     "struct __align__(2) wf_half {\n"
     "  unsigned short bits;\n"
     "  wf_half() = default;\n"
+    "#ifdef __CUDA_ARCH__\n"
     "  __device__ wf_half(float f) { asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); }\n"
     "  __device__ operator float() const {\n"
     "    float f;\n"
     "    asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(bits));\n"
     "    return f;\n"
     "  }\n"
+    "#else\n"
+    "  wf_half(float f) : bits(wf_host_f2h(f)) {}\n"
+    "  operator float() const { return wf_host_h2f(bits); }\n"
+    "#endif\n"
     "};\n"
     "struct __align__(2) wf_bfloat {\n"
     "  unsigned short bits;\n"
     "  wf_bfloat() = default;\n"
+    "#ifdef __CUDA_ARCH__\n"
     "  __device__ wf_bfloat(float f) { asm(\"cvt.rn.bf16.f32 %0, %1;\" : \"=h\"(bits) : \"f\"(f)); "
     "}\n"
+    "#else\n"
+    "  wf_bfloat(float f) : bits(wf_host_f2bf(f)) {}\n"
+    "#endif\n"
     "  __device__ operator float() const { return __uint_as_float(((unsigned)bits) << 16); }\n"
     "};\n"
     "template <typename T, int N> struct __align__(sizeof(T) * N) wf_vec { T v[N]; };\n"
