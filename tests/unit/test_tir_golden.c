@@ -158,3 +158,111 @@ TEST(tir_golden_round_trip) {
         if (!round_trip(ts_, all[i]))
             printf("  (round trip %zu)\n", i);
 }
+
+/* Seed 004, In [6] to In [8]: the shared-memory stage and the cooperative fetch. */
+TEST(tir_golden_seed004_cache_read_compute_at_coop) {
+    wf_tir *s = wf_tir_parse(TIR_SUM_BROADCAST);
+    wf_tir_block *block = wf_tir_get_block(s, "sum_broadcast");
+    wf_tir_loop *l[2], *io[2];
+    wf_tir_get_loops(s, block, l, 2);
+    int64_t f[2] = {2, 128};
+    wf_tir_split(s, l[0], 2, f, io);
+    wf_tir_bind(s, io[0], "blockIdx.x");
+    wf_tir_bind(s, io[1], "threadIdx.x");
+    wf_tir_block *a_shared = wf_tir_cache_read(s, block, 0, "shared");
+    SCRIPT_IS(s, golden_seed004_cache_read);
+    wf_tir_compute_at(s, a_shared, io[1]);
+    SCRIPT_IS(s, golden_seed004_compute_at);
+    wf_tir_loop *al[3], *ax[2];
+    CHECK_EQ_I64(wf_tir_get_loops(s, a_shared, al, 3), 3);
+    int64_t fc[2] = {-1, 128};
+    wf_tir_split(s, al[2], 2, fc, ax);
+    wf_tir_bind(s, ax[1], "threadIdx.x");
+    SCRIPT_IS(s, golden_seed004_coop);
+    CHECK_STR(wf_tir_error(s), "");
+    CHECK_STR(wf_tir_trace(s),
+              "# from tvm import tir\n"
+              "def apply_trace(sch: tir.Schedule) -> None:\n"
+              "  b0 = sch.get_block(name=\"sum_broadcast\", func_name=\"main\")\n"
+              "  l1, l2 = sch.get_loops(block=b0)\n"
+              "  l3, l4 = sch.split(loop=l1, factors=[2, 128], preserve_unit_iters=True, "
+              "disable_predication=False)\n"
+              "  sch.bind(loop=l3, thread_axis=\"blockIdx.x\")\n"
+              "  sch.bind(loop=l4, thread_axis=\"threadIdx.x\")\n"
+              "  b5 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope=\"shared\")\n"
+              "  sch.compute_at(block=b5, loop=l4, preserve_unit_loops=False, index=-1)\n"
+              "  l6, l7, l8 = sch.get_loops(block=b5)\n"
+              "  l9, l10 = sch.split(loop=l8, factors=[None, 128], preserve_unit_iters=True, "
+              "disable_predication=False)\n"
+              "  sch.bind(loop=l10, thread_axis=\"threadIdx.x\")\n");
+    wf_tir_free(s);
+}
+
+TEST(tir_golden_compute_inline) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    wf_tir_compute_inline(s, wf_tir_get_block(s, "D"));
+    SCRIPT_IS(s, golden_elem_inline_compute_inline);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_tir_free(s);
+}
+
+TEST(tir_golden_reverse_compute_inline) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    wf_tir_reverse_compute_inline(s, wf_tir_get_block(s, "C"));
+    SCRIPT_IS(s, golden_elem_rinline_reverse_compute_inline);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_tir_free(s);
+}
+
+TEST(tir_golden_compute_at_tile) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    wf_tir_loop *io[2];
+    int64_t f[2] = {-1, 16};
+    wf_tir_split(s, loop_at(s, "C", 0), 2, f, io);
+    SCRIPT_IS(s, golden_elem_compute_at_split);
+    wf_tir_compute_at(s, wf_tir_get_block(s, "D"), io[0]);
+    SCRIPT_IS(s, golden_elem_compute_at_compute_at);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_tir_free(s);
+}
+
+TEST(tir_golden_cache_write_read) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_cache_write(s, c, 0, "local");
+    SCRIPT_IS(s, golden_elem_cache_cache_write);
+    wf_tir_cache_read(s, c, 0, "shared");
+    SCRIPT_IS(s, golden_elem_cache_cache_read);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_tir_free(s);
+}
+
+/* The acceptance's tiled matmul: shared operands at k_0, a local accumulator written
+   back per tile, blocks bound. */
+TEST(tir_golden_matmul_cache_compute_at) {
+    wf_tir *s = wf_tir_parse(TIR_MATMUL);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *ijk[3], *i[2], *j[2], *k[2];
+    int64_t f16[2] = {-1, 16}, f8[2] = {-1, 8};
+    wf_tir_get_loops(s, c, ijk, 3);
+    wf_tir_split(s, ijk[0], 2, f16, i);
+    wf_tir_split(s, ijk[1], 2, f16, j);
+    wf_tir_split(s, ijk[2], 2, f8, k);
+    wf_tir_loop *order[6] = {i[0], j[0], k[0], i[1], j[1], k[1]};
+    wf_tir_reorder(s, 6, order);
+    wf_tir_block *cl = wf_tir_cache_write(s, c, 0, "local");
+    SCRIPT_IS(s, golden_matmul_tiled_cache_write);
+    wf_tir_reverse_compute_at(s, cl, j[0]);
+    SCRIPT_IS(s, golden_matmul_tiled_reverse_compute_at);
+    wf_tir_block *a = wf_tir_cache_read(s, c, 0, "shared");
+    wf_tir_block *b = wf_tir_cache_read(s, c, 1, "shared");
+    SCRIPT_IS(s, golden_matmul_tiled_cache_read);
+    wf_tir_compute_at(s, a, k[0]);
+    wf_tir_compute_at(s, b, k[0]);
+    SCRIPT_IS(s, golden_matmul_tiled_compute_at);
+    wf_tir_bind(s, i[0], "blockIdx.x");
+    wf_tir_bind(s, j[0], "blockIdx.y");
+    SCRIPT_IS(s, golden_matmul_tiled_bind);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_tir_free(s);
+}
