@@ -173,7 +173,7 @@ check-symbols: $(BUILD)/libweft.a
 	if [ -n "$$bad" ]; then echo "non-wf_ global symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tirfuzz
 
 .PHONY: all test test-asan fuzz fuzz-long fuzz-asan-build demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-layers-only check-cycles check-symbols clean
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
@@ -190,3 +190,28 @@ python-test: $(BUILD)/libweft.so
 test: python-test
 
 .PHONY: python-test
+
+# ---- TensorIR parser fuzzing (libFuzzer; clang) ----
+# `make tir-fuzz` builds the library with clang under ASan+UBSan+libFuzzer in
+# build-tirfuzz/ and runs tests/fuzz/tir_fuzz.c for TIR_FUZZ_SECONDS on the seed
+# corpus tests/fuzz/tir_corpus/ (new inputs go to build-tirfuzz/corpus). `make test`
+# runs it too.
+TIR_FUZZ_SECONDS ?= 60
+TIR_FUZZ_FLAGS := CC=clang BUILD=build-tirfuzz OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
+  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+build-tirfuzz/tir_fuzz: tests/fuzz/tir_fuzz.c $(LIB_OBJ)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/tir_fuzz.c $(LIB_OBJ) $(LDLIBS)
+
+tir-fuzz-build:
+	$(Q)$(MAKE) --no-print-directory $(TIR_FUZZ_FLAGS) build-tirfuzz/tir_fuzz
+
+tir-fuzz: tir-fuzz-build
+	$(Q)mkdir -p build-tirfuzz/corpus
+	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  build-tirfuzz/tir_fuzz -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -print_final_stats=1 build-tirfuzz/corpus tests/fuzz/tir_corpus
+
+test: tir-fuzz
+
+.PHONY: tir-fuzz tir-fuzz-build

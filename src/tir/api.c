@@ -45,6 +45,7 @@ void wf_tir_free(wf_tir *s) {
         return;
     sbuf_free(&s->script);
     sbuf_free(&s->trace);
+    wf_fusion_free(s->fusion);
     arena_free(&s->arena);
     free(s);
 }

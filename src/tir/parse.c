@@ -315,6 +315,14 @@ static tir_expr *parse_call(parser *ps, const tok *fn) {
             c->op = TC_CAST, c->dtype = dt, c->args[0] = a[0];
         return c;
     }
+    if (is_name(fn, "Cast")) { /* T.Cast("float16", x): how TVM prints a cast */
+        tir_expr *c = new_expr(ps, TE_CALL, 1);
+        if (!c || !expect_op(ps, "(") || !parse_dtype_string(ps, &c->dtype) ||
+            !expect_op(ps, ",") || !(c->args[0] = parse_expr(ps)) || !expect_op(ps, ")"))
+            return NULL;
+        c->op = TC_CAST;
+        return c;
+    }
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
         if (is_name(fn, calls[i].name)) {
             tir_expr *c = new_expr(ps, TE_CALL, calls[i].nargs);
@@ -458,13 +466,16 @@ static tir_expr *parse_level(parser *ps, int level) {
     tir_expr *a = parse_level(ps, level + 1);
     const binop_row *r;
     while (a && (r = binop_at(ps->t, level))) {
-        if (r->b == TB_DIV) {
-            fail_at(ps, ps->t, WF_ERR_UNSUPPORTED,
-                    "unsupported: '/' (write T.floordiv as '//' for integers)");
-            return NULL;
-        }
+        const tok *optok = ps->t;
         next(ps);
         tir_expr *b = parse_level(ps, level + 1);
+        if (b && r->b == TB_DIV && a->dtype != WF_F32 && a->dtype != WF_F16 &&
+            a->dtype != WF_BF16 && a->dtype != WF_F64 && b->dtype != WF_F32 && b->dtype != WF_F16 &&
+            b->dtype != WF_BF16 && b->dtype != WF_F64) {
+            fail_at(ps, optok, WF_ERR_UNSUPPORTED,
+                    "unsupported: '/' on integers (write '//' for floor division)");
+            return NULL;
+        }
         a = b ? tir_bin(ps->s, r->b, a, b) : NULL;
         if (a && level == 4 && binop_at(ps->t, 4)) {
             fail_at(ps, ps->t, WF_ERR_UNSUPPORTED, "unsupported: chained comparisons");

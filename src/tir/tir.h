@@ -140,6 +140,7 @@ struct wf_tir {
     sbuf script;                   /* the last wf_tir_script text */
     sbuf trace;                    /* the schedule calls made so far, as Python */
     int nhandles;                  /* b0, l1 ... numbering of the trace */
+    wf_fusion *fusion;             /* the last wf_tir_build's fusion (kept with the kernel) */
 };
 
 /* ---- building nodes (parse.c, the primitives) ---- */
