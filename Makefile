@@ -210,7 +210,7 @@ tir-fuzz: tir-fuzz-build
 	$(Q)mkdir -p build-tirfuzz/corpus
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  build-tirfuzz/tir_fuzz -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-	  -print_final_stats=1 build-tirfuzz/corpus tests/fuzz/tir_corpus
+	  -print_final_stats=1 -artifact_prefix=build-tirfuzz/ build-tirfuzz/corpus tests/fuzz/tir_corpus
 
 test: tir-fuzz
 

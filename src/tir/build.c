@@ -227,34 +227,98 @@ static bool iter_chain(const tir_expr *v, tir_stmt *const *loops, int nl, tir_st
     return false;
 }
 
+/* value = X // div, X % mod, X % mod // div, or X itself (div 1, mod 0). */
+static const tir_expr *fused_base(const tir_expr *v, int64_t *div, int64_t *mod) {
+    *div = 1, *mod = 0;
+    if (v->kind == TE_BIN && v->op == TB_FLOORDIV && v->args[1]->kind == TE_INT) {
+        *div = v->args[1]->ival;
+        v = v->args[0];
+    }
+    if (v->kind == TE_BIN && v->op == TB_MOD && v->args[1]->kind == TE_INT) {
+        *mod = v->args[1]->ival;
+        v = v->args[0];
+    }
+    return v;
+}
+
+/* Iters k0..k (a run sharing one fused value) bound as fuse binds them? */
+static bool fused_run_ok(const tir_block *b, int k0, int k) {
+    int64_t inner = 1;
+    for (int j = k; j >= k0; j--) {
+        int64_t div, mod;
+        fused_base(b->iters[j].value, &div, &mod);
+        if (div != inner || (j > k0 && mod != inner * b->iters[j].extent) || (j == k0 && mod))
+            return false;
+        inner *= b->iters[j].extent;
+    }
+    return true;
+}
+
+/* The loop chain of the value X of iters k0..k (outermost first), checked to be the
+   strides of a split; false + error otherwise. */
+static bool chain_of(wf_tir *s, const tir_block *b, int k, const tir_expr *x,
+                     tir_stmt *const *loops, int nl, tir_stmt **chain, int *m) {
+    int64_t stride[TIR_MAX_LOOPS], expect = 1;
+    *m = 0;
+    if (!iter_chain(x, loops, nl, chain, stride, m))
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: block \"%s\" binds %s to a value that is not "
+                        "a split or fuse of loops",
+                        b->name, b->iters[k].var->name);
+    for (int j = *m - 1; j >= 0; j--) {
+        if (stride[j] != expect)
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: the strides of iter %s of block \"%s\" "
+                            "are not those of a split",
+                            b->iters[k].var->name, b->name);
+        expect *= chain[j]->extent;
+    }
+    return true;
+}
+
+/* The loops around b become tv's loop domain: each run of iters bound to one loop
+   value (one iter, or several fused: X // n, X % n) is merged, then split as the
+   value's loops are, then everything is reordered as nested and parallelized. */
 static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv) {
     wf_tir *s = c->s;
     tir_stmt *loops[TIR_MAX_LOOPS], *dom[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), nd = 0;
-    for (int k = b->niters - 1; k >= 0; k--) {
-        tir_stmt *chain[TIR_MAX_LOOPS];
-        int64_t stride[TIR_MAX_LOOPS], expect = 1;
-        int m = 0;
-        if (!iter_chain(b->iters[k].value, loops, nl, chain, stride, &m))
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: block \"%s\" binds %s to a value that is "
-                            "not a split of loops (fused loops are not lowered yet)",
-                            b->name, b->iters[k].var->name);
-        for (int j = m - 1; j >= 0; j--) {
-            if (stride[j] != expect)
-                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                "build: not supported yet: the strides of iter %s of block "
-                                "\"%s\" are not those of a split",
-                                b->iters[k].var->name, b->name);
-            expect *= chain[j]->extent;
+    for (int k = b->niters - 1; k >= 0;) {
+        int64_t div, mod;
+        const tir_expr *x = fused_base(b->iters[k].value, &div, &mod);
+        int k0 = k;
+        while (k0 > 0 && (div != 1 || mod != 0)) {
+            int64_t d2, m2;
+            if (!tir_expr_equal(fused_base(b->iters[k0 - 1].value, &d2, &m2), x))
+                break;
+            k0--;
         }
+        if ((k0 < k || div != 1 || mod != 0) && !fused_run_ok(b, k0, k))
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: the iters of block \"%s\" bound with // "
+                            "and %% are not a fuse of consecutive iters",
+                            b->name);
+        tir_stmt *chain[TIR_MAX_LOOPS];
+        int m;
+        if (!chain_of(s, b, k, x, loops, nl, chain, &m))
+            return false;
+        for (int j = k0; j < k; j++)
+            wf_tv_merge(tv, k0);
         for (int j = m - 1; j >= 1; j--)
-            wf_tv_split(tv, k, chain[j]->extent);
-        /* the domain so far is iters k+1.. already expanded; prepend this chain */
+            wf_tv_split(tv, k0, chain[j]->extent);
+        /* the domain so far holds the iters after this run; prepend this chain */
         memmove(dom + m, dom, sizeof dom[0] * (size_t)nd);
         memcpy(dom, chain, sizeof dom[0] * (size_t)m);
         nd += m;
+        k = k0 - 1;
     }
+    for (int i = 0; i < nd; i++)
+        for (int j = 0; j < i; j++)
+            if (dom[i] == dom[j])
+                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                "build: not supported yet: the loop %s binds two iters of block "
+                                "\"%s\"",
+                                dom[i]->loop_var->name, b->name);
     if (nd != nl)
         return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                         "build: not supported yet: a loop around block \"%s\" that no iter uses",

@@ -232,6 +232,11 @@ static bool parse_buffer_args(parser *ps, tir_buffer *b) {
 }
 
 static tir_buffer *new_buffer(parser *ps, const tok *name) {
+    sym *old = lookup(ps, name);
+    if (old && old->buf) {
+        fail_at(ps, name, WF_ERR_ARG, "a buffer of this name exists already");
+        return NULL;
+    }
     tir_buffer *b = ARENA_NEW(&ps->s->arena, tir_buffer);
     if (!b)
         return wf_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
@@ -639,8 +644,13 @@ static tir_stmt *parse_for(parser *ps) {
             return NULL;
         ps->syms.ptr[ps->syms.n - 1].extent = ext[i];
     }
+    const tok *at = ps->t;
     tir_stmt *body = flatten(parse_suite(ps, NULL));
     ps->syms.n = nsyms;
+    if (body && body->kind == TS_SEQ && body->seq.n == 0) {
+        fail_at(ps, at, WF_ERR_UNSUPPORTED, "unsupported: a loop whose body has no statement");
+        return NULL;
+    }
     for (int i = n - 1; body && i >= 0; i--) {
         body = tir_for_new(ps->s, vars[i], ext[i], body);
         if (body)
@@ -795,8 +805,13 @@ static tir_stmt *parse_init(parser *ps) {
         return NULL;
     tir_block *saved = ps->blk;
     ps->blk = NULL;
+    const tok *at = ps->t;
     b->init = flatten(parse_suite(ps, NULL));
     ps->blk = saved;
+    if (b->init && b->init->kind == TS_SEQ && b->init->seq.n == 0) {
+        fail_at(ps, at, WF_ERR_UNSUPPORTED, "unsupported: a T.init() with no statement");
+        return NULL;
+    }
     return b->init ? (tir_stmt *)ps : NULL;
 }
 

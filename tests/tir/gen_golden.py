@@ -134,6 +134,53 @@ def matmul_tiled(sch, h):
 
 case("matmul_tiled", MATMUL, matmul_tiled)
 
+COPY = '''
+@T.prim_func
+def copy(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32")):
+    for i, j in T.grid(64, 32):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj]
+'''
+
+def copy_fuse(sch, h):
+    b = sch.get_sblock("B"); i, j = sch.get_loops(b)
+    f = sch.fuse(i, j)
+    l0, l1, l2, l3 = sch.split(f, factors=[4, 2, None, 4])
+    sch.bind(l0, "blockIdx.x"); sch.unroll(l1); sch.bind(l2, "threadIdx.x"); sch.vectorize(l3)
+    yield "scheduled"
+
+case("copy_fuse", COPY, copy_fuse)
+
+CHAIN = '''
+@T.prim_func
+def chain(A: T.Buffer((128,), "float32"), B: T.Buffer((128,), "float32"), C: T.Buffer((128,), "float32")):
+    with T.block("root"):
+        X = T.alloc_buffer((128,))
+        Y = T.alloc_buffer((128,))
+        for i in range(128):
+            with T.block("X"):
+                vi = T.axis.spatial(128, i)
+                X[vi] = A[vi] * B[vi]
+        for i in range(128):
+            with T.block("Y"):
+                vi = T.axis.spatial(128, i)
+                Y[vi] = T.exp(X[vi]) + A[vi]
+        for i in range(128):
+            with T.block("C"):
+                vi = T.axis.spatial(128, i)
+                C[vi] = T.max(Y[vi], X[vi])
+'''
+
+def chain_inline(sch, h):
+    sch.compute_inline(sch.get_sblock("X")); yield "inline_x"
+    sch.compute_inline(sch.get_sblock("Y")); yield "inline_y"
+    i, = sch.get_loops(sch.get_sblock("C"))
+    o, t = sch.split(i, factors=[None, 32]); sch.bind(o, "blockIdx.x"); sch.bind(t, "threadIdx.x")
+    yield "bind"
+
+case("chain_inline", CHAIN, chain_inline)
+
 def convert(text):
     lines = text.split("\n")
     out = ["# from tvm.script import tir as T", ""]

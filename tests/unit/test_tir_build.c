@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "harness.h"
+#include "test_tir_golden.h"
 #include "tir_sources.h"
 
 #define TIR_EW                                                                                     \
@@ -144,5 +145,77 @@ TEST(tir_rfactor_refused) {
     CHECK(wf_tir_rfactor(s, l[1], 0) == NULL);
     CHECK_STR(wf_tir_error(s), "rfactor: not supported yet: reductions (loop k); rfactor needs the "
                                "core's reduction IterDomains");
+    wf_tir_free(s);
+}
+
+/* fuse + split in four (blocks, unroll, threads, vector of 4) on a copy: printed as TVM
+   prints it, built as a merge then splits, and every element copied. */
+TEST(tir_build_fuse_unroll_vectorize_copy) {
+    wf_tir *s = wf_tir_parse(TIR_COPY);
+    wf_tir_loop *ij[2], *l[4];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "B"), ij, 2);
+    wf_tir_loop *f = wf_tir_fuse(s, 2, ij);
+    int64_t fs[4] = {4, 2, -1, 4};
+    wf_tir_split(s, f, 4, fs, l);
+    wf_tir_bind(s, l[0], "blockIdx.x");
+    wf_tir_unroll(s, l[1]);
+    wf_tir_bind(s, l[2], "threadIdx.x");
+    wf_tir_vectorize(s, l[3]);
+    CHECK_STR(wf_tir_script(s), golden_copy_fuse_scheduled);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_EQ_I64(wf_kernel_launch(k)->grid[0], 4);
+    CHECK_EQ_I64(wf_kernel_launch(k)->block[0], 64);
+    CHECK_HAS(wf_kernel_source(k),
+              "wf_vec_copy<float, 4>(&T1[blockIdx.x * 512 + i0 * 256 + threadIdx.x * 4]");
+    static float a[64 * 32], b[64 * 32];
+    for (int x = 0; x < 64 * 32; x++)
+        a[x] = (float)x, b[x] = NAN;
+    wf_buffer in[1] = {{a, WF_F32, 2, {64, 32}, {0}, -1}};
+    wf_buffer out[1] = {{b, WF_F32, 2, {64, 32}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 1, out, 1), WF_OK);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* compute_inline twice: one block left, printed as TVM prints it, built and run. */
+TEST(tir_build_compute_inline_chain) {
+    wf_tir *s = wf_tir_parse(TIR_CHAIN);
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_orig);
+    wf_tir_compute_inline(s, wf_tir_get_block(s, "X"));
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_inline_x);
+    wf_tir_compute_inline(s, wf_tir_get_block(s, "Y"));
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_inline_y);
+    wf_tir_loop *l[1], *io[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "C"), l, 1);
+    int64_t f[2] = {-1, 32};
+    wf_tir_split(s, l[0], 2, f, io);
+    wf_tir_bind(s, io[0], "blockIdx.x");
+    wf_tir_bind(s, io[1], "threadIdx.x");
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_bind);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    float a[128], b[128], c[128];
+    for (int x = 0; x < 128; x++)
+        a[x] = (float)(x % 9) * 0.125f - 0.5f, b[x] = (float)(x % 4) * 0.5f, c[x] = NAN;
+    wf_buffer in[2] = {{a, WF_F32, 1, {128}, {0}, -1}, {b, WF_F32, 1, {128}, {0}, -1}};
+    wf_buffer out[1] = {{c, WF_F32, 1, {128}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1), WF_OK);
+    int bad = 0;
+    for (int x = 0; x < 128; x++)
+        bad += !(fabsf(fmaxf(expf(a[x] * b[x]) + a[x], a[x] * b[x]) - c[x]) <= 1e-5f);
+    CHECK_EQ_I64(bad, 0);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
     wf_tir_free(s);
 }

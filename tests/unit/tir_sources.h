@@ -51,4 +51,32 @@
     "                C[vi, vj] = T.float32(0)\n"                                                   \
     "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n"
 
+#define TIR_COPY                                                                                   \
+    "@T.prim_func\n"                                                                               \
+    "def copy(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((64, 32), \"float32\")):\n"          \
+    "    for i, j in T.grid(64, 32):\n"                                                            \
+    "        with T.block(\"B\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            B[vi, vj] = A[vi, vj]\n"
+
+#define TIR_CHAIN                                                                                  \
+    "@T.prim_func\n"                                                                               \
+    "def chain(A: T.Buffer((128,), \"float32\"), B: T.Buffer((128,), \"float32\"), "               \
+    "C: T.Buffer((128,), \"float32\")):\n"                                                         \
+    "    with T.block(\"root\"):\n"                                                                \
+    "        X = T.alloc_buffer((128,))\n"                                                         \
+    "        Y = T.alloc_buffer((128,))\n"                                                         \
+    "        for i in range(128):\n"                                                               \
+    "            with T.block(\"X\"):\n"                                                           \
+    "                vi = T.axis.spatial(128, i)\n"                                                \
+    "                X[vi] = A[vi] * B[vi]\n"                                                      \
+    "        for i in range(128):\n"                                                               \
+    "            with T.block(\"Y\"):\n"                                                           \
+    "                vi = T.axis.spatial(128, i)\n"                                                \
+    "                Y[vi] = T.exp(X[vi]) + A[vi]\n"                                               \
+    "        for i in range(128):\n"                                                               \
+    "            with T.block(\"C\"):\n"                                                           \
+    "                vi = T.axis.spatial(128, i)\n"                                                \
+    "                C[vi] = T.max(Y[vi], X[vi])\n"
+
 #endif
