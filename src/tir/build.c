@@ -68,6 +68,24 @@ static bool gather(tir_block *b, void *vctx) {
     return true;
 }
 
+/* Does the loop hold more than one live block (it was given by compute_at)? */
+static bool shared_loop(const wf_tir *s, const tir_stmt *loop) {
+    int nblocks = 0;
+    for (int j = 0; j < s->blocks.n; j++) {
+        const tir_block *o = s->blocks.ptr[j];
+        for (const tir_stmt *p = o->stmt->parent; !o->dead && p; p = p->parent)
+            nblocks += p == loop;
+    }
+    return nblocks > 1;
+}
+
+static bool binds_loop(const tir_block *b, const tir_stmt *loop) {
+    for (int k = 0; k < b->niters; k++)
+        if (tir_expr_uses(b->iters[k].value, loop->loop_var))
+            return true;
+    return false;
+}
+
 static bool check_block(wf_tir *s, const tir_block *b) {
     if (b->init)
         return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
@@ -93,19 +111,13 @@ static bool check_block(wf_tir *s, const tir_block *b) {
                             b->name, st->buf->name, b->iters[0].var->name);
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
-    for (int i = 0; i < nl; i++) {
-        int nblocks = 0;
-        for (int j = 0; j < s->blocks.n; j++) {
-            tir_block *o = s->blocks.ptr[j];
-            for (tir_stmt *p = o->stmt->parent; !o->dead && p; p = p->parent)
-                nblocks += p == loops[i];
-        }
-        if (nblocks > 1)
+    for (int i = 0; i < nl; i++)
+        if (shared_loop(s, loops[i]) && !binds_loop(b, loops[i]))
             return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the loop %s holds several blocks "
-                            "(compute_at needs loop-domain broadcast IterDomains in the core)",
-                            loops[i]->loop_var->name);
-    }
+                            "build: not supported yet: block \"%s\" sits under the loop %s, "
+                            "which it shares with another block, without using it in its "
+                            "bindings (that needs loop-domain broadcast IterDomains in the core)",
+                            b->name, loops[i]->loop_var->name);
     return true;
 }
 
@@ -373,6 +385,13 @@ static bool lower_block(bctx *c, tir_block *b) {
             return false;
     for (int i = 0; i + 1 < c->nmade; i++)
         wf_tv_inline_at(c->made[i], wf_tv_ndim(c->made[i]));
+    /* compute_at: the block is computed inside the outer loops it shares */
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;
+    while (pos < nl && shared_loop(c->s, loops[pos]))
+        pos++;
+    if (pos > 0)
+        wf_tv_inline_at(tv, pos);
     return set_tv(c, st->buf, tv);
 }
 

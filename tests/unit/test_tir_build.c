@@ -124,17 +124,57 @@ TEST(tir_build_refuses_vectorized_compute) {
     wf_tir_free(s);
 }
 
-TEST(tir_build_refuses_compute_at) {
+/* cache_read + compute_at at the thread loop: each (blockIdx.x, threadIdx.y) stages
+   the row of A it reads in shared memory; the copy block binds the shared loops i_0 and
+   i_1, so it is computed inside them (inline position 2). */
+TEST(tir_build_cache_read_compute_at) {
     wf_tir *s = ew_scheduled();
     wf_tir_loop *l[4];
     wf_tir_block *c = wf_tir_get_block(s, "C");
     wf_tir_get_loops(s, c, l, 4);
     wf_tir_block *a = wf_tir_cache_read(s, c, 0, "shared");
     wf_tir_compute_at(s, a, l[1]);
+    CHECK_HAS(wf_tir_script(s), "            for ax0 in range(32):\n"
+                                "                with T.block(\"A_shared\"):\n"
+                                "                    v0 = T.axis.spatial(64, i_0 * 16 + i_1)\n"
+                                "                    v1 = T.axis.spatial(32, ax0)\n");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_HAS(wf_kernel_source(k), "__syncthreads();");
+    run_ew(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+#define TIR_BCAST                                                                                  \
+    "@T.prim_func\n"                                                                               \
+    "def bc(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((32,), \"float32\"), "                 \
+    "C: T.Buffer((64, 32), \"float32\")):\n"                                                       \
+    "    for i, j in T.grid(64, 32):\n"                                                            \
+    "        with T.block(\"C\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            C[vi, vj] = A[vi, vj] + B[vj]\n"
+
+/* A stage computed under a loop its own indices do not use (B_shared under i) needs a
+   loop-domain broadcast IterDomain: refused until the core has them. */
+TEST(tir_build_refuses_compute_at_broadcast_loop) {
+    wf_tir *s = wf_tir_parse(TIR_BCAST);
+    wf_tir_loop *l[2];
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_block *b = wf_tir_cache_read(s, c, 1, "shared");
+    wf_tir_compute_at(s, b, l[0]);
     CHECK_STR(wf_tir_error(s), "");
     CHECK(wf_tir_build(s, NULL) == NULL);
-    CHECK_STR(wf_tir_error(s), "build: not supported yet: the loop i_0 holds several blocks "
-                               "(compute_at needs loop-domain broadcast IterDomains in the core)");
+    CHECK_STR(wf_tir_error(s), "build: not supported yet: block \"B_shared\" sits under the loop "
+                               "i, which it shares with another block, without using it in its "
+                               "bindings (that needs loop-domain broadcast IterDomains in the "
+                               "core)");
     wf_tir_free(s);
 }
 
