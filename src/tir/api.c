@@ -34,7 +34,9 @@ wf_tir *wf_tir_parse(const char *src) {
     arena_init(&s->arena);
     if (!src)
         wf_fail(&s->err, WF_ERR_ARG, "wf_tir_parse: the source text is NULL");
-    else if (!tir_parse(s, src) && !err_set(&s->err))
+    else if (tir_parse(s, src))
+        s->parsed = !s->arena.failed;
+    else if (!err_set(&s->err))
         wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     tir_failed(s);
     return s;
@@ -67,7 +69,7 @@ const char *wf_tir_error(const wf_tir *s) {
 }
 
 void wf_tir_clear_error(wf_tir *s) {
-    if (s && !s->arena.failed && s->body)
+    if (s && !s->arena.failed && s->parsed)
         err_clear(&s->err);
 }
 
@@ -375,7 +377,8 @@ wf_tir_block *wf_tir_rfactor(wf_tir *s, wf_tir_loop *h, int factor_axis) {
 /* ---- printing and building ---- */
 
 const char *wf_tir_script(wf_tir *s) {
-    if (!s || !s->body)
+    /* after a failed parse or an allocation failure the program may be incomplete */
+    if (!s || !s->parsed || s->arena.failed)
         return NULL;
     sbuf_free(&s->script);
     tir_print(s, &s->script);

@@ -141,6 +141,7 @@ struct wf_tir {
     sbuf trace;                    /* the schedule calls made so far, as Python */
     int nhandles;                  /* b0, l1 ... numbering of the trace */
     wf_fusion *fusion;             /* the last wf_tir_build's fusion (kept with the kernel) */
+    bool parsed;                   /* the whole text parsed: the program is complete */
 };
 
 /* ---- building nodes (parse.c, the primitives) ---- */
