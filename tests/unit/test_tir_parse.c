@@ -3,6 +3,8 @@
  * a caret under the column; anything outside the subset an "unsupported: ..." error of
  * WF_ERR_UNSUPPORTED, a plain mistake WF_ERR_ARG; the schedule then refuses every call.
  */
+#include <stdlib.h>
+
 #include "harness.h"
 
 #define HEAD "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n"
@@ -158,4 +160,22 @@ TEST(tir_parse_subset_round_trip) {
     CHECK_STR(wf_tir_script(again), expect);
     wf_tir_free(again);
     wf_tir_free(s);
+}
+
+/* Deep or long expressions are an error, not a stack overflow: 100000 unary minus signs,
+   and 100000 terms of one sum. */
+TEST(tir_parse_error_expression_too_deep) {
+    size_t n = 100000, len = strlen(BLOCK) + 40 + 8 * n;
+    char *src = malloc(len), *p;
+    for (int pass = 0; src && pass < 2; pass++) {
+        p = src + sprintf(src, "%s            A[vi] = ", BLOCK);
+        for (size_t i = 0; i < n; i++)
+            p += sprintf(p, pass ? "A[vi] + " : "-");
+        sprintf(p, "A[vi]\n");
+        wf_tir *s = wf_tir_parse(src);
+        CHECK_EQ_I64(wf_tir_status(s), WF_ERR_UNSUPPORTED);
+        CHECK_HAS(wf_tir_error(s), "unsupported: an expression nested this deeply");
+        wf_tir_free(s);
+    }
+    free(src);
 }
