@@ -9,10 +9,18 @@
  * the block become its loop domain: an iter bound to i_0 * 128 + i_1 (mixed-radix
  * strides, as split makes them) is that logical axis split by 128; the axes are then
  * reordered as the loops are nested and parallelized as they are bound, vectorized or
- * unrolled. What the core cannot express yet is refused with "not supported yet: ...":
- * reductions (T.init / reduce iters, rfactor) until the core has them, scalar
- * constants, fused loops (// and %), and blocks that share loops (compute_at), whose
- * loop-domain broadcast IterDomains the core does not offer yet.
+ * unrolled; fused iters (f // n, f % n) are a merge before the splits; a block inside
+ * loops it shares with its consumer (compute_at) is inlined at that many loops. What
+ * the core cannot express yet is refused with "not supported yet: ...": reductions,
+ * scalar constants, comparisons / selects, vectorized computing blocks, and a block
+ * under a shared loop its own iters do not use (a loop-domain broadcast IterDomain).
+ *
+ * Reductions, once the core has wf_reduce: check_block stops refusing T.init; the block
+ * B[vi] = B[vi] + f(...) with iters [S..., R...] lowers in lower_block to
+ * wf_reduce(WF_ADD, f over all iters, the R axes) (the init value is T.init's
+ * constant; + - max min map to the ops), with the tensor's logical domain = all iters
+ * in order, so schedule_tv applies unchanged; the cross-thread bind of a reduce loop
+ * (tir_annotate) and rfactor (api.c -> wf_tv_rfactor) are then one call each.
  */
 #include "tir/tir.h"
 
