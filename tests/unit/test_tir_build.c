@@ -259,3 +259,76 @@ TEST(tir_build_compute_inline_chain) {
     wf_kernel_free(k);
     wf_tir_free(s);
 }
+
+#define TIR_EW2                                                                                    \
+    "@T.prim_func\n"                                                                               \
+    "def ew2(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((64, 32), \"float32\"), "             \
+    "C: T.Buffer((64, 32), \"float32\")):\n"                                                       \
+    "    for i, j in T.grid(64, 32):\n"                                                            \
+    "        with T.block(\"C\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            C[vi, vj] = T.max(A[vi, vj] * B[vi, vj], A[vi, vj])\n"
+
+/* Runs a 64x32 max(a * b, a) kernel on the executor and checks every element. */
+static void run_ew2(test_state *ts_, wf_kernel *k) {
+    static float a[64 * 32], b[64 * 32], c[64 * 32];
+    for (int x = 0; x < 64 * 32; x++)
+        a[x] = (float)(x % 7) * 0.5f - 1.0f, b[x] = (float)(x % 5) * 0.25f, c[x] = NAN;
+    wf_buffer in[2] = {{a, WF_F32, 2, {64, 32}, {0}, -1}, {b, WF_F32, 2, {64, 32}, {0}, -1}};
+    wf_buffer out[1] = {{c, WF_F32, 2, {64, 32}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1), WF_OK);
+    int bad = 0;
+    for (int x = 0; x < 64 * 32; x++)
+        bad += !(fmaxf(a[x] * b[x], a[x]) == c[x]);
+    CHECK_EQ_I64(bad, 0);
+}
+
+/* cache_write to local + reverse_compute_at at the block loop: each block computes its
+   16x32 tile into a local buffer, then writes it back (TVM's write-back stage). */
+TEST(tir_build_cache_write_reverse_compute_at) {
+    wf_tir *s = wf_tir_parse(TIR_EW2);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *io[2];
+    wf_tir_get_loops(s, c, l, 2);
+    int64_t f[2] = {-1, 16};
+    wf_tir_split(s, l[0], 2, f, io);
+    wf_tir_bind(s, io[0], "blockIdx.x");
+    wf_tir_reverse_compute_at(s, wf_tir_cache_write(s, c, 0, "local"), io[0]);
+    CHECK_HAS(wf_tir_script(s), "        for ax0, ax1 in T.grid(16, 32):\n"
+                                "            with T.block(\"C_local\"):\n"
+                                "                v0 = T.axis.spatial(64, i_0 * 16 + ax0)\n");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_HAS(wf_kernel_source(k), "float T3[512];");
+    CHECK_HAS(wf_kernel_source(k), "T4[blockIdx.x * 512 + i2 * 32 + i3] = T3[i2 * 32 + i3];");
+    run_ew2(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* split 32 by [None, 5]: 7 x 5 = 35 iterations, T.where(j_0 * 5 + j_1 < 32) in the
+   program and the same predicate in the kernel. */
+TEST(tir_build_split_where_predicate) {
+    wf_tir *s = wf_tir_parse(TIR_EW2);
+    wf_tir_loop *l[2], *jj[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "C"), l, 2);
+    int64_t f[2] = {-1, 5};
+    wf_tir_split(s, l[1], 2, f, jj);
+    CHECK_HAS(wf_tir_script(s), "T.where(j_0 * 5 + j_1 < 32)\n");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_HAS(wf_kernel_source(k), "if (i1 * 5 + i2 < 32) {");
+    run_ew2(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
