@@ -364,14 +364,16 @@ void wf_tir_reverse_compute_inline(wf_tir *s, wf_tir_block *h) {
 
 wf_tir_block *wf_tir_rfactor(wf_tir *s, wf_tir_loop *h, int factor_axis) {
     TIR_GATE(s, NULL);
-    (void)factor_axis;
     tir_stmt *l = loop_of(s, h, "rfactor");
     if (!l)
         return NULL;
-    return wf_fail(&s->err, WF_ERR_UNSUPPORTED,
-                   "rfactor: not supported yet: reductions (loop %s); rfactor needs the core's "
-                   "reduction IterDomains",
-                   l->loop_var->name);
+    const char *lrv = loop_rv(s, l);
+    tir_block *rf = tir_rfactor(s, l, factor_axis);
+    if (!rf)
+        return NULL;
+    name_block(s, rf);
+    trace_line(s, "%s = sch.rfactor(loop=%s, factor_axis=%d)", block_rv(s, rf), lrv, factor_axis);
+    return (wf_tir_block *)rf;
 }
 
 /* ---- printing and building ---- */

@@ -89,6 +89,18 @@ static void remove_stmt(wf_tir *s, tir_stmt *st) {
         remove_stmt(s, p);
 }
 
+bool tir_insert_after(wf_tir *s, tir_stmt *anchor, tir_stmt *x) {
+    tir_stmt *seq = root_seq(s);
+    int at = seq ? child_index(seq, anchor) : -1;
+    if (at < 0)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "not supported yet: a block inside another block");
+    if (!seq_insert(s, seq, at + 1, x))
+        return false;
+    x->parent = seq;
+    return true;
+}
+
 /* ---- buffers ---- */
 
 static const char *unique_name(wf_tir *s, const char *base) {

@@ -180,6 +180,18 @@ static tir_stmt *parse_for(parser *ps) {
 /* vi = T.axis.spatial(256, i)   or   vi, vk = T.axis.remap("SR", [i, k]) */
 static bool parse_axis(parser *ps, tir_block *b, const tok **names, int n) {
     const tok *kind = ps->t + 4;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < b->niters + i; k++) {
+            const char *nm = k < b->niters ? b->iters[k].var->name : NULL;
+            bool dup =
+                nm ? (int)strlen(nm) == names[i]->len &&
+                         !strncmp(nm, names[i]->p, (size_t)names[i]->len)
+                   : names[k - b->niters]->len == names[i]->len &&
+                         !strncmp(names[k - b->niters]->p, names[i]->p, (size_t)names[i]->len);
+            if (dup)
+                return tir_fail_at(ps, names[i], WF_ERR_ARG,
+                                   "this block iter is declared twice in the block");
+        }
     ps->t += 5;
     tir_iter *old = b->iters;
     tir_iter *nw = ARENA_ARRAY(&ps->s->arena, tir_iter, b->niters + n);

@@ -369,16 +369,13 @@ bool tir_reorder(wf_tir *s, int n, tir_stmt *const *loops) {
 
 bool tir_annotate(wf_tir *s, tir_stmt *l, tir_for_kind kind, const char *thread) {
     static const char *const what[] = {"serial", "unrolled", "vectorized", "bound", "parallel"};
+    /* a reduction loop on threadIdx is TVM's cross-thread reduction (built once the core
+       has reductions); on blockIdx, vectorized or parallel it is refused */
     bool cross_thread_ok = kind == TIR_THREAD && thread && !strncmp(thread, "threadIdx", 9);
     bool unroll_ok = kind == TIR_UNROLL;
     uses_ctx c = {l->loop_var, NULL, 0};
     tir_each_block(l->body, find_reduce_use, &c);
-    if (c.hit && cross_thread_ok)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "bind: not supported yet: reductions (the loop %s feeds the reduction "
-                        "iter %s of block \"%s\": a cross-thread reduction)",
-                        l->loop_var->name, c.hit->iters[c.iter].var->name, c.hit->name);
-    if (c.hit && !unroll_ok)
+    if (c.hit && !unroll_ok && !cross_thread_ok)
         return wf_failb(&s->err, WF_ERR_SCHEDULE,
                         "%s: The loop %s cannot be %s because the block iter %s of block \"%s\" "
                         "is of reduction type and is bound to it",

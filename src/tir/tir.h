@@ -201,6 +201,10 @@ tir_block *tir_cache_write(wf_tir *s, tir_block *b, int index, tir_scope scope);
 bool tir_compute_at(wf_tir *s, tir_block *b, tir_stmt *loop, bool reverse);
 bool tir_compute_inline(wf_tir *s, tir_block *b);
 bool tir_reverse_compute_inline(wf_tir *s, tir_block *b);
+/* rfactor.c: TVM's rfactor of the reduction block under loop; returns the new block. */
+tir_block *tir_rfactor(wf_tir *s, tir_stmt *loop, int factor_axis);
+/* Inserts x into the root sequence right after the root statement holding anchor. */
+bool tir_insert_after(wf_tir *s, tir_stmt *anchor, tir_stmt *x);
 /* Replaces old by new in old's parent (or the function body). */
 void tir_replace(wf_tir *s, tir_stmt *old, tir_stmt *repl);
 /* Iterates every block statement in program order. */

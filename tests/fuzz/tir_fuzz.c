@@ -4,7 +4,7 @@
  * Each input is parsed; a program that parses is printed, printed text is parsed again
  * and must print the same (the round trip), and a few primitives run on its first
  * block (get_loops, split by 2 with an inferred factor, fuse of the two outermost
- * loops, cache_read, compute_inline). Nothing may crash, leak or hang; errors are fine.
+ * loops, cache_read, compute_inline, rfactor). Nothing may crash, leak or hang; errors are fine.
  * Built by `make tir-fuzz` with clang -fsanitize=fuzzer,address,undefined; the corpus
  * is tests/fuzz/tir_corpus/ (the tests' programs).
  */
@@ -36,6 +36,10 @@ static void exercise(wf_tir *s, const char *first_block) {
     wf_tir_cache_read(s, b, 0, "shared");
     wf_tir_clear_error(s);
     wf_tir_compute_inline(s, b);
+    wf_tir_clear_error(s);
+    n = wf_tir_get_loops(s, b, l, 8);
+    if (n >= 1)
+        wf_tir_rfactor(s, l[n - 1], 0);
     wf_tir_clear_error(s);
     (void)wf_tir_script(s);
     (void)wf_tir_trace(s);

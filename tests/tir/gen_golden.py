@@ -181,6 +181,40 @@ def chain_inline(sch, h):
 
 case("chain_inline", CHAIN, chain_inline)
 
+RSUM = '''
+@T.prim_func
+def rsum(A: T.Buffer((128, 256), "float32"), B: T.Buffer((128,), "float32")):
+    for i, k in T.grid(128, 256):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+'''
+
+def rsum_rfactor(sch, h):
+    b = sch.get_sblock("B"); i, k = sch.get_loops(b)
+    ko, ki = sch.split(k, factors=[None, 32]); yield "split"
+    rf = sch.rfactor(ki, 0); yield "rfactor"
+
+case("rsum_rfactor", RSUM, rsum_rfactor)
+
+def rsum_rfactor1(sch, h):
+    b = sch.get_sblock("B"); i, k = sch.get_loops(b)
+    ko, ki = sch.split(k, factors=[None, 32])
+    rf = sch.rfactor(ko, 1); yield "rfactor_ko"
+
+case("rsum_rfactor1", RSUM, rsum_rfactor1)
+
+def rsum_cross_thread(sch, h):
+    b = sch.get_sblock("B"); i, k = sch.get_loops(b)
+    ko, ki = sch.split(k, factors=[None, 32])
+    rf = sch.rfactor(ki, 0)
+    wi, wk = sch.get_loops(b)
+    sch.bind(wi, "blockIdx.x"); sch.bind(wk, "threadIdx.x"); yield "bind"
+
+case("rsum_cross_thread", RSUM, rsum_cross_thread)
+
 def convert(text):
     lines = text.split("\n")
     out = ["# from tvm.script import tir as T", ""]

@@ -178,13 +178,16 @@ TEST(tir_build_refuses_compute_at_broadcast_loop) {
     wf_tir_free(s);
 }
 
-TEST(tir_rfactor_refused) {
+TEST(tir_build_refuses_rfactor_reduction) {
     wf_tir *s = wf_tir_parse(TIR_SUM_BROADCAST);
-    wf_tir_loop *l[2];
+    wf_tir_loop *l[2], *k[2];
     wf_tir_get_loops(s, wf_tir_get_block(s, "sum_broadcast"), l, 2);
-    CHECK(wf_tir_rfactor(s, l[1], 0) == NULL);
-    CHECK_STR(wf_tir_error(s), "rfactor: not supported yet: reductions (loop k); rfactor needs the "
-                               "core's reduction IterDomains");
+    int64_t f[2] = {-1, 32};
+    wf_tir_split(s, l[1], 2, f, k);
+    CHECK(wf_tir_rfactor(s, k[1], 0) != NULL);
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: reductions (block \"sum_broadcast_rf\" has T.init())");
     wf_tir_free(s);
 }
 

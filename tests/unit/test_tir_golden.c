@@ -266,3 +266,80 @@ TEST(tir_golden_matmul_cache_compute_at) {
     CHECK_STR(wf_tir_error(s), "");
     wf_tir_free(s);
 }
+
+#define TIR_RSUM                                                                                   \
+    "@T.prim_func\n"                                                                               \
+    "def rsum(A: T.Buffer((128, 256), \"float32\"), B: T.Buffer((128,), \"float32\")):\n"          \
+    "    for i, k in T.grid(128, 256):\n"                                                          \
+    "        with T.block(\"B\"):\n"                                                               \
+    "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"                                          \
+    "            with T.init():\n"                                                                 \
+    "                B[vi] = T.float32(0)\n"                                                       \
+    "            B[vi] = B[vi] + A[vi, vk]\n"
+
+/* rfactor at the inner and at the outer part of a split reduction loop. */
+TEST(tir_golden_rfactor) {
+    for (int outer = 0; outer < 2; outer++) {
+        wf_tir *s = wf_tir_parse(TIR_RSUM);
+        wf_tir_loop *l[2], *k[2];
+        wf_tir_get_loops(s, wf_tir_get_block(s, "B"), l, 2);
+        int64_t f[2] = {-1, 32};
+        wf_tir_split(s, l[1], 2, f, k);
+        if (!outer)
+            SCRIPT_IS(s, golden_rsum_rfactor_split);
+        wf_tir_block *rf = wf_tir_rfactor(s, k[outer ? 0 : 1], outer);
+        CHECK_STR(wf_tir_error(s), "");
+        CHECK(rf != NULL);
+        SCRIPT_IS(s, outer ? golden_rsum_rfactor1_rfactor_ko : golden_rsum_rfactor_rfactor);
+        /* the program parses back identically */
+        CHECK(round_trip(ts_, wf_tir_script(s)));
+        wf_tir_free(s);
+    }
+}
+
+TEST(tir_rfactor_refusals) {
+    wf_tir *s = wf_tir_parse(TIR_RSUM);
+    wf_tir_loop *l[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "B"), l, 2);
+    CHECK(wf_tir_rfactor(s, l[0], 0) == NULL);
+    CHECK_STR(wf_tir_error(s), "rfactor: The loop to be applied rfactor is i, which is required "
+                               "not to be touched by any data parallel block iter of the block "
+                               "below (vi touches it)");
+    wf_tir_clear_error(s);
+    CHECK(wf_tir_rfactor(s, l[1], 2) == NULL);
+    CHECK_STR(wf_tir_error(s), "rfactor: The input `factor_axis` is out of range. It is required "
+                               "to be in range [-(ndim + 1), ndim] where `ndim` is the number of "
+                               "dimensions of the write buffer B (1)");
+    wf_tir_clear_error(s);
+    CHECK_STR(wf_tir_script(s), golden_rsum_rfactor1_orig);
+    wf_tir_free(s);
+}
+
+/* rfactor, then the write-back's reduction loop on threadIdx.x: TVM's cross-thread
+   reduction, printed as TVM prints it (built once the core has reductions). */
+TEST(tir_golden_rfactor_cross_thread) {
+    wf_tir *s = wf_tir_parse(TIR_RSUM);
+    wf_tir_block *b = wf_tir_get_block(s, "B");
+    wf_tir_loop *l[2], *k[2], *w[2];
+    wf_tir_get_loops(s, b, l, 2);
+    int64_t f[2] = {-1, 32};
+    wf_tir_split(s, l[1], 2, f, k);
+    wf_tir_rfactor(s, k[1], 0);
+    CHECK_EQ_I64(wf_tir_get_loops(s, b, w, 2), 2);
+    wf_tir_bind(s, w[0], "blockIdx.x");
+    wf_tir_bind(s, w[1], "threadIdx.x");
+    CHECK_STR(wf_tir_error(s), "");
+    SCRIPT_IS(s, golden_rsum_cross_thread_bind);
+    CHECK_STR(wf_tir_trace(s),
+              "# from tvm import tir\n"
+              "def apply_trace(sch: tir.Schedule) -> None:\n"
+              "  b0 = sch.get_block(name=\"B\", func_name=\"main\")\n"
+              "  l1, l2 = sch.get_loops(block=b0)\n"
+              "  l3, l4 = sch.split(loop=l2, factors=[None, 32], preserve_unit_iters=True, "
+              "disable_predication=False)\n"
+              "  b5 = sch.rfactor(loop=l4, factor_axis=0)\n"
+              "  l6, l7 = sch.get_loops(block=b0)\n"
+              "  sch.bind(loop=l6, thread_axis=\"blockIdx.x\")\n"
+              "  sch.bind(loop=l7, thread_axis=\"threadIdx.x\")\n");
+    wf_tir_free(s);
+}

@@ -179,3 +179,12 @@ TEST(tir_parse_error_expression_too_deep) {
     }
     free(src);
 }
+
+/* Two iters of one name would print ambiguously (found by the fuzzer). */
+TEST(tir_parse_error_duplicate_iter) {
+    expect_error(ts_, BLOCK "            vi = T.axis.spatial(4, i)\n            A[vi] = A[vi]\n",
+                 WF_ERR_ARG,
+                 "6:13: this block iter is declared twice in the block\n"
+                 "            vi = T.axis.spatial(4, i)\n"
+                 "            ^");
+}
