@@ -587,6 +587,10 @@ bool tir_compute_at(wf_tir *s, tir_block *b, tir_stmt *loop, bool reverse) {
                             "iter %s directly",
                             fn, b->name, buf->name, b->iters[k].var->name);
     }
+    if (tir_loop_depth(loop) + 1 + b->niters > TIR_MAX_LOOPS)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "%s: not supported yet: more than %d loops around one block", fn,
+                        TIR_MAX_LOOPS);
     need needs[WF_MAX_RANK] = {0};
     if (!collect_needs(s, under, nu, buf, loop, reverse, needs))
         return false;

@@ -163,7 +163,13 @@ static tir_stmt *parse_for(parser *ps) {
         ps->syms.ptr[ps->syms.n - 1].extent = ext[i];
     }
     const tok *at = ps->t;
+    if ((ps->nloops += n) > TIR_MAX_LOOPS) {
+        tir_fail_at(ps, names[0], WF_ERR_UNSUPPORTED,
+                    "unsupported: more than 32 loops around one statement");
+        return NULL;
+    }
     tir_stmt *body = flatten(parse_suite(ps, NULL));
+    ps->nloops -= n;
     ps->syms.n = nsyms;
     if (body && body->kind == TS_SEQ && body->seq.n == 0) {
         tir_fail_at(ps, at, WF_ERR_UNSUPPORTED, "unsupported: a loop whose body has no statement");
@@ -192,6 +198,9 @@ static bool parse_axis(parser *ps, tir_block *b, const tok **names, int n) {
                 return tir_fail_at(ps, names[i], WF_ERR_ARG,
                                    "this block iter is declared twice in the block");
         }
+    if (b->niters + n > TIR_MAX_LOOPS)
+        return tir_fail_at(ps, names[0], WF_ERR_UNSUPPORTED,
+                           "unsupported: more than 32 iters in one block");
     ps->t += 5;
     tir_iter *old = b->iters;
     tir_iter *nw = ARENA_ARRAY(&ps->s->arena, tir_iter, b->niters + n);

@@ -23,7 +23,21 @@ int tir_loops_of(const tir_block *b, tir_stmt **out, int max) {
             rev[n++] = p;
     for (int i = 0; i < n && i < max; i++)
         out[i] = rev[n - 1 - i];
+    return n < max ? n : max; /* the primitives keep nests within TIR_MAX_LOOPS */
+}
+
+int tir_loop_depth(const tir_stmt *st) {
+    int n = 0;
+    for (const tir_stmt *p = st->parent; p; p = p->parent)
+        n += p->kind == TS_FOR;
     return n;
+}
+
+static bool deepest_block(tir_block *b, void *ctx) {
+    int d = tir_loop_depth(b->stmt);
+    if (d > *(int *)ctx)
+        *(int *)ctx = d;
+    return true;
 }
 
 tir_block *tir_find_block(wf_tir *s, const char *name) {
@@ -166,6 +180,12 @@ bool tir_split(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, tir_stmt *
     int64_t f[TIR_MAX_LOOPS];
     if (!split_factors(s, l, n, factors, f))
         return false;
+    int deepest = 0;
+    tir_each_block(l->body, deepest_block, &deepest);
+    if (deepest + n - 1 > TIR_MAX_LOOPS)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "split: not supported yet: more than %d loops around one block (loop %s)",
+                        TIR_MAX_LOOPS, l->loop_var->name);
     tir_var *vars[TIR_MAX_LOOPS];
     int64_t prod = 1;
     for (int i = 0; i < n; i++) {

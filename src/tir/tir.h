@@ -191,6 +191,8 @@ bool tir_block_regions(wf_tir *s, const tir_block *b, tir_regions *reads, tir_re
 /* ---- sched.c / cache.c: the primitives (arguments checked by api.c) ---- */
 /* Loops above a block, outermost first; returns the count (up to max written). */
 int tir_loops_of(const tir_block *b, tir_stmt **out, int max);
+/* The number of loops around a statement. */
+int tir_loop_depth(const tir_stmt *st);
 tir_block *tir_find_block(wf_tir *s, const char *name);
 bool tir_split(wf_tir *s, tir_stmt *loop, int n, const int64_t *factors, tir_stmt **out);
 tir_stmt *tir_fuse(wf_tir *s, int n, tir_stmt *const *loops);

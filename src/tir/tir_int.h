@@ -62,6 +62,7 @@ typedef struct {
     VEC(sym) syms;
     tir_block *blk; /* the block whose declarations are being read, or NULL */
     int depth;      /* expression nesting: bounded so that deep input cannot exhaust the stack */
+    int nloops;     /* loops around the statement being read (at most TIR_MAX_LOOPS) */
 } parser;
 #define TIR_MAX_EXPR_DEPTH 200
 

@@ -188,3 +188,16 @@ TEST(tir_parse_error_duplicate_iter) {
                  "            vi = T.axis.spatial(4, i)\n"
                  "            ^");
 }
+
+/* More than 32 loops around one statement is refused at the 33rd. */
+TEST(tir_parse_error_too_many_loops) {
+    char src[8192], *p = src;
+    p += sprintf(p, "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n");
+    for (int d = 0; d < 33; d++)
+        p += sprintf(p, "%*sfor i%d in range(1):\n", 4 * (d + 1), "", d);
+    sprintf(p, "%*sA[0] = A[0]\n", 4 * 34, "");
+    wf_tir *s = wf_tir_parse(src);
+    CHECK_EQ_I64(wf_tir_status(s), WF_ERR_UNSUPPORTED);
+    CHECK_HAS(wf_tir_error(s), "35:137: unsupported: more than 32 loops around one statement");
+    wf_tir_free(s);
+}
