@@ -206,7 +206,14 @@ build-tirfuzz/tir_fuzz: tests/fuzz/tir_fuzz.c $(LIB_OBJ)
 tir-fuzz-build:
 	$(Q)$(MAKE) --no-print-directory $(TIR_FUZZ_FLAGS) build-tirfuzz/tir_fuzz
 
-tir-fuzz: tir-fuzz-build
+# Skipped, and said so, where clang's libFuzzer runtime is missing.
+tir-fuzz:
+	$(Q)if echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+	  clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
+	  $(MAKE) --no-print-directory tir-fuzz-run; else \
+	  echo "tir-fuzz: SKIPPED: clang with libFuzzer is not installed (clang, libclang-rt-14-dev)"; fi
+
+tir-fuzz-run: tir-fuzz-build
 	$(Q)mkdir -p build-tirfuzz/corpus
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  build-tirfuzz/tir_fuzz -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
@@ -214,4 +221,4 @@ tir-fuzz: tir-fuzz-build
 
 test: tir-fuzz
 
-.PHONY: tir-fuzz tir-fuzz-build
+.PHONY: tir-fuzz tir-fuzz-build tir-fuzz-run
