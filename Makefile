@@ -146,7 +146,8 @@ check-headers:
 	$(Q)echo '#include "weft.h"' | g++ -Iinclude -x c++ -fsyntax-only -
 	@echo "headers ok"
 
-# Layer order: base <- ir <- analysis <- sched <- lower <- codegen <- runtime <- api.
+# Layer order: base <- ir <- analysis <- sched <- lower <- codegen <- runtime <- api <- tir
+# (tir: the TensorIR front door, over the public API like another user of it).
 # A file may include headers only from its own layer and the layers before it;
 # within a layer no include cycle and no call cycle between files
 # (tools/check-cycles.py: nm of the objects). `make test` runs it.
@@ -155,7 +156,7 @@ check-cycles: $(TLIB_OBJ)
 	$(Q)python3 tools/check-cycles.py $(BUILD)
 
 check-layers-only:
-	$(Q)order="base ir analysis sched lower codegen runtime api"; bad=0; \
+	$(Q)order="base ir analysis sched lower codegen runtime api tir"; bad=0; \
 	for f in $(LIB_SRC) $(wildcard src/*/*.h); do \
 	  layer=$$(echo $$f | cut -d/ -f2); rank=0; i=0; \
 	  for l in $$order; do i=$$((i+1)); [ $$l = $$layer ] && rank=$$i; done; \
@@ -172,7 +173,7 @@ check-symbols: $(BUILD)/libweft.a
 	if [ -n "$$bad" ]; then echo "non-wf_ global symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tirfuzz
 
 .PHONY: all test test-asan fuzz fuzz-long fuzz-asan-build demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-layers-only check-cycles check-symbols clean
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
@@ -236,3 +237,35 @@ test: install-test cli-test
 
 FORCE:
 .PHONY: install uninstall install-test cli-test FORCE
+
+# ---- TensorIR parser fuzzing (libFuzzer; clang) ----
+# `make tir-fuzz` builds the library with clang under ASan+UBSan+libFuzzer in
+# build-tirfuzz/ and runs tests/fuzz/tir_fuzz.c for TIR_FUZZ_SECONDS on the seed
+# corpus tests/fuzz/tir_corpus/ (new inputs go to build-tirfuzz/corpus). `make test`
+# runs it too.
+TIR_FUZZ_SECONDS ?= 60
+TIR_FUZZ_FLAGS := CC=clang BUILD=build-tirfuzz OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
+  EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+build-tirfuzz/tir_fuzz: tests/fuzz/tir_fuzz.c $(LIB_OBJ)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ tests/fuzz/tir_fuzz.c $(LIB_OBJ) $(LDLIBS)
+
+tir-fuzz-build:
+	$(Q)$(MAKE) --no-print-directory $(TIR_FUZZ_FLAGS) build-tirfuzz/tir_fuzz
+
+# Skipped, and said so, where clang's libFuzzer runtime is missing.
+tir-fuzz:
+	$(Q)if echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+	  clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
+	  $(MAKE) --no-print-directory tir-fuzz-run; else \
+	  echo "tir-fuzz: SKIPPED: clang with libFuzzer is not installed (clang, libclang-rt-14-dev)"; fi
+
+tir-fuzz-run: tir-fuzz-build
+	$(Q)mkdir -p build-tirfuzz/corpus
+	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  build-tirfuzz/tir_fuzz -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  -print_final_stats=1 -artifact_prefix=build-tirfuzz/ build-tirfuzz/corpus tests/fuzz/tir_corpus
+
+test: tir-fuzz
+
+.PHONY: tir-fuzz tir-fuzz-build tir-fuzz-run

@@ -439,6 +439,52 @@ WF_API void wf_tv_circular_buffer(wf_tv *tv, int stages);
    TMA swizzle pattern [-1, s, 8/s, s, 16 bytes] with the XOR of axes 1 and 3. */
 WF_API void wf_tv_tma_swizzle(wf_tv *smem_tv, int swizzle_bytes);
 
+/* ---- TensorIR front-end (seed 004) ----
+   A TVMScript function, parsed in C, scheduled with TVM's primitives. Block and loop
+   handles belong to the schedule (freed with it); a handle whose loop was replaced
+   (by split, fuse, compute_at...) is stale: using it is an error naming the loop. */
+typedef struct wf_tir wf_tir;             /* an IRModule-like program + its schedule */
+typedef struct wf_tir_block wf_tir_block; /* TVM's BlockRV */
+typedef struct wf_tir_loop wf_tir_loop;   /* TVM's LoopRV */
+
+/* Parses the text of one @T.prim_func (classic TVMScript). Never NULL except out of
+   memory; a parse error is the sticky error, with line:column and the offending line. */
+WF_API wf_tir *wf_tir_parse(const char *src);
+WF_API void wf_tir_free(wf_tir *s);
+WF_API wf_status wf_tir_status(const wf_tir *s);
+WF_API const char *wf_tir_error(const wf_tir *s);
+WF_API void wf_tir_clear_error(wf_tir *s);
+
+WF_API wf_tir_block *wf_tir_get_block(wf_tir *s, const char *name);
+/* Writes up to max loops above the block, outermost first; returns how many there are. */
+WF_API int wf_tir_get_loops(wf_tir *s, wf_tir_block *b, wf_tir_loop **loops, int max);
+/* factors: nfactors entries, at most one -1 (TVM's None) which is inferred; writes the
+   new loops, outermost first, to out. */
+WF_API void wf_tir_split(wf_tir *s, wf_tir_loop *l, int nfactors, const int64_t *factors,
+                         wf_tir_loop **out);
+WF_API wf_tir_loop *wf_tir_fuse(wf_tir *s, int n, wf_tir_loop *const *loops);
+WF_API void wf_tir_reorder(wf_tir *s, int n, wf_tir_loop *const *loops);
+WF_API void wf_tir_bind(wf_tir *s, wf_tir_loop *l, const char *thread_axis); /* "threadIdx.x" */
+WF_API void wf_tir_vectorize(wf_tir *s, wf_tir_loop *l);
+WF_API void wf_tir_unroll(wf_tir *s, wf_tir_loop *l);
+WF_API wf_tir_block *wf_tir_cache_read(wf_tir *s, wf_tir_block *b, int read_buffer_index,
+                                       const char *storage_scope); /* "shared", "local" */
+WF_API wf_tir_block *wf_tir_cache_write(wf_tir *s, wf_tir_block *b, int write_buffer_index,
+                                        const char *storage_scope);
+WF_API void wf_tir_compute_at(wf_tir *s, wf_tir_block *b, wf_tir_loop *l);
+WF_API void wf_tir_reverse_compute_at(wf_tir *s, wf_tir_block *b, wf_tir_loop *l);
+WF_API void wf_tir_compute_inline(wf_tir *s, wf_tir_block *b);
+WF_API void wf_tir_reverse_compute_inline(wf_tir *s, wf_tir_block *b);
+WF_API wf_tir_block *wf_tir_rfactor(wf_tir *s, wf_tir_loop *l, int factor_axis);
+/* The current program as TVMScript (TVM's printer layout, classic spelling), valid until
+   the next call on s; and the trace of schedule calls made so far, as Python. */
+WF_API const char *wf_tir_script(wf_tir *s);
+WF_API const char *wf_tir_trace(wf_tir *s);
+WF_API void wf_tir_show(wf_tir *s, FILE *out);
+/* Lowers to a kernel. wf_run's buffers: inputs = the parameters only read, outputs = the
+   parameters written, each in parameter order. */
+WF_API wf_kernel *wf_tir_build(wf_tir *s, const wf_compile_options *opt);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,452 @@
+/*
+ * build.c -- lowering a scheduled TIR program through the core: one compiler, two front
+ * doors (shared/DESIGN.md, "The TensorIR front-end").
+ *
+ * Each block becomes the tensor op that defines the buffer it writes (a parameter only
+ * read is a fusion input; a parameter written is a fusion output, in parameter order);
+ * its value expression becomes pointwise ops (a bare load, a cache stage, becomes a
+ * copy, wf_set); its buffer's scope becomes the tensor's memory type. The loops around
+ * the block become its loop domain: an iter bound to i_0 * 128 + i_1 (mixed-radix
+ * strides, as split makes them) is that logical axis split by 128; the axes are then
+ * reordered as the loops are nested and parallelized as they are bound, vectorized or
+ * unrolled; fused iters (f // n, f % n) are a merge before the splits; a block inside
+ * loops it shares with its consumer (compute_at) is inlined at that many loops. What
+ * the core cannot express yet is refused with "not supported yet: ...": reductions,
+ * scalar constants, comparisons / selects, vectorized computing blocks, and a block
+ * under a shared loop its own iters do not use (a loop-domain broadcast IterDomain).
+ *
+ * Reductions, once the core has wf_reduce: check_block stops refusing T.init; the block
+ * B[vi] = B[vi] + f(...) with iters [S..., R...] lowers in lower_block to
+ * wf_reduce(WF_ADD, f over all iters, the R axes) (the init value is T.init's
+ * constant; + - max min map to the ops), with the tensor's logical domain = all iters
+ * in order, so schedule_tv applies unchanged; the cross-thread bind of a reduce loop
+ * (tir_annotate) and rfactor (api.c -> wf_tv_rfactor) are then one call each.
+ */
+#include "tir/tir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most buffers (and blocks) one program may have to be built, and ops per block. */
+#define TIR_MAX_BUFFERS 64
+#define TIR_MAX_OPS     64
+
+typedef struct {
+    wf_tir *s;
+    wf_fusion *f;
+    int n;
+    tir_buffer *bufs[TIR_MAX_BUFFERS]; /* buffer -> the tensor that holds it now */
+    wf_tv *tvs[TIR_MAX_BUFFERS];
+    int nmade;
+    wf_tv *made[TIR_MAX_OPS]; /* the ops of the block being lowered, in creation order */
+} bctx;
+
+static wf_tv *tv_of(bctx *c, const tir_buffer *b) {
+    for (int i = 0; i < c->n; i++)
+        if (c->bufs[i] == b)
+            return c->tvs[i];
+    return NULL;
+}
+
+static bool set_tv(bctx *c, tir_buffer *b, wf_tv *tv) {
+    for (int i = 0; i < c->n; i++)
+        if (c->bufs[i] == b) {
+            c->tvs[i] = tv;
+            return true;
+        }
+    if (c->n == TIR_MAX_BUFFERS)
+        return wf_failb(&c->s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: more than %d buffers", TIR_MAX_BUFFERS);
+    c->bufs[c->n] = b, c->tvs[c->n++] = tv;
+    return true;
+}
+
+/* ---- checks ---- */
+
+typedef struct {
+    tir_block *list[TIR_MAX_BUFFERS];
+    int n;
+} block_list;
+
+static bool gather(tir_block *b, void *vctx) {
+    block_list *l = vctx;
+    if (l->n < TIR_MAX_BUFFERS)
+        l->list[l->n++] = b;
+    return true;
+}
+
+/* Does the loop hold more than one live block (it was given by compute_at)? */
+static bool shared_loop(const wf_tir *s, const tir_stmt *loop) {
+    int nblocks = 0;
+    for (int j = 0; j < s->blocks.n; j++) {
+        const tir_block *o = s->blocks.ptr[j];
+        for (const tir_stmt *p = o->stmt->parent; !o->dead && p; p = p->parent)
+            nblocks += p == loop;
+    }
+    return nblocks > 1;
+}
+
+static bool binds_loop(const tir_block *b, const tir_stmt *loop) {
+    for (int k = 0; k < b->niters; k++)
+        if (tir_expr_uses(b->iters[k].value, loop->loop_var))
+            return true;
+    return false;
+}
+
+static bool check_block(wf_tir *s, const tir_block *b) {
+    if (b->init)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: reductions (block \"%s\" has T.init())",
+                        b->name);
+    for (int k = 0; k < b->niters; k++)
+        if (b->iters[k].reduce)
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: reductions (block \"%s\", iter %s)", b->name,
+                            b->iters[k].var->name);
+    const tir_stmt *st = b->body;
+    if (st->kind != TS_STORE || st->nidx != b->niters)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: block \"%s\" is not one store indexed by its "
+                        "iters",
+                        b->name);
+    for (int d = 0; d < st->nidx; d++)
+        if (st->idx[d]->kind != TE_VAR || st->idx[d]->var != b->iters[d].var ||
+            b->iters[d].extent != st->buf->shape[d])
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: block \"%s\" must write %s[%s...] at its "
+                            "iters in order, over the whole buffer",
+                            b->name, st->buf->name, b->iters[0].var->name);
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+    for (int i = 0; i < nl; i++)
+        if (shared_loop(s, loops[i]) && !binds_loop(b, loops[i]))
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: block \"%s\" sits under the loop %s, "
+                            "which it shares with another block, without using it in its "
+                            "bindings (that needs loop-domain broadcast IterDomains in the core)",
+                            b->name, loops[i]->loop_var->name);
+    return true;
+}
+
+/* ---- values ---- */
+
+/* Records an op's tensor so that it gets the block's schedule and is inlined. */
+static wf_tv *made(bctx *c, wf_tv *tv) {
+    if (!tv)
+        return NULL;
+    if (c->nmade == TIR_MAX_OPS)
+        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                       "build: not supported yet: more than %d operations in one block",
+                       TIR_MAX_OPS);
+    c->made[c->nmade++] = tv;
+    return tv;
+}
+
+/* The tensor of a load, in the block's iter order (a permutation of the buffer's). */
+static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
+    wf_tv *tv = tv_of(c, e->buf);
+    if (!tv)
+        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                       "build: block \"%s\" reads %s before any block writes it", b->name,
+                       e->buf->name);
+    int perm[WF_MAX_RANK], nid = 0;
+    bool ident = e->nargs == b->niters;
+    for (int d = 0; d < e->nargs && ident; d++) {
+        perm[d] = -1;
+        for (int k = 0; k < b->niters; k++)
+            if (e->args[d]->kind == TE_VAR && e->args[d]->var == b->iters[k].var)
+                perm[d] = k;
+        ident = perm[d] >= 0;
+        nid += perm[d] == d;
+    }
+    if (!ident)
+        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                       "build: not supported yet: block \"%s\" reads %s at indices that are not "
+                       "a permutation of its iters",
+                       b->name, e->buf->name);
+    if (nid == e->nargs)
+        return tv;
+    int new2old[WF_MAX_RANK];
+    for (int d = 0; d < e->nargs; d++)
+        new2old[perm[d]] = d;
+    return made(c, wf_permute(tv, new2old));
+}
+
+static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
+    static const wf_binary_op bops[] = {WF_ADD, WF_SUB, WF_MUL, WF_DIV};
+    switch (e->kind) {
+    case TE_LOAD:
+        return lower_load(c, b, e);
+    case TE_BIN:
+        if (e->op <= TB_DIV) {
+            wf_tv *x = lower_value(c, b, e->args[0]);
+            wf_tv *y = x ? lower_value(c, b, e->args[1]) : NULL;
+            return y ? made(c, wf_binary(bops[e->op], x, y)) : NULL;
+        }
+        break;
+    case TE_CALL: {
+        wf_tv *x = e->nargs >= 1 && e->op != TC_IF_THEN_ELSE ? lower_value(c, b, e->args[0]) : NULL;
+        if (!x)
+            break;
+        if (e->op == TC_CAST)
+            return made(c, wf_cast(x, e->dtype));
+        if (e->op == TC_EXP || e->op == TC_SQRT)
+            return made(c, wf_unary(e->op == TC_EXP ? WF_EXP : WF_SQRT, x));
+        wf_tv *y = lower_value(c, b, e->args[1]);
+        return y ? made(c, wf_binary(e->op == TC_MAX ? WF_MAX : WF_MIN, x, y)) : NULL;
+    }
+    default:
+        break;
+    }
+    if (err_set(&c->s->err))
+        return NULL;
+    sbuf t = {0};
+    tir_print_expr(&t, e);
+    wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+            "build: not supported yet: %s in block \"%s\" (the core has tensor operands only: "
+            "no scalar constants, comparisons or selects)",
+            sbuf_str(&t), b->name);
+    sbuf_free(&t);
+    return NULL;
+}
+
+/* ---- loops -> the loop domain ---- */
+
+static wf_ptype ptype_of(const tir_stmt *l) {
+    static const char *const th[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                     "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+    static const wf_ptype pt[] = {WF_BIDX, WF_BIDY, WF_BIDZ, WF_TIDX, WF_TIDY, WF_TIDZ};
+    if (l->for_kind == TIR_UNROLL)
+        return WF_UNROLL;
+    if (l->for_kind == TIR_VECTORIZED)
+        return WF_VECTORIZE;
+    for (int i = 0; l->for_kind == TIR_THREAD && i < 6; i++)
+        if (!strcmp(l->thread, th[i]))
+            return pt[i];
+    return WF_SERIAL;
+}
+
+/* The loops of iter value v, outermost first (decreasing stride); false if v is not a
+   mixed-radix sum of loop variables, as split makes it. */
+static bool iter_chain(const tir_expr *v, tir_stmt *const *loops, int nl, tir_stmt **chain,
+                       int64_t *stride, int *m) {
+    if (v->kind == TE_BIN && v->op == TB_ADD)
+        return iter_chain(v->args[0], loops, nl, chain, stride, m) &&
+               iter_chain(v->args[1], loops, nl, chain, stride, m);
+    int64_t k = 1;
+    if (v->kind == TE_BIN && v->op == TB_MUL && v->args[1]->kind == TE_INT)
+        k = v->args[1]->ival, v = v->args[0];
+    if (v->kind != TE_VAR || *m == TIR_MAX_LOOPS)
+        return false;
+    for (int i = 0; i < nl; i++)
+        if (loops[i]->loop_var == v->var) {
+            chain[*m] = loops[i], stride[(*m)++] = k;
+            return true;
+        }
+    return false;
+}
+
+/* value = X // div, X % mod, X % mod // div, or X itself (div 1, mod 0). */
+static const tir_expr *fused_base(const tir_expr *v, int64_t *div, int64_t *mod) {
+    *div = 1, *mod = 0;
+    if (v->kind == TE_BIN && v->op == TB_FLOORDIV && v->args[1]->kind == TE_INT) {
+        *div = v->args[1]->ival;
+        v = v->args[0];
+    }
+    if (v->kind == TE_BIN && v->op == TB_MOD && v->args[1]->kind == TE_INT) {
+        *mod = v->args[1]->ival;
+        v = v->args[0];
+    }
+    return v;
+}
+
+/* Iters k0..k (a run sharing one fused value) bound as fuse binds them? */
+static bool fused_run_ok(const tir_block *b, int k0, int k) {
+    int64_t inner = 1;
+    for (int j = k; j >= k0; j--) {
+        int64_t div, mod;
+        fused_base(b->iters[j].value, &div, &mod);
+        if (div != inner || (j > k0 && mod != inner * b->iters[j].extent) || (j == k0 && mod))
+            return false;
+        inner *= b->iters[j].extent;
+    }
+    return true;
+}
+
+/* The loop chain of the value X of iters k0..k (outermost first), checked to be the
+   strides of a split; false + error otherwise. */
+static bool chain_of(wf_tir *s, const tir_block *b, int k, const tir_expr *x,
+                     tir_stmt *const *loops, int nl, tir_stmt **chain, int *m) {
+    int64_t stride[TIR_MAX_LOOPS], expect = 1;
+    *m = 0;
+    if (!iter_chain(x, loops, nl, chain, stride, m))
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: block \"%s\" binds %s to a value that is not "
+                        "a split or fuse of loops",
+                        b->name, b->iters[k].var->name);
+    for (int j = *m - 1; j >= 0; j--) {
+        if (stride[j] != expect)
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: the strides of iter %s of block \"%s\" "
+                            "are not those of a split",
+                            b->iters[k].var->name, b->name);
+        expect *= chain[j]->extent;
+    }
+    return true;
+}
+
+/* The loops around b become tv's loop domain: each run of iters bound to one loop
+   value (one iter, or several fused: X // n, X % n) is merged, then split as the
+   value's loops are, then everything is reordered as nested and parallelized. */
+static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv) {
+    wf_tir *s = c->s;
+    tir_stmt *loops[TIR_MAX_LOOPS], *dom[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), nd = 0;
+    for (int k = b->niters - 1; k >= 0;) {
+        int64_t div, mod;
+        const tir_expr *x = fused_base(b->iters[k].value, &div, &mod);
+        int k0 = k;
+        while (k0 > 0 && (div != 1 || mod != 0)) {
+            int64_t d2, m2;
+            if (!tir_expr_equal(fused_base(b->iters[k0 - 1].value, &d2, &m2), x))
+                break;
+            k0--;
+        }
+        if ((k0 < k || div != 1 || mod != 0) && !fused_run_ok(b, k0, k))
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: the iters of block \"%s\" bound with // "
+                            "and %% are not a fuse of consecutive iters",
+                            b->name);
+        tir_stmt *chain[TIR_MAX_LOOPS];
+        int m;
+        if (!chain_of(s, b, k, x, loops, nl, chain, &m))
+            return false;
+        for (int j = k0; j < k; j++)
+            wf_tv_merge(tv, k0);
+        for (int j = m - 1; j >= 1; j--)
+            wf_tv_split(tv, k0, chain[j]->extent);
+        /* the domain so far holds the iters after this run; prepend this chain */
+        memmove(dom + m, dom, sizeof dom[0] * (size_t)nd);
+        memcpy(dom, chain, sizeof dom[0] * (size_t)m);
+        nd += m;
+        k = k0 - 1;
+    }
+    for (int i = 0; i < nd; i++)
+        for (int j = 0; j < i; j++)
+            if (dom[i] == dom[j])
+                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                "build: not supported yet: the loop %s binds two iters of block "
+                                "\"%s\"",
+                                dom[i]->loop_var->name, b->name);
+    if (nd != nl)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: a loop around block \"%s\" that no iter uses",
+                        b->name);
+    int old2new[TIR_MAX_LOOPS];
+    for (int i = 0; i < nd; i++)
+        for (int j = 0; j < nl; j++)
+            if (loops[j] == dom[i])
+                old2new[i] = j;
+    if (nd > 1)
+        wf_tv_reorder_all(tv, old2new);
+    for (int j = 0; j < nl; j++)
+        if (ptype_of(loops[j]) != WF_SERIAL)
+            wf_tv_parallelize(tv, j, ptype_of(loops[j]));
+    return true;
+}
+
+/* ---- the whole program ---- */
+
+/* The core vectorizes copies only: a vectorized loop over a computing block is refused
+   in TIR terms rather than with the core's tensor names. */
+static bool check_vectorize(wf_tir *s, const tir_block *b) {
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+    for (int j = 0; j < nl; j++)
+        if (loops[j]->for_kind == TIR_VECTORIZED && b->body->value->kind != TE_LOAD)
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: the vectorized loop %s over block \"%s\", "
+                            "which computes: the core vectorizes copies only (vectorize the "
+                            "loop of a cache_read / cache_write block, or unroll %s)",
+                            loops[j]->loop_var->name, b->name, loops[j]->loop_var->name);
+    return true;
+}
+
+static bool lower_block(bctx *c, tir_block *b) {
+    const tir_stmt *st = b->body;
+    if (!check_vectorize(c->s, b))
+        return false;
+    c->nmade = 0;
+    wf_tv *tv = lower_value(c, b, st->value);
+    if (tv && st->value->kind == TE_LOAD)
+        tv = made(c, wf_set(tv));
+    if (tv && st->value->dtype != st->buf->dtype)
+        tv = made(c, wf_cast(tv, st->buf->dtype));
+    if (!tv)
+        return false;
+    if (st->buf->scope != TIR_GLOBAL)
+        wf_tv_set_memory(tv, st->buf->scope == TIR_SHARED ? WF_MEM_SHARED : WF_MEM_LOCAL);
+    /* every op of the block takes the block's loops; all but the last are inlined */
+    for (int i = 0; i < c->nmade; i++)
+        if (!schedule_tv(c, b, c->made[i]))
+            return false;
+    for (int i = 0; i + 1 < c->nmade; i++)
+        wf_tv_inline_at(c->made[i], wf_tv_ndim(c->made[i]));
+    /* compute_at: the block is computed inside the outer loops it shares */
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;
+    while (pos < nl && shared_loop(c->s, loops[pos]))
+        pos++;
+    if (pos > 0)
+        wf_tv_inline_at(tv, pos);
+    return set_tv(c, st->buf, tv);
+}
+
+static bool is_written(wf_tir *s, const block_list *l, const tir_buffer *buf) {
+    (void)s;
+    for (int i = 0; i < l->n; i++)
+        if (l->list[i]->body->kind == TS_STORE && l->list[i]->body->buf == buf)
+            return true;
+    return false;
+}
+
+static bool make_inputs(bctx *c, const block_list *l) {
+    wf_tir *s = c->s;
+    for (int i = 0; i < s->params.n; i++) {
+        tir_buffer *p = s->params.ptr[i];
+        if (is_written(s, l, p))
+            continue;
+        wf_tv *tv = wf_input(c->f, p->dtype, p->ndim, p->shape);
+        if (!tv || !set_tv(c, p, tv))
+            return false;
+    }
+    return true;
+}
+
+wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
+    block_list l = {.n = 0};
+    tir_each_block(s->body, gather, &l);
+    for (int i = 0; i < l.n; i++)
+        if (!check_block(s, l.list[i]))
+            return NULL;
+    bctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+    c->s = s;
+    c->f = wf_fusion_new();
+    bool ok = c->f && make_inputs(c, &l);
+    for (int i = 0; ok && i < l.n; i++)
+        ok = lower_block(c, l.list[i]);
+    for (int i = 0; ok && i < s->params.n; i++)
+        if (is_written(s, &l, s->params.ptr[i]))
+            wf_output(c->f, tv_of(c, s->params.ptr[i]));
+    wf_kernel *k = ok && !wf_fusion_status(c->f) ? wf_compile(c->f, opt) : NULL;
+    if (!k && !err_set(&s->err))
+        wf_fail(&s->err, c->f ? wf_fusion_status(c->f) : WF_ERR_MEMORY, "build: %s",
+                c->f ? wf_fusion_error(c->f) : "out of memory");
+    wf_fusion_free(s->fusion);
+    s->fusion = c->f;
+    free(c);
+    return k;
+}

@@ -1,0 +1,16 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"global_symbol": "matmul"})
+    # with T.block("root"):
+    for i_0, j_0, k_0, i_1, j_1, k_1 in T.grid(4, 4, 8, 16, 16, 8):
+        with T.block("C"):
+            vi = T.axis.spatial(64, i_0 * 16 + i_1)
+            vj = T.axis.spatial(64, j_0 * 16 + j_1)
+            vk = T.axis.reduce(64, k_0 * 8 + k_1)
+            T.reads(A[vi, vk], B[vk, vj])
+            T.writes(C[vi, vj])
+            with T.init():
+                C[vi, vj] = T.float32(0.0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]

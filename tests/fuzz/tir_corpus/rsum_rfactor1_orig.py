@@ -1,0 +1,14 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((128, 256), "float32"), B: T.Buffer((128,), "float32")):
+    T.func_attr({"global_symbol": "rsum"})
+    # with T.block("root"):
+    for i, k in T.grid(128, 256):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.reads(A[vi, vk])
+            T.writes(B[vi])
+            with T.init():
+                B[vi] = T.float32(0.0)
+            B[vi] = B[vi] + A[vi, vk]

@@ -1,0 +1,15 @@
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")):
+    T.func_attr({"global_symbol": "sum_broadcast"})
+    # with T.block("root"):
+    for i_0, i_1, k in T.grid(2, 128, 256):
+        with T.block("sum_broadcast"):
+            vi = T.axis.spatial(256, i_0 * 128 + i_1)
+            vk = T.axis.reduce(256, k)
+            T.reads(A[vk])
+            T.writes(B[vi])
+            with T.init():
+                B[vi] = T.float32(0.0)
+            B[vi] = B[vi] + A[vk]

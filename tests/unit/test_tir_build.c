@@ -1,0 +1,337 @@
+/*
+ * test_tir_build.c -- wf_tir_build: a scheduled TIR program lowered through the core,
+ * compiled with NVRTC and run on the CPU executor against a plain C reference.
+ * Spatial programs build; reductions (the seed's sum + broadcast), scalar constants,
+ * fused loops and compute_at'ed blocks are refused with "not supported yet" until the
+ * core has what they need.
+ */
+#include <math.h>
+
+#include "harness.h"
+#include "test_tir_golden.h"
+#include "tir_sources.h"
+
+#define TIR_EW                                                                                     \
+    "@T.prim_func\n"                                                                               \
+    "def ew(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((64, 32), \"float32\"), "              \
+    "C: T.Buffer((64, 32), \"float32\")):\n"                                                       \
+    "    for i, j in T.grid(64, 32):\n"                                                            \
+    "        with T.block(\"C\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            C[vi, vj] = T.max(A[vi, vj] * B[vi, vj], A[vi, vj]) + T.exp(B[vi, vj])\n"
+
+static float ew_ref(float a, float b) {
+    return fmaxf(a * b, a) + expf(b);
+}
+
+/* Runs k on the executor with A, B of 64x32 and checks C against ew_ref. */
+static void run_ew(test_state *ts_, wf_kernel *k) {
+    static float a[64 * 32], b[64 * 32], c[64 * 32];
+    for (int x = 0; x < 64 * 32; x++) {
+        a[x] = (float)(x % 7) * 0.5f - 1.0f;
+        b[x] = (float)(x % 5) * 0.25f;
+        c[x] = NAN;
+    }
+    wf_buffer in[2] = {{a, WF_F32, 2, {64, 32}, {0}, -1}, {b, WF_F32, 2, {64, 32}, {0}, -1}};
+    wf_buffer out[1] = {{c, WF_F32, 2, {64, 32}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1), WF_OK);
+    int bad = 0;
+    for (int x = 0; x < 64 * 32; x++)
+        bad += !(fabsf(ew_ref(a[x], b[x]) - c[x]) <= 1e-5f);
+    CHECK_EQ_I64(bad, 0);
+}
+
+/* split + bind to blocks and threads (x and y) + unroll: one kernel, 4 blocks of 8x16. */
+static wf_tir *ew_scheduled(void) {
+    wf_tir *s = wf_tir_parse(TIR_EW);
+    wf_tir_block *b = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *i[2], *j[2];
+    wf_tir_get_loops(s, b, l, 2);
+    int64_t f16[2] = {-1, 16}, f4[2] = {-1, 4};
+    wf_tir_split(s, l[0], 2, f16, i);
+    wf_tir_split(s, l[1], 2, f4, j);
+    wf_tir_bind(s, i[0], "blockIdx.x");
+    wf_tir_bind(s, i[1], "threadIdx.y");
+    wf_tir_bind(s, j[0], "threadIdx.x");
+    wf_tir_unroll(s, j[1]);
+    return s;
+}
+
+TEST(tir_build_elementwise_split_bind_unroll) {
+    wf_tir *s = ew_scheduled();
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    const wf_launch_info *li = wf_kernel_launch(k);
+    CHECK_EQ_I64(li->grid[0], 4);
+    CHECK_EQ_I64(li->block[0], 8);
+    CHECK_EQ_I64(li->block[1], 16);
+    CHECK_HAS(wf_kernel_source(k), "#pragma unroll");
+    run_ew(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* cache_read to shared at the root: a shared copy stage, a barrier, then the compute. */
+TEST(tir_build_cache_read_shared_stage) {
+    wf_tir *s = ew_scheduled();
+    wf_tir_cache_read(s, wf_tir_get_block(s, "C"), 0, "shared");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, 64 * 32 * 4);
+    CHECK_HAS(wf_kernel_source(k), "__syncthreads();");
+    run_ew(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+TEST(tir_build_refuses_reduction) {
+    wf_tir *s = wf_tir_parse(TIR_SUM_BROADCAST);
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_EQ_I64(wf_tir_status(s), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: reductions (block \"sum_broadcast\" has T.init())");
+    wf_tir_free(s);
+}
+
+TEST(tir_build_refuses_constant) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_STR(wf_tir_error(s), "build: not supported yet: T.float32(2.0) in block \"D\" (the "
+                               "core has tensor operands only: no scalar constants, comparisons "
+                               "or selects)");
+    wf_tir_free(s);
+}
+
+TEST(tir_build_refuses_vectorized_compute) {
+    wf_tir *s = wf_tir_parse(TIR_EW);
+    wf_tir_loop *l[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "C"), l, 2);
+    wf_tir_vectorize(s, l[1]);
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_STR(wf_tir_error(s), "build: not supported yet: the vectorized loop j over block \"C\", "
+                               "which computes: the core vectorizes copies only (vectorize the "
+                               "loop of a cache_read / cache_write block, or unroll j)");
+    wf_tir_free(s);
+}
+
+/* cache_read + compute_at at the thread loop: each (blockIdx.x, threadIdx.y) stages
+   the row of A it reads in shared memory; the copy block binds the shared loops i_0 and
+   i_1, so it is computed inside them (inline position 2). */
+TEST(tir_build_cache_read_compute_at) {
+    wf_tir *s = ew_scheduled();
+    wf_tir_loop *l[4];
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_get_loops(s, c, l, 4);
+    wf_tir_block *a = wf_tir_cache_read(s, c, 0, "shared");
+    wf_tir_compute_at(s, a, l[1]);
+    CHECK_HAS(wf_tir_script(s), "            for ax0 in range(32):\n"
+                                "                with T.block(\"A_shared\"):\n"
+                                "                    v0 = T.axis.spatial(64, i_0 * 16 + i_1)\n"
+                                "                    v1 = T.axis.spatial(32, ax0)\n");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_HAS(wf_kernel_source(k), "__syncthreads();");
+    run_ew(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+#define TIR_BCAST                                                                                  \
+    "@T.prim_func\n"                                                                               \
+    "def bc(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((32,), \"float32\"), "                 \
+    "C: T.Buffer((64, 32), \"float32\")):\n"                                                       \
+    "    for i, j in T.grid(64, 32):\n"                                                            \
+    "        with T.block(\"C\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            C[vi, vj] = A[vi, vj] + B[vj]\n"
+
+/* A stage computed under a loop its own indices do not use (B_shared under i) needs a
+   loop-domain broadcast IterDomain: refused until the core has them. */
+TEST(tir_build_refuses_compute_at_broadcast_loop) {
+    wf_tir *s = wf_tir_parse(TIR_BCAST);
+    wf_tir_loop *l[2];
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_block *b = wf_tir_cache_read(s, c, 1, "shared");
+    wf_tir_compute_at(s, b, l[0]);
+    CHECK_STR(wf_tir_error(s), "");
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_STR(wf_tir_error(s), "build: not supported yet: block \"B_shared\" sits under the loop "
+                               "i, which it shares with another block, without using it in its "
+                               "bindings (that needs loop-domain broadcast IterDomains in the "
+                               "core)");
+    wf_tir_free(s);
+}
+
+TEST(tir_build_refuses_rfactor_reduction) {
+    wf_tir *s = wf_tir_parse(TIR_SUM_BROADCAST);
+    wf_tir_loop *l[2], *k[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "sum_broadcast"), l, 2);
+    int64_t f[2] = {-1, 32};
+    wf_tir_split(s, l[1], 2, f, k);
+    CHECK(wf_tir_rfactor(s, k[1], 0) != NULL);
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: reductions (block \"sum_broadcast_rf\" has T.init())");
+    wf_tir_free(s);
+}
+
+/* fuse + split in four (blocks, unroll, threads, vector of 4) on a copy: printed as TVM
+   prints it, built as a merge then splits, and every element copied. */
+TEST(tir_build_fuse_unroll_vectorize_copy) {
+    wf_tir *s = wf_tir_parse(TIR_COPY);
+    wf_tir_loop *ij[2], *l[4];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "B"), ij, 2);
+    wf_tir_loop *f = wf_tir_fuse(s, 2, ij);
+    int64_t fs[4] = {4, 2, -1, 4};
+    wf_tir_split(s, f, 4, fs, l);
+    wf_tir_bind(s, l[0], "blockIdx.x");
+    wf_tir_unroll(s, l[1]);
+    wf_tir_bind(s, l[2], "threadIdx.x");
+    wf_tir_vectorize(s, l[3]);
+    CHECK_STR(wf_tir_script(s), golden_copy_fuse_scheduled);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_EQ_I64(wf_kernel_launch(k)->grid[0], 4);
+    CHECK_EQ_I64(wf_kernel_launch(k)->block[0], 64);
+    CHECK_HAS(wf_kernel_source(k),
+              "wf_vec_copy<float, 4>(&T1[blockIdx.x * 512 + i0 * 256 + threadIdx.x * 4]");
+    static float a[64 * 32], b[64 * 32];
+    for (int x = 0; x < 64 * 32; x++)
+        a[x] = (float)x, b[x] = NAN;
+    wf_buffer in[1] = {{a, WF_F32, 2, {64, 32}, {0}, -1}};
+    wf_buffer out[1] = {{b, WF_F32, 2, {64, 32}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 1, out, 1), WF_OK);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* compute_inline twice: one block left, printed as TVM prints it, built and run. */
+TEST(tir_build_compute_inline_chain) {
+    wf_tir *s = wf_tir_parse(TIR_CHAIN);
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_orig);
+    wf_tir_compute_inline(s, wf_tir_get_block(s, "X"));
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_inline_x);
+    wf_tir_compute_inline(s, wf_tir_get_block(s, "Y"));
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_inline_y);
+    wf_tir_loop *l[1], *io[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "C"), l, 1);
+    int64_t f[2] = {-1, 32};
+    wf_tir_split(s, l[0], 2, f, io);
+    wf_tir_bind(s, io[0], "blockIdx.x");
+    wf_tir_bind(s, io[1], "threadIdx.x");
+    CHECK_STR(wf_tir_script(s), golden_chain_inline_bind);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    float a[128], b[128], c[128];
+    for (int x = 0; x < 128; x++)
+        a[x] = (float)(x % 9) * 0.125f - 0.5f, b[x] = (float)(x % 4) * 0.5f, c[x] = NAN;
+    wf_buffer in[2] = {{a, WF_F32, 1, {128}, {0}, -1}, {b, WF_F32, 1, {128}, {0}, -1}};
+    wf_buffer out[1] = {{c, WF_F32, 1, {128}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1), WF_OK);
+    int bad = 0;
+    for (int x = 0; x < 128; x++)
+        bad += !(fabsf(fmaxf(expf(a[x] * b[x]) + a[x], a[x] * b[x]) - c[x]) <= 1e-5f);
+    CHECK_EQ_I64(bad, 0);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+#define TIR_EW2                                                                                    \
+    "@T.prim_func\n"                                                                               \
+    "def ew2(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((64, 32), \"float32\"), "             \
+    "C: T.Buffer((64, 32), \"float32\")):\n"                                                       \
+    "    for i, j in T.grid(64, 32):\n"                                                            \
+    "        with T.block(\"C\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            C[vi, vj] = T.max(A[vi, vj] * B[vi, vj], A[vi, vj])\n"
+
+/* Runs a 64x32 max(a * b, a) kernel on the executor and checks every element. */
+static void run_ew2(test_state *ts_, wf_kernel *k) {
+    static float a[64 * 32], b[64 * 32], c[64 * 32];
+    for (int x = 0; x < 64 * 32; x++)
+        a[x] = (float)(x % 7) * 0.5f - 1.0f, b[x] = (float)(x % 5) * 0.25f, c[x] = NAN;
+    wf_buffer in[2] = {{a, WF_F32, 2, {64, 32}, {0}, -1}, {b, WF_F32, 2, {64, 32}, {0}, -1}};
+    wf_buffer out[1] = {{c, WF_F32, 2, {64, 32}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1), WF_OK);
+    int bad = 0;
+    for (int x = 0; x < 64 * 32; x++)
+        bad += !(fmaxf(a[x] * b[x], a[x]) == c[x]);
+    CHECK_EQ_I64(bad, 0);
+}
+
+/* cache_write to local + reverse_compute_at at the block loop: each block computes its
+   16x32 tile into a local buffer, then writes it back (TVM's write-back stage). */
+TEST(tir_build_cache_write_reverse_compute_at) {
+    wf_tir *s = wf_tir_parse(TIR_EW2);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *io[2];
+    wf_tir_get_loops(s, c, l, 2);
+    int64_t f[2] = {-1, 16};
+    wf_tir_split(s, l[0], 2, f, io);
+    wf_tir_bind(s, io[0], "blockIdx.x");
+    wf_tir_reverse_compute_at(s, wf_tir_cache_write(s, c, 0, "local"), io[0]);
+    CHECK_HAS(wf_tir_script(s), "        for ax0, ax1 in T.grid(16, 32):\n"
+                                "            with T.block(\"C_local\"):\n"
+                                "                v0 = T.axis.spatial(64, i_0 * 16 + ax0)\n");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_HAS(wf_kernel_source(k), "float T3[512];");
+    CHECK_HAS(wf_kernel_source(k), "T4[blockIdx.x * 512 + i2 * 32 + i3] = T3[i2 * 32 + i3];");
+    run_ew2(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* split 32 by [None, 5]: 7 x 5 = 35 iterations, T.where(j_0 * 5 + j_1 < 32) in the
+   program and the same predicate in the kernel. */
+TEST(tir_build_split_where_predicate) {
+    wf_tir *s = wf_tir_parse(TIR_EW2);
+    wf_tir_loop *l[2], *jj[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "C"), l, 2);
+    int64_t f[2] = {-1, 5};
+    wf_tir_split(s, l[1], 2, f, jj);
+    CHECK_HAS(wf_tir_script(s), "T.where(j_0 * 5 + j_1 < 32)\n");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    CHECK_HAS(wf_kernel_source(k), "if (i1 * 5 + i2 < 32) {");
+    run_ew2(ts_, k);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
