@@ -58,8 +58,9 @@ step "gpu tests" make gpu-test
 if [ "${WF_GPU_CHECK_CORE:-1}" = 1 ]; then
     step "core tests on gpu" env WF_TEST_GPU=1 make test
 fi
-# The mutants only a GPU can see (wrong operators and casts in the CUDA text):
-# tools/mutants.sh runs them with MUTANTS_GPU=1 against the GPU test program.
+# The codegen mutants (wrong operators and casts in the CUDA text): the CPU
+# suite kills them through the host-CUDA oracle; here tools/mutants.sh runs
+# them with MUTANTS_GPU=1 against the GPU test program, on the device.
 #   WF_GPU_CHECK_MUTANTS=0  skips them.
 if [ "${WF_GPU_CHECK_MUTANTS:-1}" = 1 ]; then
     step "gpu mutants" env MUTANTS_GPU=1 sh tools/mutants.sh cg-
@@ -87,12 +88,12 @@ if [ "${WF_GPU_CHECK_QUICK:-0}" = 0 ]; then
     san="compute-sanitizer --error-exitcode 9"
     # shellcheck disable=SC2086 # the lists are meant to split
     step "memcheck" $san --tool memcheck build/tests/gpu/gpu_tests \
-        seed000 copy_ add_ exp_ relu transpose cast_ tma
+        seed000 copy_ add_ exp_ relu transpose cast_ tma reduce_tutorial reduce_rfactor reduce_softmax tir
     # shellcheck disable=SC2086
     step "racecheck" $san --tool racecheck build/tests/gpu/gpu_tests \
-        seed000_gsgcopy transpose shared_memory tma
+        seed000_gsgcopy transpose shared_memory tma reduce_tutorial reduce_rfactor reduce_softmax tir
     # shellcheck disable=SC2086
-    step "synccheck" $san --tool synccheck build/tests/gpu/gpu_tests tma
+    step "synccheck" $san --tool synccheck build/tests/gpu/gpu_tests tma reduce_tutorial reduce_rfactor reduce_softmax
     step "gpu tests asan" make gpu-test-asan
 fi
 
