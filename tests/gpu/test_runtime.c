@@ -244,18 +244,31 @@ GPU_TEST(explicit_sm_must_match_the_device) {
 
 /* ---- the disk cache ---- */
 
+/* The cache's entries (weft-<hash>.bin); the directory holds every kernel
+   the suite compiled so far, so the list grows as needed (it was capped at
+   64, and the grown suite's new entry fell past the cap). */
 typedef struct {
-    char names[64][64];
-    int n;
+    char (*names)[64];
+    int n, cap;
 } dir_list;
 
 static void list_entries(dir_list *l) {
     DIR *d = opendir(getenv("WF_CACHE_DIR"));
     struct dirent *e;
     l->n = 0;
-    while (d && (e = readdir(d)) && l->n < 64)
-        if (strncmp(e->d_name, "weft-", 5) == 0 && strlen(e->d_name) < 64)
-            memcpy(l->names[l->n++], e->d_name, strlen(e->d_name) + 1);
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "weft-", 5) != 0 || strlen(e->d_name) >= 64)
+            continue;
+        if (l->n == l->cap) {
+            int cap = l->cap ? 2 * l->cap : 256;
+            char(*grown)[64] = realloc(l->names, sizeof *grown * (size_t)cap);
+            if (!grown)
+                break;
+            l->names = grown;
+            l->cap = cap;
+        }
+        memcpy(l->names[l->n++], e->d_name, strlen(e->d_name) + 1);
+    }
     if (d)
         closedir(d);
 }
@@ -307,7 +320,7 @@ static void run_fresh(gt_state *ts_, wf_fusion *f, const char *path, const char 
 GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries) {
     static char orig[1 << 20], bad[1 << 20];
     char path[4200];
-    dir_list before, after;
+    dir_list before = {0}, after = {0};
     NEED_GPU();
     int64_t shape[1] = {777};
     wf_fusion *f = wf_fusion_new();
@@ -326,6 +339,8 @@ GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries) {
     CHECK(name != NULL);
     if (!name) {
         wf_fusion_free(f);
+        free(before.names);
+        free(after.names);
         return;
     }
     snprintf(path, sizeof path, "%s/%s", getenv("WF_CACHE_DIR"), name);
@@ -342,6 +357,8 @@ GPU_TEST(disk_cache_rebuilds_corrupt_truncated_and_foreign_entries) {
     write_file(path, bad, n);
     run_fresh(TS, f, path, orig, n, "foreign");
     wf_fusion_free(f);
+    free(before.names);
+    free(after.names);
 }
 
 /* ---- a kernel fault, in a child process ---- */
