@@ -21,7 +21,8 @@
 # Usage: tools/mutants.sh [ID-substring]   (MUTANTS_KEEP=1 keeps the copies;
 # MUTANTS_DRY=1 only checks that every mutation applies; MUTANTS_TESTS=sub
 # runs only the CPU tests whose name contains sub, e.g. hostcuda: faster,
-# but the score then speaks for those tests only)
+# but the score then speaks for those tests only; MUTANTS_GPU_TESTS=sub the
+# same for the GPU program; MUTANTS_JOBS=n builds with n jobs, default 2)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 only=${1:-}
@@ -70,7 +71,7 @@ survivors=""
 (cd "$root" && git ls-files -co --exclude-standard | tar cf - -T -) | (mkdir -p "$tmp/base" && cd "$tmp/base" && tar xf -)
 # The checkout's test build, if there is one, comes along (timestamps kept), so
 # a mutant rebuilds only the object it changes.
-[ -d "$root/build" ] && (cd "$root" && tar cf - build/test-lib build/tests 2>/dev/null) | (cd "$tmp/base" && tar xf -)
+[ -d "$root/build" ] && (cd "$root" && tar cf - build/test-lib build/tests build/src 2>/dev/null) | (cd "$tmp/base" && tar xf -)
 
 apply() { # file from to: exactly one occurrence, else fail
     python3 - "$1" "$2" "$3" <<'PY'
@@ -103,11 +104,11 @@ mutants | sed 's/\\|/\x01/g' | while IFS='|' read -r id isgpu file from to; do
         continue
     fi
     if [ "$isgpu" = 1 ] || { [ "$isgpu" = 2 ] && [ "$gpu" = 1 ]; }; then
-        target=build/tests/gpu/gpu_tests run="build/tests/gpu/gpu_tests"
+        target=build/tests/gpu/gpu_tests run="build/tests/gpu/gpu_tests ${MUTANTS_GPU_TESTS:-}"
     else
         target=build/tests/runner run="build/tests/runner ${MUTANTS_TESTS:-}"
     fi
-    if ! make -C "$dir" -j2 "$target" > "$dir.log" 2>&1; then
+    if ! make -C "$dir" -j"${MUTANTS_JOBS:-2}" "$target" > "$dir.log" 2>&1; then
         echo "DID NOT BUILD $id (see the mutation; a mutant must compile)"
         echo "$id" >> "$tmp/bad"
     elif (cd "$dir" && $run) >> "$dir.log" 2>&1 && ! grep -q '^\[FAIL\]' "$dir.log"; then
