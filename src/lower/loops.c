@@ -35,6 +35,28 @@ static bool is_vector_set(const ir_op *op, const wf_iterdomain *id) {
     return id->ptype == WF_VECTORIZE && ir_op_is_copy(op);
 }
 
+/* A loop extent known only at launch may overflow int64 for some sizes (a
+   split by a huge factor merged with a size): the launch checks that it
+   evaluates (`extent < INT64_MAX` folds away when the extent is provably
+   small), so both backends refuse those sizes with a message instead of
+   running a wrapped loop. */
+static bool check_extent_fits(lower_ctx *c, const wf_iterdomain *id) {
+    wf_arena *a = c->a;
+    const wf_val *cond = val_lt(a, id->extent, val_const(a, INT64_MAX));
+    if (val_is_const_eq(cond, 1))
+        return true;
+    sbuf b = {0}, m = {0};
+    ir_print_id(&b, id);
+    sbuf_printf(&m,
+                "for these sizes, the extent of T%d's loop %s does not fit in 64 bits; use "
+                "smaller split factors",
+                id->tv->id, sbuf_str(&b));
+    lower_check chk = {cond, arena_strdup(a, sbuf_str(&m))};
+    sbuf_free(&b);
+    sbuf_free(&m);
+    return chk.message && vec_push_arena(a, &c->out->checks, chk);
+}
+
 static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *gp) {
     kir_node *n = kir_new(c->a, KIR_FOR);
     if (!n)
@@ -70,6 +92,8 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *
         l->var = val_sym(c->a, SYM_LOOP, g, 0, name, 0, hi, l->extent);
     }
     c->group_loop[g] = n;
+    if (!val_is_const(l->extent) && !check_extent_fits(c, id))
+        return NULL;
     return l->var ? n : NULL;
 }
 

@@ -686,6 +686,8 @@ static bool size_refusal(const char *msg) {
            strncmp(msg, "invalid grid: ", 14) == 0 ||
            strstr(msg, "bytes of shared memory per block") ||
            strstr(msg, "the vectorized split needs") ||
+           /* a size that overflows int64 for this run's extents */
+           strstr(msg, "does not fit in 64 bits") ||
            /* a split by a huge factor: the executor's work budget, refused up front */
            strncmp(msg, "the CPU reference executor stops after ", 39) == 0;
 }

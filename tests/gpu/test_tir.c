@@ -106,6 +106,10 @@ GPU_TEST(tir_compute_inline_chain) {
     gt_tensor in[2] = {gt_dense(WF_F32, 1, shape), gt_dense(WF_F32, 1, shape)};
     gt_fill_random(&in[0]);
     gt_fill_random(&in[1]);
+    /* a >= 0 keeps exp(a * b) + a away from cancellation, which turned the
+       device's 2-ulp expf into a 1.8e-6 relative error (H100). */
+    for (int64_t x = 0; x < 128; x++)
+        gt_set_f32(&in[0], x, fabsf(gt_get_f32(&in[0], x)));
     gt_tensor want = gt_dense(WF_F32, 1, shape);
     for (int64_t x = 0; x < 128; x++) {
         float a = gt_get_f32(&in[0], x), b = gt_get_f32(&in[1], x);

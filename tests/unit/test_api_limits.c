@@ -243,3 +243,26 @@ TEST(api_launch_extent_that_overflows_at_launch_is_an_invalid_grid) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The same extent on a serial loop: the launch checks that it fits, on both
+   backends, instead of the executor failing inside the loop (ASan soak on
+   the H100, seeds 20261124-36: four cases). */
+TEST(api_loop_extent_that_overflows_at_launch_is_refused) {
+    int64_t shape[2] = {-1, 4};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *out = wf_set(wf_input(f, WF_F32, 2, shape));
+    wf_output(f, out);
+    wf_tv_split(out, 1, INT64_MAX); /* [n, 1, INT64_MAX] */
+    wf_tv_merge_axes(out, 0, 2);    /* [n * INT64_MAX, 1] */
+    wf_kernel *k = COMPILE(f);
+    if (!k)
+        return;
+    float a[12] = {0}, b[12];
+    wf_buffer bi = {a, WF_F32, 2, {3, 4}, {0}, -1}, bo = {b, WF_F32, 2, {3, 4}, {0}, -1};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &bi, 1, &bo, 1), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_last_run_error(k), "for these sizes, the extent of T1's loop "
+                                    "iS6{T0.size[0] * 9223372036854775807} does not fit in 64 "
+                                    "bits; use smaller split factors");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
