@@ -83,6 +83,10 @@ bool val_equal(const wf_val *x, const wf_val *y);
 bool val_uses_sym(const wf_val *v, sym_kind k, int a);
 /* Inclusive bounds of v's value from the symbols' ranges; hi = INT64_MAX if unknown. */
 void val_range(const wf_val *v, int64_t *lo, int64_t *hi);
+/* Can an operation inside v overflow int64 for some values of its symbols
+   in their ranges? Decided only where the operands' ranges are known (a
+   tensor size has none): false means "not provably". */
+bool val_may_overflow(const wf_val *v);
 /* Provably x < y / x <= y, from ranges. */
 bool val_prove_lt(const wf_val *x, const wf_val *y);
 /* Evaluate under a binding of symbols; false if a symbol is unbound, a

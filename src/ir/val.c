@@ -184,6 +184,35 @@ void val_range(const wf_val *v, int64_t *lo, int64_t *hi) {
     }
 }
 
+/* A range is known for a constant (even INT64_MAX) and where no bound
+   saturated (a tensor size's range is unknown: [0, INT64_MAX]). */
+static bool known_range(const wf_val *v, int64_t lo, int64_t hi) {
+    return v->kind == V_CONST || (lo != INT64_MIN && hi != INT64_MAX);
+}
+
+bool val_may_overflow(const wf_val *v) {
+    int64_t al, ah, bl, bh, r;
+    if (v->kind == V_CONST || v->kind == V_SYM)
+        return false;
+    if (val_may_overflow(v->a) || val_may_overflow(v->b))
+        return true;
+    val_range(v->a, &al, &ah);
+    val_range(v->b, &bl, &bh);
+    if (!known_range(v->a, al, ah) || !known_range(v->b, bl, bh))
+        return false;
+    switch (v->kind) {
+    case V_ADD:
+        return __builtin_add_overflow(al, bl, &r) || __builtin_add_overflow(ah, bh, &r);
+    case V_SUB:
+        return __builtin_sub_overflow(al, bh, &r) || __builtin_sub_overflow(ah, bl, &r);
+    case V_MUL:
+        return __builtin_mul_overflow(al, bl, &r) || __builtin_mul_overflow(al, bh, &r) ||
+               __builtin_mul_overflow(ah, bl, &r) || __builtin_mul_overflow(ah, bh, &r);
+    default:
+        return false;
+    }
+}
+
 static bool nonneg(const wf_val *v) {
     int64_t lo, hi;
     val_range(v, &lo, &hi);

@@ -501,6 +501,24 @@ static bool check_vector_tail(index_env *e, kir_node *s, int64_t width) {
     return true;
 }
 
+/* Indices and predicates are int64 arithmetic on both backends: one that
+   can overflow for in-range loop indices (a split by a huge factor makes a
+   loop whose index times its stride passes 2^63) would wrap on the GPU.
+   Refused where the ranges are known; run-time sizes are checked when the
+   executor evaluates them. */
+static bool fits_int64(index_env *e, kir_node *s) {
+    const kir_stmt *st = &s->u.stmt;
+    bool over = val_may_overflow(st->out_index) || (st->pred && val_may_overflow(st->pred));
+    for (int k = 0; k < st->op->nin && !over; k++)
+        over = val_may_overflow(st->in_index[k]);
+    if (!over)
+        return true;
+    return wf_failb(&e->c->f->err, WF_ERR_SCHEDULE,
+                    "T%d: an index or bounds check of T%d's statement can pass 2^63 for loop "
+                    "indices in range (a split by a huge factor?); use smaller split factors",
+                    st->op->out->id, st->op->out->id);
+}
+
 static bool index_stmt(index_env *e, kir_node *s) {
     ir_op *op = s->u.stmt.op;
     kir_node *vl = vector_loop(s);
@@ -515,7 +533,7 @@ static bool index_stmt(index_env *e, kir_node *s) {
     }
     s->u.stmt.out_index = access_index(e, s, op->out, NULL);
     s->u.stmt.pred = e->pred;
-    return s->u.stmt.out_index != NULL;
+    return s->u.stmt.out_index != NULL && fits_int64(e, s);
 }
 
 bool lower_index(lower_ctx *c) {

@@ -192,10 +192,11 @@ TEST(api_propagate_a_20000_op_chain_in_linear_time) {
 }
 
 /* A shared tile whose size is symbolic and overflows int64 for the run's
-   sizes (a split by INT64_MAX of a symbolic extent allocates
-   ceil(n / INT64_MAX) * INT64_MAX elements): a clear launch refusal that
-   says how much shared memory CUDA allows, not "cannot evaluate" (fuzz -s
-   1006 -c 28289). */
+   sizes (a split by 2^59 of a symbolic extent allocates ceil(n / 2^59) *
+   2^59 rows of 4 floats: 2^63 bytes): a clear launch refusal that says how
+   much shared memory CUDA allows, not "cannot evaluate" (fuzz -s 1006 -c
+   28289, whose split by INT64_MAX is now refused at compile time: its
+   indices can pass 2^63). */
 TEST(api_shared_size_that_overflows_at_launch_is_refused_clearly) {
     int64_t shape[2] = {-1, 4};
     wf_fusion *f = wf_fusion_new();
@@ -204,7 +205,7 @@ TEST(api_shared_size_that_overflows_at_launch_is_refused_clearly) {
     wf_tv *out = wf_set(tile);
     wf_output(f, out);
     wf_tv_set_memory(tile, WF_MEM_SHARED);
-    wf_tv_split(tile, 0, INT64_MAX);
+    wf_tv_split(tile, 0, (int64_t)1 << 59); /* indices fit in int64; 2^59 x 4 x 4 bytes do not */
     wf_kernel *k = COMPILE(f);
     if (!k)
         return;
@@ -264,5 +265,26 @@ TEST(api_loop_extent_that_overflows_at_launch_is_refused) {
                                     "iS6{T0.size[0] * 9223372036854775807} does not fit in 64 "
                                     "bits; use smaller split factors");
     wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* A bounds check that overflows int64 for in-range loop indices, all
+   extents constant: T1 = broadcast(T0) [4, b], its broadcast axis split by
+   INT64_MAX and the {1} split outer by 3 gives `i % 3 * INT64_MAX < 1`.
+   Refused at compile time (the executor failed at run time and a GPU would
+   wrap: ASan soak on the H100, -s 20261206 -c 173259). */
+TEST(api_bounds_check_that_can_overflow_is_refused) {
+    int64_t shape[1] = {4};
+    bool bc[2] = {false, true};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *out = wf_broadcast(wf_input(f, WF_F32, 1, shape), 2, bc);
+    wf_output(f, out);
+    wf_tv_split(out, 1, INT64_MAX); /* [4, 1, INT64_MAX] */
+    wf_tv_split_outer(out, 1, 3);   /* [4, 3, 1, INT64_MAX] */
+    wf_tv_merge(out, 0);            /* [12, 1, INT64_MAX] */
+    CHECK(wf_compile(f, NULL) == NULL);
+    check_error(TS, f, WF_ERR_SCHEDULE,
+                "T1: an index or bounds check of T1's statement can pass 2^63 for loop indices "
+                "in range (a split by a huge factor?); use smaller split factors");
     wf_fusion_free(f);
 }
