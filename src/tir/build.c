@@ -10,17 +10,19 @@
  * strides, as split makes them) is that logical axis split by 128; the axes are then
  * reordered as the loops are nested and parallelized as they are bound, vectorized or
  * unrolled; fused iters (f // n, f % n) are a merge before the splits; a block inside
- * loops it shares with its consumer (compute_at) is inlined at that many loops. What
- * the core cannot express yet is refused with "not supported yet: ...": reductions,
- * scalar constants, comparisons / selects, vectorized computing blocks, and a block
- * under a shared loop its own iters do not use (a loop-domain broadcast IterDomain).
+ * loops it shares with its consumer (compute_at) is inlined at that many loops.
  *
- * Reductions, once the core has wf_reduce: check_block stops refusing T.init; the block
- * B[vi] = B[vi] + f(...) with iters [S..., R...] lowers in lower_block to
- * wf_reduce(WF_ADD, f over all iters, the R axes) (the init value is T.init's
- * constant; + - max min map to the ops), with the tensor's logical domain = all iters
- * in order, so schedule_tv applies unchanged; the cross-thread bind of a reduce loop
- * (tir_annotate) and rfactor (api.c -> wf_tv_rfactor) are then one call each.
+ * A reduction block (T.init() storing the op's initial value, body B[s] = B[s] op f)
+ * lowers to wf_reduce(op, f over all iters, the reduce iters): its logical domain is
+ * all iters in order, so the loops map onto it as for a spatial block (a reduce loop on
+ * threadIdx is the core's block reduction). A load using a subset of the iters is
+ * broadcast; an iter no operand uses is expanded (ir_expand: the value repeated over
+ * an iteration dim, seed 004's A[vk] under vi). A stage under shared loops it does not
+ * use, bound to blockIdx or to a threadIdx the stage binds itself (the cooperative
+ * fetch), leaves them out of its loop domain (implicit_loop). What the core cannot
+ * express yet is refused with "not supported yet: ...": scalar constants, comparisons /
+ * selects, vectorized computing blocks, rfactor's combined indices, and a block under
+ * any other shared loop its own iters do not use (a loop-domain broadcast IterDomain).
  */
 #include "tir/tir.h"
 #include "ir/ir.h"
@@ -298,11 +300,17 @@ static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
         if (ok)
             used[perm[d]] = true;
     }
-    if (!ok)
-        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                       "build: not supported yet: block \"%s\" reads %s at indices that are not "
-                       "distinct iters of the block",
-                       b->name, e->buf->name);
+    if (!ok) {
+        sbuf t = {0};
+        tir_print_expr(&t, e);
+        wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: block \"%s\" reads %s, whose indices are not "
+                "distinct iters of the block (an index combining iters, as rfactor writes "
+                "them, needs a view of %s split along that axis in the core)",
+                b->name, sbuf_str(&t), e->buf->name);
+        sbuf_free(&t);
+        return NULL;
+    }
     /* rank of each index among the used iters: the permutation into iter order */
     int new2old[WF_MAX_RANK];
     for (int d = 0; d < e->nargs; d++) {

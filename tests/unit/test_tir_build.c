@@ -178,8 +178,9 @@ TEST(tir_build_refuses_rfactor_reduction) {
     CHECK(wf_tir_rfactor(s, k[1], 0) != NULL);
     CHECK(wf_tir_build(s, NULL) == NULL);
     CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: block \"sum_broadcast_rf\" reads A at indices that are "
-              "not distinct iters of the block");
+              "build: not supported yet: block \"sum_broadcast_rf\" reads A[vk_0 * 32 + vk_1], "
+              "whose indices are not distinct iters of the block (an index combining iters, as "
+              "rfactor writes them, needs a view of A split along that axis in the core)");
     wf_tir_free(s);
 }
 
