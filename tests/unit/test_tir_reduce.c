@@ -249,3 +249,50 @@ TEST(tir_reduce_refuses_other_init) {
                                "separate block)");
     wf_tir_free(s);
 }
+
+/* Loads at a subset of the iters: an outer product (both operands broadcast) and a
+   row repeated down the rows (expanded over vi), split and bound. */
+TEST(tir_reduce_broadcast_and_expand_spatial) {
+    wf_tir *s = wf_tir_parse("@T.prim_func\n"
+                             "def f(A: T.Buffer((16,), \"float32\"), B: T.Buffer((32,), "
+                             "\"float32\"), C: T.Buffer((16, 32), \"float32\"), "
+                             "D: T.Buffer((16, 32), \"float32\")):\n"
+                             "    for i, j in T.grid(16, 32):\n"
+                             "        with T.block(\"C\"):\n"
+                             "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+                             "            C[vi, vj] = A[vi] * B[vj]\n"
+                             "    for i, j in T.grid(16, 32):\n"
+                             "        with T.block(\"D\"):\n"
+                             "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+                             "            D[vi, vj] = B[vj]\n");
+    wf_tir_loop *l[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "D"), l, 2);
+    wf_tir_bind(s, l[1], "threadIdx.x");
+    wf_tir_get_loops(s, wf_tir_get_block(s, "C"), l, 2);
+    wf_tir_bind(s, l[1], "threadIdx.x");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (!k) {
+        wf_tir_free(s);
+        return;
+    }
+    static float a[16], b[32], c[16 * 32], d[16 * 32];
+    for (int x = 0; x < 16; x++)
+        a[x] = a_val(x);
+    for (int x = 0; x < 32; x++)
+        b[x] = a_val(x + 100);
+    for (int x = 0; x < 16 * 32; x++)
+        c[x] = d[x] = NAN;
+    wf_buffer in[2] = {{a, WF_F32, 1, {16}, {0}, -1}, {b, WF_F32, 1, {32}, {0}, -1}};
+    wf_buffer out[2] = {{c, WF_F32, 2, {16, 32}, {0}, -1}, {d, WF_F32, 2, {16, 32}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 2), WF_OK);
+    int bad = 0;
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 32; j++)
+            bad += c[i * 32 + j] != a[i] * b[j] || d[i * 32 + j] != b[j];
+    CHECK_EQ_I64(bad, 0);
+    CHECK_EQ_I64(wf_kernel_launch(k)->block[0], 32);
+    (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
