@@ -296,3 +296,25 @@ TEST(tir_reduce_broadcast_and_expand_spatial) {
     wf_kernel_free(k);
     wf_tir_free(s);
 }
+
+/* T.float32("-inf") reads back what the printer writes; other strings are refused. */
+TEST(tir_reduce_nonfinite_constants_round_trip) {
+    wf_tir *s = wf_tir_parse(TIR_COLMAX);
+    CHECK_HAS(wf_tir_script(s), "                B[vj] = T.float32(\"-inf\")\n");
+    wf_tir *s2 = wf_tir_parse(wf_tir_script(s));
+    CHECK_STR(wf_tir_error(s2), "");
+    CHECK_STR(wf_tir_script(s2), wf_tir_script(s));
+    wf_tir_free(s2);
+    wf_tir_free(s);
+    s = wf_tir_parse("@T.prim_func\n"
+                     "def f(B: T.Buffer((4,), \"float32\")):\n"
+                     "    for i in range(4):\n"
+                     "        with T.block(\"B\"):\n"
+                     "            vi = T.axis.spatial(4, i)\n"
+                     "            B[vi] = T.float32(\"big\")\n");
+    CHECK_STR(wf_tir_error(s), "6:31: unsupported: a string constant other than \"inf\", \"-inf\" "
+                               "or \"nan\" of a float type\n"
+                               "            B[vi] = T.float32(\"big\")\n"
+                               "                              ^");
+    wf_tir_free(s);
+}
