@@ -290,6 +290,9 @@ wf_tv *ir_cast(wf_tv *a, wf_dtype t);
 wf_tv *ir_unary(int op, wf_tv *a);
 wf_tv *ir_binary(int op, wf_tv *a, wf_tv *b);
 wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast);
+/* A broadcast whose new dims are iteration dims of the given extents (nvFuser's
+   expand): a's value repeated along them; the op's input does not index them. */
+wf_tv *ir_expand(wf_tv *a, int ndim_out, const bool *is_bcast, const int64_t *extent);
 wf_tv *ir_permute(wf_tv *a, const int *new2old);
 /* reduce.c: a reduction (op: WF_ADD, WF_MUL, WF_MAX, WF_MIN) of a's listed
    dims (indices among a's non-reduction dims, negatives from the end). The

@@ -186,6 +186,21 @@ wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast) {
     return out;
 }
 
+wf_tv *ir_expand(wf_tv *a, int ndim_out, const bool *is_bcast, const int64_t *extent) {
+    wf_tv *out = ir_broadcast(a, ndim_out, is_bcast);
+    for (int d = 0; out && d < ndim_out; d++)
+        if (is_bcast[d] && extent[d] != 1) {
+            wf_iterdomain *id = out->logical.ptr[d];
+            const wf_val *e = extent[d] > 0 ? val_const(&a->f->arena, extent[d]) : NULL;
+            if (!e)
+                return wf_fail(&a->f->err, extent[d] > 0 ? WF_ERR_MEMORY : WF_ERR_ARG,
+                               "expand(T%d): dim %d has extent %lld (want > 0)", a->id, d,
+                               (long long)extent[d]);
+            id->itype = IT_ITER, id->extent = e;
+        }
+    return out;
+}
+
 wf_tv *ir_permute(wf_tv *a, const int *new2old) {
     wf_fusion *f = a->f;
     int n = ir_tv_rank(a);

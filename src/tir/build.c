@@ -10,20 +10,24 @@
  * strides, as split makes them) is that logical axis split by 128; the axes are then
  * reordered as the loops are nested and parallelized as they are bound, vectorized or
  * unrolled; fused iters (f // n, f % n) are a merge before the splits; a block inside
- * loops it shares with its consumer (compute_at) is inlined at that many loops. What
- * the core cannot express yet is refused with "not supported yet: ...": reductions,
- * scalar constants, comparisons / selects, vectorized computing blocks, and a block
- * under a shared loop its own iters do not use (a loop-domain broadcast IterDomain).
+ * loops it shares with its consumer (compute_at) is inlined at that many loops.
  *
- * Reductions, once the core has wf_reduce: check_block stops refusing T.init; the block
- * B[vi] = B[vi] + f(...) with iters [S..., R...] lowers in lower_block to
- * wf_reduce(WF_ADD, f over all iters, the R axes) (the init value is T.init's
- * constant; + - max min map to the ops), with the tensor's logical domain = all iters
- * in order, so schedule_tv applies unchanged; the cross-thread bind of a reduce loop
- * (tir_annotate) and rfactor (api.c -> wf_tv_rfactor) are then one call each.
+ * A reduction block (T.init() storing the op's initial value, body B[s] = B[s] op f)
+ * lowers to wf_reduce(op, f over all iters, the reduce iters): its logical domain is
+ * all iters in order, so the loops map onto it as for a spatial block (a reduce loop on
+ * threadIdx is the core's block reduction). A load using a subset of the iters is
+ * broadcast; an iter no operand uses is expanded (ir_expand: the value repeated over
+ * an iteration dim, seed 004's A[vk] under vi). A stage under shared loops it does not
+ * use, bound to blockIdx or to a threadIdx the stage binds itself (the cooperative
+ * fetch), leaves them out of its loop domain (implicit_loop). What the core cannot
+ * express yet is refused with "not supported yet: ...": scalar constants, comparisons /
+ * selects, vectorized computing blocks, rfactor's combined indices, and a block under
+ * any other shared loop its own iters do not use (a loop-domain broadcast IterDomain).
  */
 #include "tir/tir.h"
+#include "ir/ir.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,38 +98,171 @@ static bool binds_loop(const tir_block *b, const tir_stmt *loop) {
     return false;
 }
 
-static bool check_block(wf_tir *s, const tir_block *b) {
-    if (b->init)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: reductions (block \"%s\" has T.init())",
-                        b->name);
+/* The spatial iters of b, in order (the indices a reduction block writes). */
+static int spatial_iters(const tir_block *b, int *out) {
+    int n = 0;
+    for (int k = 0; k < b->niters; k++)
+        if (!b->iters[k].reduce)
+            out[n++] = k;
+    return n;
+}
+
+static bool has_reduce_iter(const tir_block *b) {
     for (int k = 0; k < b->niters; k++)
         if (b->iters[k].reduce)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: reductions (block \"%s\", iter %s)", b->name,
-                            b->iters[k].var->name);
-    const tir_stmt *st = b->body;
-    if (st->kind != TS_STORE || st->nidx != b->niters)
+            return true;
+    return false;
+}
+
+/* Is e a load of st's buffer at st's indices (the accumulator)? */
+static bool is_accumulator(const tir_stmt *st, const tir_expr *e) {
+    if (e->kind != TE_LOAD || e->buf != st->buf || e->nargs != st->nidx)
+        return false;
+    for (int d = 0; d < e->nargs; d++)
+        if (!tir_expr_equal(e->args[d], st->idx[d]))
+            return false;
+    return true;
+}
+
+/* The reduction of a block with T.init(): its body is B[s] = B[s] op f (op + max min,
+   the accumulator on either side), its init B[s] = the op's initial value. Returns
+   the op, and f in *f; -1 (with the error set) otherwise. */
+static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
+    const tir_stmt *st = b->body, *in = b->init;
+    const tir_expr *v = st->value;
+    int op = -1;
+    if (v->kind == TE_BIN && v->op == TB_ADD)
+        op = WF_ADD;
+    else if (v->kind == TE_CALL && (v->op == TC_MAX || v->op == TC_MIN) && v->nargs == 2)
+        op = v->op == TC_MAX ? WF_MAX : WF_MIN;
+    if (op >= 0 && is_accumulator(st, v->args[0]))
+        *f = v->args[1];
+    else if (op >= 0 && is_accumulator(st, v->args[1]))
+        *f = v->args[0];
+    else
         return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: block \"%s\" is not one store indexed by its "
-                        "iters",
-                        b->name);
-    for (int d = 0; d < st->nidx; d++)
-        if (st->idx[d]->kind != TE_VAR || st->idx[d]->var != b->iters[d].var ||
-            b->iters[d].extent != st->buf->shape[d])
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: block \"%s\" must write %s[%s...] at its "
-                            "iters in order, over the whole buffer",
-                            b->name, st->buf->name, b->iters[0].var->name);
+                        "build: not supported yet: block \"%s\" has T.init() but its body is "
+                        "not %s[...] = %s[...] + value (or T.max / T.min of the two), the "
+                        "reductions the core has",
+                        b->name, st->buf->name, st->buf->name),
+               -1;
+    tir_expr acc = {.kind = TE_LOAD, .buf = st->buf, .nargs = st->nidx, .args = st->idx};
+    if (!in || in->kind != TS_STORE || in->buf != st->buf || !is_accumulator(in, &acc))
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: the T.init() of block \"%s\" must be one "
+                        "store to %s at the indices its body writes",
+                        b->name, st->buf->name),
+               -1;
+    const tir_expr *c = in->value;
+    double x = c->kind == TE_FLOAT ? c->fval : c->kind == TE_INT ? (double)c->ival : NAN;
+    if (c->kind == TE_CALL && c->op == TC_CAST && c->nargs == 1)
+        x = c->args[0]->kind == TE_FLOAT ? c->args[0]->fval
+            : c->args[0]->kind == TE_INT ? (double)c->args[0]->ival
+                                         : NAN;
+    double want = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
+    if (x != want)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: the T.init() of block \"%s\" stores a value "
+                        "other than the reduction's initial value (%s for %s); the core starts "
+                        "a reduction at that value (add the constant in a separate block)",
+                        b->name,
+                        op == WF_ADD   ? "0"
+                        : op == WF_MAX ? "-inf"
+                                       : "inf",
+                        op == WF_ADD   ? "+"
+                        : op == WF_MAX ? "T.max"
+                                       : "T.min"),
+               -1;
+    return op;
+}
+
+/* A loop the block shares with another block (compute_at) without using it, where
+   the kernel runs the block once per value of the loop anyway: a loop bound to
+   blockIdx (each thread block computes its own copy of the stage), or to a threadIdx
+   the block binds itself (TVM's cooperative fetch: both loops are the same thread
+   index). Such a loop is left out of the block's loop domain. */
+static bool implicit_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
+    if (!shared_loop(s, loop) || binds_loop(b, loop) || loop->for_kind != TIR_THREAD)
+        return false;
+    if (!strncmp(loop->thread, "blockIdx", 8))
+        return true;
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
     for (int i = 0; i < nl; i++)
-        if (shared_loop(s, loops[i]) && !binds_loop(b, loops[i]))
+        if (loops[i] != loop && loops[i]->for_kind == TIR_THREAD &&
+            !strcmp(loops[i]->thread, loop->thread) && binds_loop(b, loops[i]))
+            return true;
+    return false;
+}
+
+/* The loops around b that make its loop domain, outermost first. */
+static int domain_loops(const wf_tir *s, const tir_block *b, tir_stmt **out) {
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), n = 0;
+    for (int i = 0; i < nl; i++)
+        if (!implicit_loop(s, b, loops[i]))
+            out[n++] = loops[i];
+    return n;
+}
+
+static bool check_block(wf_tir *s, const tir_block *b) {
+    const tir_stmt *st = b->body;
+    int sp[TIR_MAX_LOOPS], ns = b->niters;
+    for (int k = 0; k < b->niters; k++)
+        sp[k] = k;
+    if (b->init || has_reduce_iter(b)) {
+        const tir_expr *f;
+        if (!b->init)
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: block \"%s\" has reduce iters but no "
+                            "T.init()",
+                            b->name);
+        if (st->kind != TS_STORE || reduction_of(s, b, &f) < 0)
+            return err_set(&s->err) ? false
+                                    : wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                               "build: not supported yet: block \"%s\" is not "
+                                               "one store",
+                                               b->name);
+        ns = spatial_iters(b, sp);
+    }
+    if (st->kind != TS_STORE || st->nidx != ns)
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: block \"%s\" is not one store indexed by its "
+                        "%siters",
+                        b->name, ns != b->niters ? "spatial " : "");
+    for (int d = 0; d < st->nidx; d++)
+        if (st->idx[d]->kind != TE_VAR || st->idx[d]->var != b->iters[sp[d]].var ||
+            b->iters[sp[d]].extent != st->buf->shape[d])
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: block \"%s\" must write %s[%s...] at its "
+                            "%siters in order, over the whole buffer",
+                            b->name, st->buf->name, b->iters[sp[0]].var->name,
+                            ns != b->niters ? "spatial " : "");
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+    for (int i = 0; i < nl; i++)
+        if (shared_loop(s, loops[i]) && !binds_loop(b, loops[i]) && !implicit_loop(s, b, loops[i]))
             return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                             "build: not supported yet: block \"%s\" sits under the loop %s, "
                             "which it shares with another block, without using it in its "
-                            "bindings (that needs loop-domain broadcast IterDomains in the core)",
+                            "bindings (that needs loop-domain broadcast IterDomains in the core; "
+                            "for a cooperative "
+                            "fetch, bind a loop of the block to the same thread axis)",
                             b->name, loops[i]->loop_var->name);
+    bool implicit = false;
+    for (int i = 0; i < nl; i++) {
+        if (implicit_loop(s, b, loops[i])) {
+            implicit = true;
+            continue;
+        }
+        if (implicit && shared_loop(s, loops[i]))
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: block \"%s\" is computed at the loop %s "
+                            "inside a thread loop it does not use (that needs loop-domain "
+                            "broadcast IterDomains in the core; compute it at a thread loop, "
+                            "outside the serial loops)",
+                            b->name, loops[i]->loop_var->name);
+    }
     return true;
 }
 
@@ -143,7 +280,9 @@ static wf_tv *made(bctx *c, wf_tv *tv) {
     return tv;
 }
 
-/* The tensor of a load, in the block's iter order (a permutation of the buffer's). */
+/* The tensor of a load, in the block's iter order: its indices are distinct iters of
+   the block (a permutation of a subset); the iters it does not use become broadcast
+   dims, which another operand must give their extent (checked by the caller). */
 static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
     wf_tv *tv = tv_of(c, e->buf);
     if (!tv)
@@ -151,26 +290,62 @@ static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
                        "build: block \"%s\" reads %s before any block writes it", b->name,
                        e->buf->name);
     int perm[WF_MAX_RANK], nid = 0;
-    bool ident = e->nargs == b->niters;
-    for (int d = 0; d < e->nargs && ident; d++) {
+    bool ok = e->nargs <= b->niters && b->niters <= WF_MAX_RANK, used[WF_MAX_RANK] = {false};
+    for (int d = 0; d < e->nargs && ok; d++) {
         perm[d] = -1;
         for (int k = 0; k < b->niters; k++)
-            if (e->args[d]->kind == TE_VAR && e->args[d]->var == b->iters[k].var)
+            if (e->args[d]->kind == TE_VAR && e->args[d]->var == b->iters[k].var && !used[k])
                 perm[d] = k;
-        ident = perm[d] >= 0;
-        nid += perm[d] == d;
+        ok = perm[d] >= 0;
+        if (ok)
+            used[perm[d]] = true;
     }
-    if (!ident)
-        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                       "build: not supported yet: block \"%s\" reads %s at indices that are not "
-                       "a permutation of its iters",
-                       b->name, e->buf->name);
-    if (nid == e->nargs)
-        return tv;
+    if (!ok) {
+        sbuf t = {0};
+        tir_print_expr(&t, e);
+        wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: block \"%s\" reads %s, whose indices are not "
+                "distinct iters of the block (an index combining iters, as rfactor writes "
+                "them, needs a view of %s split along that axis in the core)",
+                b->name, sbuf_str(&t), e->buf->name);
+        sbuf_free(&t);
+        return NULL;
+    }
+    /* rank of each index among the used iters: the permutation into iter order */
     int new2old[WF_MAX_RANK];
-    for (int d = 0; d < e->nargs; d++)
-        new2old[perm[d]] = d;
-    return made(c, wf_permute(tv, new2old));
+    for (int d = 0; d < e->nargs; d++) {
+        int r = 0;
+        for (int d2 = 0; d2 < e->nargs; d2++)
+            r += perm[d2] < perm[d];
+        new2old[r] = d;
+        nid += r == d;
+    }
+    if (nid != e->nargs)
+        tv = made(c, wf_permute(tv, new2old));
+    if (!tv || e->nargs == b->niters)
+        return tv;
+    bool bc[WF_MAX_RANK];
+    int64_t ext[WF_MAX_RANK];
+    for (int k = 0; k < b->niters; k++)
+        bc[k] = !used[k], ext[k] = b->iters[k].extent;
+    return made(c, ir_expand(tv, b->niters, bc, ext));
+}
+
+/* After the value is built, each dim has its iter's extent, or an iter no operand
+   indexes is left a broadcast of extent 1: the core cannot repeat a value over it. */
+static bool check_dims(bctx *c, const tir_block *b, wf_tv *tv) {
+    int n;
+    wf_iterdomain *const *dom = wf_tv_logical_domain(tv, &n);
+    for (int k = 0; k < n && k < b->niters; k++)
+        if (wf_iterdomain_extent(dom[k]) != b->iters[k].extent)
+            return wf_failb(&c->s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: the value of block \"%s\" does not use "
+                            "iter %s (no operand is indexed by it), so it is the same for every "
+                            "%s: repeating a value over an iter needs expanded broadcast "
+                            "IterDomains in the core (index an operand by %s)",
+                            b->name, b->iters[k].var->name, b->iters[k].var->name,
+                            b->iters[k].var->name);
+    return true;
 }
 
 static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
@@ -302,7 +477,7 @@ static bool chain_of(wf_tir *s, const tir_block *b, int k, const tir_expr *x,
 static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv) {
     wf_tir *s = c->s;
     tir_stmt *loops[TIR_MAX_LOOPS], *dom[TIR_MAX_LOOPS];
-    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), nd = 0;
+    int nl = domain_loops(s, b, loops), nd = 0;
     for (int k = b->niters - 1; k >= 0;) {
         int64_t div, mod;
         const tir_expr *x = fused_base(b->iters[k].value, &div, &mod);
@@ -373,16 +548,44 @@ static bool check_vectorize(wf_tir *s, const tir_block *b) {
     return true;
 }
 
+/* The value a block stores: its expression, or for a reduction block (T.init) the
+   reduction of the reduced expression over its reduce iters. */
+static wf_tv *block_value(bctx *c, tir_block *b) {
+    const tir_stmt *st = b->body;
+    const tir_expr *f = st->value;
+    int op = -1;
+    if (b->init && (op = reduction_of(c->s, b, &f)) < 0)
+        return NULL;
+    wf_tv *tv = lower_value(c, b, f);
+    if (tv && f->kind == TE_LOAD && op < 0)
+        tv = made(c, wf_set(tv));
+    if (!tv || !check_dims(c, b, tv))
+        return NULL;
+    if (op >= 0 &&
+        (f->dtype != st->buf->dtype || (op == WF_ADD && f->dtype != WF_F32 && f->dtype != WF_F64)))
+        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                       "build: not supported yet: the reduction of block \"%s\" must reduce "
+                       "%s values into %s (sums of float32 / float64 only: the core sums "
+                       "integers into int64 and 16-bit floats in float32)",
+                       b->name, tir_dtype_name(st->buf->dtype), st->buf->name);
+    if (op >= 0) {
+        int axes[WF_MAX_RANK], na = 0;
+        for (int k = 0; k < b->niters; k++)
+            if (b->iters[k].reduce)
+                axes[na++] = k;
+        tv = made(c, wf_reduce((wf_binary_op)op, tv, na, axes));
+    }
+    if (tv && f->dtype != st->buf->dtype)
+        tv = made(c, wf_cast(tv, st->buf->dtype));
+    return tv;
+}
+
 static bool lower_block(bctx *c, tir_block *b) {
     const tir_stmt *st = b->body;
     if (!check_vectorize(c->s, b))
         return false;
     c->nmade = 0;
-    wf_tv *tv = lower_value(c, b, st->value);
-    if (tv && st->value->kind == TE_LOAD)
-        tv = made(c, wf_set(tv));
-    if (tv && st->value->dtype != st->buf->dtype)
-        tv = made(c, wf_cast(tv, st->buf->dtype));
+    wf_tv *tv = block_value(c, b);
     if (!tv)
         return false;
     if (st->buf->scope != TIR_GLOBAL)
@@ -395,7 +598,7 @@ static bool lower_block(bctx *c, tir_block *b) {
         wf_tv_inline_at(c->made[i], wf_tv_ndim(c->made[i]));
     /* compute_at: the block is computed inside the outer loops it shares */
     tir_stmt *loops[TIR_MAX_LOOPS];
-    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;
+    int nl = domain_loops(c->s, b, loops), pos = 0;
     while (pos < nl && shared_loop(c->s, loops[pos]))
         pos++;
     if (pos > 0)

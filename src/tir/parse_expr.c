@@ -6,6 +6,9 @@
  * error, not a stack overflow; '/' on integers is refused (TVMScript means floor
  * division by '//').
  */
+#include <math.h>
+#include <string.h>
+
 #include "tir/tir_int.h"
 
 #include <stdio.h>
@@ -53,6 +56,29 @@ static wf_dtype join_dtype(const tir_expr *a, const tir_expr *b) {
     return fa ? a->dtype : b->dtype;
 }
 
+/* T.float32("inf"), "-inf", "nan": how TVM prints the non-finite constants. */
+static tir_expr *parse_special_float(parser *ps, wf_dtype dt) {
+    static const struct {
+        const char *text;
+        double v;
+    } sp[] = {{"inf", INFINITY}, {"-inf", -INFINITY}, {"nan", NAN}};
+    tir_next(ps);
+    const tok *t = ps->t;
+    bool is_f = dt == WF_F32 || dt == WF_F16 || dt == WF_BF16 || dt == WF_F64;
+    for (size_t i = 0; is_f && i < sizeof sp / sizeof sp[0]; i++)
+        if ((size_t)t->len == strlen(sp[i].text) && !strncmp(t->p, sp[i].text, (size_t)t->len)) {
+            tir_next(ps);
+            tir_expr *c = tir_expect_op(ps, ")") ? tir_new_expr(ps, TE_FLOAT, 0) : NULL;
+            if (c)
+                c->dtype = dt, c->fval = sp[i].v;
+            return c;
+        }
+    tir_fail_at(ps, t, WF_ERR_UNSUPPORTED,
+                "unsupported: a string constant other than \"inf\", \"-inf\" or \"nan\" of a "
+                "float type");
+    return NULL;
+}
+
 static tir_expr *parse_call(parser *ps, const tok *fn) {
     static const struct {
         const char *name;
@@ -64,6 +90,8 @@ static tir_expr *parse_call(parser *ps, const tok *fn) {
                  {"sqrt", TC_SQRT, 1},
                  {"if_then_else", TC_IF_THEN_ELSE, 3}};
     wf_dtype dt;
+    if (tir_dtype_of(fn, &dt) && tir_is_op(ps->t, "(") && ps->t[1].kind == TK_STRING)
+        return parse_special_float(ps, dt);
     if (tir_dtype_of(fn, &dt)) {
         tir_expr *a[1];
         if (!tir_parse_args(ps, 1, a, "a dtype cast"))

@@ -38,6 +38,7 @@ commands:
   cache [clear]    the kernel cache's size; `clear` empties it
   demo             print the CUDA of a global -> shared -> global copy
   draw EXAMPLE     an example's IterDomain graph as DOT or SVG; --list names them
+  tir FILE         parse a TVMScript file, show it, print its unscheduled CUDA
 
 environment: WF_CACHE_DIR (kernel cache; empty = off), CUDA_HOME (where to look for NVRTC
 and the driver first), WF_DUMP=<pass>,... (print the kernel IR after lowering passes)
@@ -121,4 +122,34 @@ n=$((n + 2))
 "$weft" demo >"$tmp/demo" || fail "weft demo"
 grep -q "__global__" "$tmp/demo" || fail "demo printed no kernel"
 [ "$(tail -n 1 "$tmp/demo")" = "// shared memory: 32 bytes" ] || fail "demo: $(tail -n 1 "$tmp/demo")"
+
+# tir shows a TVMScript program as TVM prints it, then the CUDA of it unscheduled;
+# a parse error is line:col with the line and a caret, exit 1.
+cat >"$tmp/rowsum.py" <<'PY'
+@T.prim_func
+def rowsum(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4,), "float32")):
+    for i, k in T.grid(4, 8):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] += A[vi, vk]
+PY
+"$weft" tir "$tmp/rowsum.py" >"$tmp/tir" || fail "weft tir: $(cat "$tmp/tir")"
+sed -n '1,4p' "$tmp/tir" >"$tmp/got"
+cat >"$tmp/want" <<'TXT'
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4,), "float32")):
+TXT
+diff -u "$tmp/want" "$tmp/got" || fail "weft tir: the shown program differs (above)"
+grep -qx '    for i, k in T.grid(4, 8):' "$tmp/tir" || fail "weft tir: no T.grid loop"
+grep -qx '// the CUDA of the unscheduled program (1 x 1 threads)' "$tmp/tir" || fail "weft tir: no CUDA"
+grep -q '__global__ void weft_kernel' "$tmp/tir" || fail "weft tir: no kernel"
+printf '@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    for i in T.grid(4:\n' >"$tmp/bad.py"
+expect "tir parse error" 1 "$tmp/empty" -- "$weft" tir "$tmp/bad.py"
+head -n 1 "$tmp/err" | grep -q "^weft: $tmp/bad.py: 3:[0-9]*: " || fail "tir error: $(cat "$tmp/err")"
+expect "tir misuse" 2 "$tmp/empty" -- "$weft" tir
+n=$((n + 4))
 echo "cli test: ok ($((n + 1)) checks)"

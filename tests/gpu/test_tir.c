@@ -125,3 +125,50 @@ GPU_TEST(tir_compute_inline_chain) {
     wf_kernel_free(k);
     wf_tir_free(s);
 }
+
+/* Seed 004 on the GPU: In [5] (a serial sum per thread, 2 blocks x 128 threads) and
+   In [9] (cache_read to shared + compute_at + the cooperative fetch), B = sum(A). */
+static void seed004_case(gt_state *ts_, bool coop) {
+    wf_tir *s = wf_tir_parse(TIR_SUM_BROADCAST);
+    wf_tir_block *b = wf_tir_get_block(s, "sum_broadcast");
+    wf_tir_loop *l[2], *io[2], *ax[3], *a2[2];
+    wf_tir_get_loops(s, b, l, 2);
+    int64_t f[2] = {2, 128}, fc[2] = {-1, 128};
+    wf_tir_split(s, l[0], 2, f, io);
+    wf_tir_bind(s, io[0], "blockIdx.x");
+    wf_tir_bind(s, io[1], "threadIdx.x");
+    if (coop) {
+        wf_tir_block *sh = wf_tir_cache_read(s, b, 0, "shared");
+        wf_tir_compute_at(s, sh, io[1]);
+        wf_tir_get_loops(s, sh, ax, 3);
+        wf_tir_split(s, ax[2], 2, fc, a2);
+        wf_tir_bind(s, a2[1], "threadIdx.x");
+    }
+    wf_kernel *k = build(ts_, s);
+    int64_t shape[1] = {256};
+    gt_tensor in = gt_dense(WF_F32, 1, shape), want = gt_dense(WF_F32, 1, shape);
+    gt_fill_random(&in);
+    float sum = 0;
+    for (int64_t x = 0; x < 256; x++)
+        sum += gt_get_f32(&in, x);
+    for (int64_t x = 0; x < 256; x++)
+        gt_set_f32(&want, x, sum);
+    if (k) {
+        gt_case c = {k, 1, 1, &in, &want, GT_REL};
+        CHECK_RUN(&c);
+    }
+    gt_tensor_free(&in);
+    gt_tensor_free(&want);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+GPU_TEST(tir_seed004_in5_serial_sum) {
+    NEED_GPU();
+    seed004_case(ts_, false);
+}
+
+GPU_TEST(tir_seed004_in9_cooperative_fetch) {
+    NEED_GPU();
+    seed004_case(ts_, true);
+}

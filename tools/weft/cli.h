@@ -12,5 +12,6 @@
 int cli_demo(int argc, char **argv);  /* demo.c */
 int cli_info(int argc, char **argv);  /* info.c */
 int cli_cache(int argc, char **argv); /* info.c */
+int cli_tir(int argc, char **argv);   /* tir.c */
 
 #endif
