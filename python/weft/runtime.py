@@ -149,6 +149,16 @@ class Module:
     def get_source(self, fmt=""):
         return self.imported_modules[0].get_source(fmt)
 
+    def check_nvrtc(self, sm=90):
+        """Compile the source with NVRTC for sm (no GPU needed); returns the
+        log; raises CompileError (with the log) or UnsupportedError."""
+        buf = ctypes.create_string_buffer(1 << 16)
+        st = lib.wf_kernel_check_nvrtc(self._ptr, int(sm), buf, len(buf))
+        log = buf.value.decode("utf-8", "replace")
+        if st:
+            _raise_status(st, log or lib.wf_status_name(st).decode())
+        return log
+
     @property
     def launch(self):
         from .kernel import Launch
