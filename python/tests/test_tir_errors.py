@@ -28,7 +28,9 @@ def f(A: T.Buffer((4,), "float32")):
 def test_parse_error_has_line_col_and_caret():
     with pytest.raises(weft.ArgumentError) as e:
         T.prim_func(BAD_NAME)
-    assert str(e.value) == ("6:21: name 'B' is not defined\n" "            A[vi] = B[vi]\n" "                    ^")
+    assert str(e.value) == (
+        "6:21: name 'B' is not defined\n" "            A[vi] = B[vi]\n" "                    ^"
+    )
 
 
 def test_parse_error_of_a_decorated_function_names_the_file_line(tmp_path):
@@ -46,7 +48,9 @@ def test_unsupported_syntax():
     src = BAD_NAME.replace("A[vi] = B[vi]", "A[vi] = = 1")
     with pytest.raises(weft.UnsupportedError) as e:
         T.prim_func(src)
-    assert str(e.value) == "6:21: unsupported: this expression\n            A[vi] = = 1\n                    ^"
+    assert (
+        str(e.value) == "6:21: unsupported: this expression\n            A[vi] = = 1\n                    ^"
+    )
 
 
 def test_prim_func_without_source():
@@ -110,7 +114,10 @@ def test_stale_handles_raise_and_the_schedule_goes_on():
     for call in (lambda: sch.split(i, factors=[None, 4]), lambda: sch.bind(i, "blockIdx.x")):
         with pytest.raises(weft.ArgumentError) as e:
             call()
-        assert "the loop i is stale: an earlier primitive replaced it; get the loops again with get_loops" in str(e.value)
+        assert (
+            "the loop i is stale: an earlier primitive replaced it; get the loops again with get_loops"
+            in str(e.value)
+        )
     assert sch.mod.script() == before
     sch.bind(j, "threadIdx.x")  # still usable
     s2 = tir.Schedule(add_relu)
@@ -149,11 +156,23 @@ def test_wrong_arguments():
         (lambda: sch.split(oi, factors=[None, 4]), "weft: the loop belongs to another schedule"),
         (lambda: sch.cache_read(b, "0", "shared"), "weft: read_buffer_index must be an int, not str"),
         (lambda: sch.rfactor(i, True), "weft: factor_axis must be an int, not bool"),
-        (lambda: sch.get_block("nope"), 'get_block: Cannot find a block with the name: nope (the blocks are named by T.block("...") and by cache_read / cache_write)'),
-        (lambda: sch.bind(i, "threadIdx.w"), 'bind: the thread axis "threadIdx.w" is not one of blockIdx.x/y/z, threadIdx.x/y/z'),
-        (lambda: sch.cache_read(b, 0, "texture"), 'cache_read: The input storage scope "texture" is invalid (global, shared and local are)'),
+        (
+            lambda: sch.get_block("nope"),
+            'get_block: Cannot find a block with the name: nope (the blocks are named by T.block("...") and by cache_read / cache_write)',
+        ),
+        (
+            lambda: sch.bind(i, "threadIdx.w"),
+            'bind: the thread axis "threadIdx.w" is not one of blockIdx.x/y/z, threadIdx.x/y/z',
+        ),
+        (
+            lambda: sch.cache_read(b, 0, "texture"),
+            'cache_read: The input storage scope "texture" is invalid (global, shared and local are)',
+        ),
         (lambda: sch.reorder(i, i), "reorder: Loop i appears in the input array for multiple times"),
-        (lambda: tir.Schedule(42), "weft: tir.Schedule takes a @T.prim_func, an IRModule (sch.mod) or TVMScript text, not int"),
+        (
+            lambda: tir.Schedule(42),
+            "weft: tir.Schedule takes a @T.prim_func, an IRModule (sch.mod) or TVMScript text, not int",
+        ),
     ]
     for call, msg in cases:
         with pytest.raises(weft.ArgumentError) as e:
@@ -161,7 +180,10 @@ def test_wrong_arguments():
         assert str(e.value) == msg
     with pytest.raises(weft.ScheduleError) as e:
         sch.fuse(j, i)
-    assert str(e.value) == "fuse: The loops can't be fused because the outer loop j is not the parent of the inner loop i"
+    assert (
+        str(e.value)
+        == "fuse: The loops can't be fused because the outer loop j is not the parent of the inner loop i"
+    )
     with pytest.raises(weft.ScheduleError) as e:
         sch.rfactor(i, 0)
     assert str(e.value).startswith('rfactor: the block "B" is not a reduction block')
@@ -182,8 +204,14 @@ def test_build_and_call_errors():
     b = weft.nd.empty((64, 32), "float32")
     cases = [
         ((a,), "weft: copy takes 2 arrays (A, B), 1 given"),
-        ((a, weft.nd.empty((64, 32), "float64")), "weft: copy: parameter B is float32, but the array holds float64"),
-        ((a, weft.nd.empty((32, 64), "float32")), "weft: copy: parameter B has shape (64, 32), but the array has (32, 64)"),
+        (
+            (a, weft.nd.empty((64, 32), "float64")),
+            "weft: copy: parameter B is float32, but the array holds float64",
+        ),
+        (
+            (a, weft.nd.empty((32, 64), "float32")),
+            "weft: copy: parameter B has shape (64, 32), but the array has (32, 64)",
+        ),
         ((np.ones((64, 32), "float32"), b), "weft: pass weft.nd arrays (weft.nd.array(a)), not numpy arrays"),
     ]
     for args, msg in cases:

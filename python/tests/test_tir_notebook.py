@@ -86,7 +86,13 @@ def cells():
 
 
 # what TVM prints at each sch.show() of the notebook
-SHOWN = {3: "seed004_split", 4: "seed004_bind", 6: "seed004_cache_read", 7: "seed004_compute_at", 8: "seed004_coop"}
+SHOWN = {
+    3: "seed004_split",
+    4: "seed004_bind",
+    6: "seed004_cache_read",
+    7: "seed004_compute_at",
+    8: "seed004_coop",
+}
 BUILDS = {5: "seed004_bind", 9: "seed004_coop"}  # the program each build cell builds
 
 

@@ -9,7 +9,9 @@ from weft.script import tir as T
 
 
 @T.prim_func
-def add_relu(A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32"), C: T.Buffer((64, 32), "float32")):
+def add_relu(
+    A: T.Buffer((64, 32), "float32"), B: T.Buffer((64, 32), "float32"), C: T.Buffer((64, 32), "float32")
+):
     with T.block("root"):
         D = T.alloc_buffer((64, 32))
         for i, j in T.grid(64, 32):
@@ -69,7 +71,10 @@ def test_copy_fuse_split_bind_vectorize_runs():
     sch.bind(l2, "threadIdx.x")
     sch.vectorize(l3)
     mod = weft.build(sch.mod, target="cuda")
-    assert [(p.name, p.shape, p.written) for p in mod.params] == [("A", (64, 32), False), ("B", (64, 32), True)]
+    assert [(p.name, p.shape, p.written) for p in mod.params] == [
+        ("A", (64, 32), False),
+        ("B", (64, 32), True),
+    ]
     assert mod.launch.grid == (4, 1, 1) and mod.launch.block == (64, 1, 1)
     src = mod.imported_modules[0].get_source()
     assert "__global__" in src and "#pragma unroll" in src and "wf_vec_copy<float, 4>" in src

@@ -40,7 +40,9 @@ class NDArray:
     def copyfrom(self, source):
         a = np.asarray(source)
         if tuple(a.shape) != self.shape:
-            raise ArgumentError("weft: copyfrom: shape %s into an array of shape %s" % (tuple(a.shape), self.shape))
+            raise ArgumentError(
+                "weft: copyfrom: shape %s into an array of shape %s" % (tuple(a.shape), self.shape)
+            )
         a = np.ascontiguousarray(a, dtype=numpy_dtype(self._t))
         if self._host is not None:
             self._host[...] = a

@@ -104,7 +104,12 @@ class Param:
         self.name, self.shape, self.dtype, self.written = name, shape, dtype, written
 
     def __repr__(self):
-        return "Param(%s, %s, %s, %s)" % (self.name, self.shape, dtype_name(self.dtype), "written" if self.written else "read")
+        return "Param(%s, %s, %s, %s)" % (
+            self.name,
+            self.shape,
+            dtype_name(self.dtype),
+            "written" if self.written else "read",
+        )
 
 
 _SIG = re.compile(r'(\w+): T\.Buffer\(\(([^)]*)\), "(\w+)"\)')
@@ -184,14 +189,23 @@ class Module:
         arrays = [nd._as_ndarray(a) for a in args]
         kinds = {a.device.kind for a in arrays}
         if len(kinds) > 1:
-            raise ArgumentError("weft: %s: the arrays are on different devices (%s)" % (self.entry_name, ", ".join(str(a.device) for a in arrays)))
+            raise ArgumentError(
+                "weft: %s: the arrays are on different devices (%s)"
+                % (self.entry_name, ", ".join(str(a.device) for a in arrays))
+            )
         gpu = kinds == {"cuda"}
         ins, outs = [], []
         for p, a in zip(self.params, arrays):
             if a.dtype != dtype_name(p.dtype):
-                raise ArgumentError("weft: %s: parameter %s is %s, but the array holds %s" % (self.entry_name, p.name, dtype_name(p.dtype), a.dtype))
+                raise ArgumentError(
+                    "weft: %s: parameter %s is %s, but the array holds %s"
+                    % (self.entry_name, p.name, dtype_name(p.dtype), a.dtype)
+                )
             if tuple(a.shape) != p.shape:
-                raise ArgumentError("weft: %s: parameter %s has shape %s, but the array has %s" % (self.entry_name, p.name, p.shape, tuple(a.shape)))
+                raise ArgumentError(
+                    "weft: %s: parameter %s has shape %s, but the array has %s"
+                    % (self.entry_name, p.name, p.shape, tuple(a.shape))
+                )
             (outs if p.written else ins).append(a._buffer())
         ia = (_lib.Buffer * max(1, len(ins)))(*ins)
         oa = (_lib.Buffer * max(1, len(outs)))(*outs)
@@ -214,7 +228,7 @@ def build(mod, target="cuda", sm=None):
     tname = target if isinstance(target, str) else str(getattr(target, "kind", target))
     if tname.split()[0] != "cuda":
         raise UnsupportedError(
-            "weft: build: not supported yet: target %r; weft generates CUDA (target=\"cuda\"), and "
+            'weft: build: not supported yet: target %r; weft generates CUDA (target="cuda"), and '
             "weft.cpu() arrays run that kernel on the executor" % (target,)
         )
     if isinstance(mod, Schedule):

@@ -53,7 +53,9 @@ class _Tir:
     def __init__(self, source, origin=None):
         _need_tir()
         if not isinstance(source, str):
-            raise ArgumentError("weft: a TensorIR program is source text (str), not %s" % type(source).__name__)
+            raise ArgumentError(
+                "weft: a TensorIR program is source text (str), not %s" % type(source).__name__
+            )
         self.ptr = lib.wf_tir_parse(source.encode("utf-8"))
         if not self.ptr:
             raise Error("weft: wf_tir_parse: out of memory")
@@ -221,14 +223,18 @@ class Schedule:
     # ---- argument checks (a wrong type never reaches C)
     def _block(self, b, what="block"):
         if not isinstance(b, BlockRV):
-            raise ArgumentError("weft: %s must be a BlockRV (from get_block), not %s" % (what, type(b).__name__))
+            raise ArgumentError(
+                "weft: %s must be a BlockRV (from get_block), not %s" % (what, type(b).__name__)
+            )
         if b._sched is not self:
             raise ArgumentError("weft: the block %s belongs to another schedule" % b.name)
         return b._ptr
 
     def _loop(self, loop, what="loop"):
         if not isinstance(loop, LoopRV):
-            raise ArgumentError("weft: %s must be a LoopRV (from get_loops), not %s" % (what, type(loop).__name__))
+            raise ArgumentError(
+                "weft: %s must be a LoopRV (from get_loops), not %s" % (what, type(loop).__name__)
+            )
         if loop._sched is not self:
             raise ArgumentError("weft: the %s belongs to another schedule" % what)
         return loop._ptr
@@ -297,9 +303,13 @@ class Schedule:
             if f is None:
                 vals.append(-1)
             elif isinstance(f, bool) or not isinstance(f, int):
-                raise ArgumentError("weft: split: a factor must be an int or None, not %s (%r)" % (type(f).__name__, f))
+                raise ArgumentError(
+                    "weft: split: a factor must be an int or None, not %s (%r)" % (type(f).__name__, f)
+                )
             elif f < 1:
-                raise ArgumentError("weft: split: the factor %d is not positive; use None for the inferred one" % f)
+                raise ArgumentError(
+                    "weft: split: the factor %d is not positive; use None for the inferred one" % f
+                )
             else:
                 vals.append(f)
         if not preserve_unit_iters or disable_predication:
@@ -342,10 +352,14 @@ class Schedule:
         return self._done(BlockRV(self, p, None))
 
     def cache_read(self, block, read_buffer_index, storage_scope, consumer_blocks=None):
-        return self._cache(lib.wf_tir_cache_read, block, read_buffer_index, storage_scope, consumer_blocks, "read")
+        return self._cache(
+            lib.wf_tir_cache_read, block, read_buffer_index, storage_scope, consumer_blocks, "read"
+        )
 
     def cache_write(self, block, write_buffer_index, storage_scope, consumer_blocks=None):
-        return self._cache(lib.wf_tir_cache_write, block, write_buffer_index, storage_scope, consumer_blocks, "write")
+        return self._cache(
+            lib.wf_tir_cache_write, block, write_buffer_index, storage_scope, consumer_blocks, "write"
+        )
 
     def _at(self, fn, block, loop, preserve_unit_loops, index, name):
         bp, lp = self._block(block), self._loop(loop)
@@ -390,7 +404,9 @@ def prim_func(func=None, private=False, check_well_formed=True):
             text = "@T.prim_func\n" + text
         return PrimFunc(text)
     if not callable(func):
-        raise ArgumentError("weft: T.prim_func decorates a function or takes its text, not %s" % type(func).__name__)
+        raise ArgumentError(
+            "weft: T.prim_func decorates a function or takes its text, not %s" % type(func).__name__
+        )
     try:
         lines, first = inspect.getsourcelines(func)
         filename = inspect.getsourcefile(func) or "<unknown>"
