@@ -3,6 +3,7 @@ weft.cpu() (the executor runs the generated CUDA kernel thread by thread),
 checked against numpy; the source is also compiled with NVRTC where present."""
 
 import numpy as np
+import pytest
 import weft
 from weft import tir
 from weft.script import tir as T
@@ -168,3 +169,34 @@ def test_system_info_and_cache_clear(tmp_path, monkeypatch):
     assert set(info.as_dict()) >= {"nvrtc_found", "driver_found", "device_found", "device_name"}
     assert info.nvrtc_found == bool(info.nvrtc_path) and (info.nvrtc_found or info.nvrtc_error)
     assert weft.cache_clear() == (0, 0)
+
+
+def test_copy_runs_on_cuda():
+    """The same module on weft.cuda() arrays (the GPU); unverified where no GPU is."""
+    if not weft.cuda().exist:
+        pytest.skip("no CUDA device here (weft.cuda().exist is False)")
+    sch = tir.Schedule(copy)
+    i, j = sch.get_loops(sch.get_block("B"))
+    sch.bind(i, "blockIdx.x")
+    sch.bind(j, "threadIdx.x")
+    mod = weft.build(sch.mod, target="cuda")
+    a_np = np.random.rand(64, 32).astype("float32")
+    a = weft.nd.array(a_np, device=weft.cuda())
+    b = weft.nd.empty((64, 32), "float32", device=weft.cuda())
+    mod(a, b)
+    np.testing.assert_array_equal(b.numpy(), a_np)
+    with pytest.raises(weft.ArgumentError, match="different devices"):
+        mod(weft.nd.array(a_np), b)
+
+
+def test_module_views():
+    sch = tir.Schedule(copy)
+    main = sch.mod["main"]
+    assert isinstance(main, tir.PrimFunc) and main.name == "copy" and main.script() == sch.mod.script()
+    assert tir.Schedule(sch.mod).func_name == "copy"
+    with pytest.raises(KeyError):
+        sch.mod["other"]
+    (i, j) = sch.get_loops(sch.get_block("B"))
+    sch.bind(i, "blockIdx.x")
+    assert str(sch.trace).endswith('  sch.bind(loop=l1, thread_axis="blockIdx.x")\n')
+    assert repr(sch.trace) == str(sch.trace)
