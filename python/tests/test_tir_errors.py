@@ -225,3 +225,11 @@ def test_build_and_call_errors():
 def test_string_program():
     f = T.prim_func(textwrap.indent(BAD_NAME.replace("B[vi]", "A[vi] * A[vi]").split("\n", 1)[1], "    "))
     assert f.name == "f" and "A[vi] = A[vi] * A[vi]" in f.script()
+
+
+def test_numpy_integers_are_ints():
+    sch, i, j = schedule()
+    outer, inner = sch.split(i, factors=[None, np.int64(16)])
+    assert "for i_0, i_1, j in T.grid(4, 16, 32):" in sch.mod.script()
+    with pytest.raises(weft.ArgumentError):
+        sch.split(j, factors=[np.bool_(True), None])

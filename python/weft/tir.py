@@ -42,6 +42,13 @@ from .core import ArgumentError, Error, UnsupportedError, _raise_status
 MAX_LOOPS = 32  # TIR_MAX_LOOPS: loops around one statement
 
 
+def _is_int(x):
+    """An int, numpy integer or other integral (__index__), not a bool."""
+    if isinstance(x, bool) or type(x).__name__ == "bool_":
+        return False
+    return hasattr(type(x), "__index__")
+
+
 def _need_tir():
     if not _lib.has("wf_tir_parse"):
         raise UnsupportedError("weft: %s has no TensorIR front-end (wf_tir_*); rebuild it" % _lib.path)
@@ -261,9 +268,9 @@ class Schedule:
 
     @staticmethod
     def _int(x, what):
-        if isinstance(x, bool) or not isinstance(x, int):
+        if not _is_int(x):
             raise ArgumentError("weft: %s must be an int, not %s" % (what, type(x).__name__))
-        return x
+        return int(x)
 
     # ---- the program
     @property
@@ -302,7 +309,7 @@ class Schedule:
         for f in factors:
             if f is None:
                 vals.append(-1)
-            elif isinstance(f, bool) or not isinstance(f, int):
+            elif not _is_int(f):
                 raise ArgumentError(
                     "weft: split: a factor must be an int or None, not %s (%r)" % (type(f).__name__, f)
                 )
@@ -311,7 +318,7 @@ class Schedule:
                     "weft: split: the factor %d is not positive; use None for the inferred one" % f
                 )
             else:
-                vals.append(f)
+                vals.append(int(f))
         if not preserve_unit_iters or disable_predication:
             raise UnsupportedError(
                 "weft: split: not supported yet: preserve_unit_iters=False or disable_predication=True"
