@@ -73,6 +73,8 @@ from .core import (  # noqa: F401
 from .kernel import DeviceArray, Kernel, Launch, Stats  # noqa: F401
 from .draw import GraphvizError  # noqa: F401
 from ._lib import path as library_path  # noqa: F401
+from .runtime import Device, Module, SystemInfo, build, cache_clear, cpu, cuda, system_info  # noqa: F401
+from . import nd, script, tir  # noqa: F401,E402
 
 SERIAL, BIDX, BIDY, BIDZ = ParallelType.SERIAL, ParallelType.BIDX, ParallelType.BIDY, ParallelType.BIDZ
 TIDX, TIDY, TIDZ = ParallelType.TIDX, ParallelType.TIDY, ParallelType.TIDZ

@@ -42,6 +42,29 @@ class Buffer(ctypes.Structure):
     ]
 
 
+INFO_TEXT = 512  # WF_INFO_TEXT
+
+
+class SystemInfo(ctypes.Structure):
+    _fields_ = [
+        ("nvrtc_found", ctypes.c_bool),
+        ("nvrtc_path", ctypes.c_char * INFO_TEXT),
+        ("nvrtc_major", ctypes.c_int),
+        ("nvrtc_minor", ctypes.c_int),
+        ("nvrtc_error", ctypes.c_char * INFO_TEXT),
+        ("driver_found", ctypes.c_bool),
+        ("driver_path", ctypes.c_char * INFO_TEXT),
+        ("device_found", ctypes.c_bool),
+        ("device_name", ctypes.c_char * INFO_TEXT),
+        ("device_sm", ctypes.c_int),
+        ("driver_error", ctypes.c_char * INFO_TEXT),
+        ("cache_enabled", ctypes.c_bool),
+        ("cache_dir", ctypes.c_char * INFO_TEXT),
+        ("cache_entries", ctypes.c_int64),
+        ("cache_bytes", ctypes.c_int64),
+    ]
+
+
 class AccessStats(ctypes.Structure):
     _fields_ = [
         ("smem_accesses", ctypes.c_int64),
@@ -161,9 +184,38 @@ _SIGS = {
     # Optional: the IterDomain-graph diagram (draw.py).
     "wf_print_dot": (V, [P, P]),
     "wf_dot_string": (S, [P]),
+    # Optional: this machine (runtime.py).
+    "wf_system_info_get": (I, [ctypes.POINTER(SystemInfo)]),
+    "wf_cache_clear": (I, [ctypes.POINTER(I64), ctypes.POINTER(I64)]),
+    # Optional: the TensorIR front-end (tir.py).
+    "wf_tir_parse": (P, [S]),
+    "wf_tir_free": (V, [P]),
+    "wf_tir_status": (I, [P]),
+    "wf_tir_error": (S, [P]),
+    "wf_tir_clear_error": (V, [P]),
+    "wf_tir_get_block": (P, [P, S]),
+    "wf_tir_get_loops": (I, [P, P, ctypes.POINTER(P), I]),
+    "wf_tir_split": (V, [P, P, I, ctypes.POINTER(I64), ctypes.POINTER(P)]),
+    "wf_tir_fuse": (P, [P, I, ctypes.POINTER(P)]),
+    "wf_tir_reorder": (V, [P, I, ctypes.POINTER(P)]),
+    "wf_tir_bind": (V, [P, P, S]),
+    "wf_tir_vectorize": (V, [P, P]),
+    "wf_tir_unroll": (V, [P, P]),
+    "wf_tir_cache_read": (P, [P, P, I, S]),
+    "wf_tir_cache_write": (P, [P, P, I, S]),
+    "wf_tir_compute_at": (V, [P, P, P]),
+    "wf_tir_reverse_compute_at": (V, [P, P, P]),
+    "wf_tir_compute_inline": (V, [P, P]),
+    "wf_tir_reverse_compute_inline": (V, [P, P]),
+    "wf_tir_rfactor": (P, [P, P, I]),
+    "wf_tir_script": (S, [P]),
+    "wf_tir_trace": (S, [P]),
+    "wf_tir_build": (P, [P, ctypes.POINTER(CompileOptions)]),
 }
 
 _OPTIONAL = {"wf_math_string", "wf_transforms_string", "wf_kernel_string", "wf_print_dot", "wf_dot_string"}
+_OPTIONAL |= {n for n in _SIGS if n.startswith("wf_tir_")}
+_OPTIONAL |= {"wf_system_info_get", "wf_cache_clear"}
 
 for _name, (_res, _args) in _SIGS.items():
     try:

@@ -1,0 +1,3 @@
+"""weft.script: TVMScript's names (`from weft.script import tir as T`)."""
+
+from . import tir  # noqa: F401
