@@ -85,7 +85,8 @@ bool val_uses_sym(const wf_val *v, sym_kind k, int a);
 void val_range(const wf_val *v, int64_t *lo, int64_t *hi);
 /* Can an operation inside v overflow int64 for some values of its symbols
    in their ranges? Decided only where the operands' ranges are known (a
-   tensor size has none): false means "not provably". */
+   tensor size has none): false means "not provably"; false for NULL (a
+   statement without that index, e.g. a reduction's init). */
 bool val_may_overflow(const wf_val *v);
 /* Provably x < y / x <= y, from ranges. */
 bool val_prove_lt(const wf_val *x, const wf_val *y);

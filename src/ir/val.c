@@ -192,7 +192,7 @@ static bool known_range(const wf_val *v, int64_t lo, int64_t hi) {
 
 bool val_may_overflow(const wf_val *v) {
     int64_t al, ah, bl, bh, r;
-    if (v->kind == V_CONST || v->kind == V_SYM)
+    if (!v || v->kind == V_CONST || v->kind == V_SYM)
         return false;
     if (val_may_overflow(v->a) || val_may_overflow(v->b))
         return true;
