@@ -132,13 +132,15 @@ static bool find_reduce_use(tir_block *b, void *vctx) {
 
 /* ---- split ---- */
 
+/* base + suffix (+ i): a loop name of any length (NULL when out of memory). */
 static const char *suffixed(wf_tir *s, const char *base, const char *suffix, int i) {
-    char buf[256];
+    sbuf b = {0};
+    sbuf_printf(&b, "%s%s", base, suffix);
     if (i >= 0)
-        snprintf(buf, sizeof buf, "%s%s%d", base, suffix, i);
-    else
-        snprintf(buf, sizeof buf, "%s%s", base, suffix);
-    return arena_strdup(&s->arena, buf);
+        sbuf_printf(&b, "%d", i);
+    const char *name = b.oom ? NULL : arena_strdup(&s->arena, sbuf_str(&b));
+    sbuf_free(&b);
+    return name;
 }
 
 static bool split_factors(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, int64_t *f) {
