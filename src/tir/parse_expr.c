@@ -99,9 +99,16 @@ static tir_expr *parse_call(parser *ps, const tok *fn) {
         if (a[0]->kind == TE_INT || a[0]->kind == TE_FLOAT) {
             bool is_f = dt == WF_F32 || dt == WF_F16 || dt == WF_BF16 || dt == WF_F64;
             double v = a[0]->kind == TE_INT ? (double)a[0]->ival : a[0]->fval;
+            /* Only a value in int64's range converts (C leaves the rest undefined). */
+            bool fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+            if (!is_f && !fits) {
+                tir_fail_at(ps, ps->t, WF_ERR_ARG,
+                            "the constant is outside the range of a 64-bit integer");
+                return NULL;
+            }
             tir_expr *c = tir_new_expr(ps, is_f ? TE_FLOAT : TE_INT, 0);
             if (c)
-                c->dtype = dt, c->fval = v, c->ival = (int64_t)v;
+                c->dtype = dt, c->fval = v, c->ival = fits ? (int64_t)v : 0;
             return c;
         }
         tir_expr *c = tir_new_expr(ps, TE_CALL, 1);
