@@ -24,7 +24,7 @@
  * selects, vectorized computing blocks, rfactor's combined indices, and a block under
  * any other shared loop its own iters do not use (a loop-domain broadcast IterDomain).
  */
-#include "tir/tir.h"
+#include "tir/build_int.h"
 #include "ir/ir.h"
 
 #include <math.h>
@@ -36,7 +36,7 @@
 #define TIR_MAX_BUFFERS 64
 #define TIR_MAX_OPS     64
 
-typedef struct {
+typedef struct tir_bctx {
     wf_tir *s;
     wf_fusion *f;
     int n;
@@ -206,6 +206,9 @@ static int domain_loops(const wf_tir *s, const tir_block *b, tir_stmt **out) {
 }
 
 static bool check_block(wf_tir *s, const tir_block *b) {
+    tir_rf_role role = tir_rf_role_of(s, b); /* rfactor's pair: build_rfactor.c checks it */
+    if (role != TIR_RF_NONE)
+        return role != TIR_RF_REFUSED;
     const tir_stmt *st = b->body;
     int sp[TIR_MAX_LOOPS], ns = b->niters;
     for (int k = 0; k < b->niters; k++)
@@ -580,8 +583,13 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     return tv;
 }
 
+static const tir_build_ops rf_ops;
+
 static bool lower_block(bctx *c, tir_block *b) {
     const tir_stmt *st = b->body;
+    tir_rf_role role = tir_rf_role_of(c->s, b); /* rfactor's pair: lowered at its write-back */
+    if (role != TIR_RF_NONE)
+        return role == TIR_RF_PARTIAL || tir_rf_lower(c, c->s, b, &rf_ops);
     if (!check_vectorize(c->s, b))
         return false;
     c->nmade = 0;
@@ -605,6 +613,16 @@ static bool lower_block(bctx *c, tir_block *b) {
         wf_tv_inline_at(tv, pos);
     return set_tv(c, st->buf, tv);
 }
+
+/* build.c's steps as build_rfactor.c uses them (build_int.h). */
+static wf_tv *rf_value(bctx *c, tir_block *b, wf_tv *const **made, int *nmade) {
+    c->nmade = 0;
+    wf_tv *tv = block_value(c, b);
+    *made = c->made, *nmade = c->nmade;
+    return tv;
+}
+
+static const tir_build_ops rf_ops = {rf_value, schedule_tv, set_tv, ptype_of};
 
 static bool is_written(wf_tir *s, const block_list *l, const tir_buffer *buf) {
     (void)s;

@@ -169,21 +169,6 @@ TEST(tir_build_refuses_compute_at_broadcast_loop) {
     wf_tir_free(s);
 }
 
-TEST(tir_build_refuses_rfactor_reduction) {
-    wf_tir *s = wf_tir_parse(TIR_SUM_BROADCAST);
-    wf_tir_loop *l[2], *k[2];
-    wf_tir_get_loops(s, wf_tir_get_block(s, "sum_broadcast"), l, 2);
-    int64_t f[2] = {-1, 32};
-    wf_tir_split(s, l[1], 2, f, k);
-    CHECK(wf_tir_rfactor(s, k[1], 0) != NULL);
-    CHECK(wf_tir_build(s, NULL) == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: block \"sum_broadcast_rf\" reads A[vk_0 * 32 + vk_1], "
-              "whose indices are not distinct iters of the block (an index combining iters, as "
-              "rfactor writes them, needs a view of A split along that axis in the core)");
-    wf_tir_free(s);
-}
-
 /* fuse + split in four (blocks, unroll, threads, vector of 4) on a copy: printed as TVM
    prints it, built as a merge then splits, and every element copied. */
 TEST(tir_build_fuse_unroll_vectorize_copy) {
