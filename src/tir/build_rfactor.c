@@ -488,9 +488,56 @@ static bool plain(const rf_pair *r) {
     return d == st->nidx && plain_loads(r, r->pf);
 }
 
+/* Is in_iters (an expression of b's iters) in_loops once each iter is replaced by its
+   binding? */
+static bool bound_as(const tir_block *b, const tir_expr *in_iters, const tir_expr *in_loops) {
+    int k = iter_index(b, in_iters);
+    if (k >= 0)
+        return tir_expr_equal(b->iters[k].value, in_loops);
+    if (in_iters->kind != in_loops->kind || in_iters->nargs != in_loops->nargs ||
+        in_iters->op != in_loops->op || (in_iters->kind != TE_BIN && in_iters->kind != TE_INT))
+        return false;
+    for (int i = 0; i < in_iters->nargs; i++)
+        if (!bound_as(b, in_iters->args[i], in_loops->args[i]))
+            return false;
+    return in_iters->kind == TE_BIN || in_iters->ival == in_loops->ival;
+}
+
+/* Is e (T.where) the bound of splits the core makes: `x < n` (and such terms joined by
+   `and`) where x binds an iter of extent n, or combines a group of extent n? */
+static bool split_bound(const rf_pair *r, const tir_block *b, const tir_expr *e) {
+    if (e->kind == TE_BIN && e->op == TB_AND)
+        return split_bound(r, b, e->args[0]) && split_bound(r, b, e->args[1]);
+    if (e->kind != TE_BIN || e->op != TB_LT || e->args[1]->kind != TE_INT)
+        return false;
+    for (int k = 0; k < b->niters; k++)
+        if (b->iters[k].extent == e->args[1]->ival && tir_expr_equal(b->iters[k].value, e->args[0]))
+            return true;
+    for (int g = 0; b == r->p && g < r->ngroups; g++)
+        if (r->gidx[g] && r->gext[g] == e->args[1]->ival && bound_as(b, r->gidx[g], e->args[0]))
+            return true;
+    return false;
+}
+
+static bool check_where(rf_pair *r) {
+    for (int i = 0; i < 2; i++) {
+        const tir_block *b = i ? r->w : r->p;
+        if (b->where && !split_bound(r, b, b->where)) {
+            sbuf t = {0};
+            no(r,
+               "the predicate T.where(%s) of block \"%s\" is not the bound of a split of its "
+               "loops, the only predicate the core reproduces",
+               expr_text(&t, b->where), b->name);
+            sbuf_free(&t);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool analyze(rf_pair *r) {
     r->why[0] = 0;
-    return link_dims(r) && make_groups(r) && check_groups(r) && line_up(r);
+    return link_dims(r) && make_groups(r) && check_groups(r) && check_where(r) && line_up(r);
 }
 
 tir_rf_role tir_rf_role_of(wf_tir *s, const tir_block *b) {

@@ -157,6 +157,7 @@ static tir_block *rf_block(wf_tir *s, tir_block *b, tir_stmt *loop, tir_stmt **l
     snprintf(name, sizeof name, "%.250s_rf", b->name);
     rf->name = arena_strdup(&s->arena, name);
     rf->iters = its, rf->niters = n;
+    rf->where = b->where; /* the same loops: a split's bound still holds */
     return err_set(&s->err) ? NULL : rf;
 }
 
