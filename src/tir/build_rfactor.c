@@ -85,6 +85,9 @@ static const tir_expr *reduced_value(const tir_block *b) {
     if (b->dead || !in || !st || st->kind != TS_STORE || in->kind != TS_STORE ||
         in->buf != st->buf || !st->value)
         return NULL;
+    const tir_expr acc = {.kind = TE_LOAD, .buf = st->buf, .nargs = st->nidx, .args = st->idx};
+    if (!is_load_at(in, &acc)) /* the init stores at the indices the body updates */
+        return NULL;
     const tir_expr *v = st->value;
     bool bin = v->kind == TE_BIN && (v->op == TB_ADD || v->op == TB_MUL);
     bool call = v->kind == TE_CALL && (v->op == TC_MAX || v->op == TC_MIN) && v->nargs == 2;
