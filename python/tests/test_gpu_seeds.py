@@ -9,13 +9,18 @@ CUDA; tools/gpu-check.sh runs them on the lent GPU.
 - seed 001: TMA example 1 (pointwise add, TMA loads, vector stores), example
   3 (transpose through 128-byte-swizzled tiles, TMA load and store, plain
   and swizzled) and the TMA tutorial's tiled load and store;
-- seed 004 (TensorIR) runs on the GPU in test_tir_notebook.py and
-  test_tir_run.py (weft.cuda() and weft.nd arrays, as TVM's users write it).
+- seed 004: the TensorIR notebook's program, bound (In [5]) and with the
+  cooperative fetch (In [9]), built and run on weft.cuda() with weft.nd
+  arrays as TVM's users write it, checked against torch's sum.
+  (test_tir_notebook.py runs the notebook itself, where the seed file is.)
 """
 
+import numpy as np
 import pytest
 
 import weft
+from weft import tir
+from weft.script import tir as T
 
 from test_examples_copy_tmem import GSG, VALID, chain, fancy_transformations
 from test_tma import pointwise_add, transpose as tma_transpose
@@ -147,3 +152,41 @@ def test_gpu_tma_tiled_copy(torch, store):
     assert [m.box for m in k.tma] == [[16, 32]]
     a = torch.randn(64, 128, device="cuda")
     assert torch.equal(run(torch, k, a), a)
+
+
+# ---- seed 004 (TensorIR)
+
+SUM_BROADCAST = """
+@T.prim_func
+def sum_broadcast(A: T.Buffer((256,), "float32"), B: T.Buffer((256,), "float32")) -> None:
+    for i, k in T.grid(256, 256):
+        with T.block("sum_broadcast"):
+            vi = T.axis.spatial(256, i)
+            vk = T.axis.reduce(256, k)
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] += A[vk]
+"""
+
+
+@pytest.mark.parametrize("cooperative", [False, True], ids=["in5_bound", "in9_cooperative_fetch"])
+def test_gpu_tensorir_sum_broadcast(torch, cooperative):
+    sch = tir.Schedule(T.prim_func(SUM_BROADCAST))
+    block = sch.get_block("sum_broadcast")
+    i, _ = sch.get_loops(block)
+    i_outer, i_inner = sch.split(i, factors=[None, 128])
+    sch.bind(i_outer, "blockIdx.x")
+    sch.bind(i_inner, "threadIdx.x")
+    if cooperative:
+        a_shared = sch.cache_read(block, read_buffer_index=0, storage_scope="shared")
+        sch.compute_at(a_shared, i_inner)
+        _, ax0_inner = sch.split(sch.get_loops(a_shared)[-1], factors=[None, 128])
+        sch.bind(ax0_inner, "threadIdx.x")
+    f = weft.build(sch.mod, target="cuda")
+    a_t = torch.rand(256, device="cuda")
+    a = weft.nd.array(a_t.cpu().numpy(), device=weft.cuda())
+    b = weft.nd.empty((256,), "float32", device=weft.cuda())
+    f(a, b)
+    want = a_t.sum().expand(256).cpu().numpy()
+    np.testing.assert_allclose(b.numpy(), want, atol=1e-5, rtol=1e-5)
+    assert ("__shared__" in f.imported_modules[0].get_source()) == cooperative
