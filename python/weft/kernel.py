@@ -76,7 +76,9 @@ class TmaMap:
     """One tensor map a compiled kernel issues (wf_tma_info), as the driver's
     cuTensorMapEncodeTiled takes it, but with Python's order: every list
     runs outermost dimension first (the C struct's dimension 0 is the
-    innermost). global_tensor and shared_tensor are tensor names (T<n>)."""
+    innermost). global_strides are bytes, the innermost entry the element
+    size; -1 where symbolic. global_tensor and shared_tensor are tensor
+    names (T<n>)."""
 
     def __init__(self, m):
         n = int(m.rank)
