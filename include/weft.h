@@ -282,8 +282,10 @@ WF_API const char *wf_kernel_string(wf_fusion *f); /* as wf_print_kernel prints 
 /* tv's IterDomain graph as Graphviz DOT (render with `dot -Tsvg`): logical
    domain on top, loop domain (with the compute-at marker) at the bottom,
    split/merge/swizzle between them; each box says where it sits ("logical
-   0", "alloc 1", "loop 2"), parallel types colour it, reductions are
-   dashed, broadcasts dotted, loop axes left of compute-at double-bordered. */
+   0", "alloc 1", "loop 2"), parallel types colour it (in a tensor a TMA
+   copy defines, seed 001's colours: green box, brown coordinate IterDomains),
+   reductions are dashed, broadcasts dotted, loop axes left of compute-at
+   double-bordered. */
 WF_API void wf_print_dot(wf_tv *tv, FILE *out);
 WF_API const char *wf_dot_string(wf_tv *tv); /* the same, kept as above */
 /* Lowers and prints CUDA; when the fusion has (or the compile hits) an error,

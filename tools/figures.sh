@@ -28,3 +28,4 @@ draw complicated1 T2 seed000-complicated1-T2-tmem
 draw complicated2 T4 seed000-complicated2-T4
 draw complicated2 T2 seed000-complicated2-T2-tmem
 draw tma-swizzle T1 seed001-tma-swizzle-128B
+draw tma-load T1 seed001-tma-load-swizzle-128B

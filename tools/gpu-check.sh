@@ -9,6 +9,7 @@
 #   WF_GPU_CHECK_QUICK=1  skips the sanitizer runs.
 #   WF_GPU_CHECK_MUTANTS=0 skips the GPU-only mutants of tools/mutants.sh.
 #   WF_GPU_CHECK_CORE=0 skips the core suite on the GPU.
+#   WF_GPU_CHECK_PYTHON=0 skips the Python tests (PyTorch CUDA tensors).
 set -u
 out=${OUT:-/tmp/weft-gpu-check}
 tmp=$(mktemp -d /tmp/weft-gpu-check.XXXXXX)
@@ -57,6 +58,16 @@ step "gpu tests" make gpu-test
 #   WF_GPU_CHECK_CORE=0  skips it (a few minutes).
 if [ "${WF_GPU_CHECK_CORE:-1}" = 1 ]; then
     step "core tests on gpu" env WF_TEST_GPU=1 make test
+fi
+# The Python package's tests with PyTorch CUDA tensors (every seed example
+# through Python; they skip where there is no GPU): pytest if installed, else
+# python/mini_pytest.py. One row of the table per test.
+#   WF_GPU_CHECK_PYTHON=0  skips them.
+if [ "${WF_GPU_CHECK_PYTHON:-1}" = 1 ]; then
+    step "python tests on gpu" sh python/run_gpu_tests.sh build "$tmp/python-results.txt"
+    while IFS= read -r line; do
+        row "py ${line%% *}" "${line#* }"
+    done <"$tmp/python-results.txt"
 fi
 # The codegen mutants (wrong operators and casts in the CUDA text): the CPU
 # suite kills them through the host-CUDA oracle; here tools/mutants.sh runs

@@ -88,6 +88,8 @@ def test_there_are_tutorials():
     names = [os.path.basename(p) for p in TUTORIALS]
     assert "tutorial-tensor-memory.md" in names
     assert "tutorial-shared-memory.md" in names
+    assert "tutorial-tma.md" in names
+    assert "tutorial-tensorir.md" in names
 
 
 @pytest.mark.parametrize("page", TUTORIALS, ids=os.path.basename)

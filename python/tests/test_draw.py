@@ -184,6 +184,37 @@ def test_weft_draw_renders_png(tmp_path):
     check_png(path.read_bytes())
 
 
+@needs_cli
+@needs_dot
+def test_tma_figure_has_seed_001_colours(tmp_path):
+    """The TMA load's diagram: box IterDomains green, coordinate ones brown
+    (seed 001's figures), rendered to a valid PNG."""
+    dot = subprocess.run([WEFT_CLI, "draw", "tma-load"], capture_output=True, text=True, check=True).stdout
+    assert '  id6 [label="iblockIdx.x6{4}\\nalloc 0, loop 0, TMA coordinate", fillcolor="#c9a27e", peripheries=2];' in dot
+    assert '  id7 [label="iBulk7{64}\\nloop 1, TMA box", fillcolor="#93c47d"];' in dot
+    assert '  id15 [label="iS15{8}\\nalloc 4, TMA box", fillcolor="#93c47d"];' in dot
+    assert '  id2 [label="iS2{256}\\nlogical 0"];' in dot
+    assert dot.count("TMA box") == 10 and dot.count("TMA coordinate") == 1
+    svg = subprocess.run([WEFT_CLI, "draw", "tma-load", "-o", str(tmp_path / "t.svg")], check=True)
+    svg = (tmp_path / "t.svg").read_text()
+    assert svg.count('fill="#93c47d"') == 10 and svg.count('fill="#c9a27e"') == 1
+    subprocess.run([WEFT_CLI, "draw", "tma-load", "-o", str(tmp_path / "t.png")], check=True)
+    check_png((tmp_path / "t.png").read_bytes())
+
+
+def test_python_draws_tma_colours():
+    f = weft.Fusion()
+    a = f.input(weft.f32, [128, 32])
+    s = weft.set(a).set_memory(weft.SHARED).set_ldst(weft.TMA)
+    f.output(weft.set(s))
+    assert "TMA" not in s.dot()  # no Bulk tile yet
+    s.split(0, 32).parallelize(0, weft.BIDX).parallelize(1, weft.BULK).parallelize(2, weft.BULK)
+    dot = s.dot()
+    assert '  id6 [label="iblockIdx.x6{4}\\nloop 0, TMA coordinate", fillcolor="#c9a27e"];' in dot
+    assert '  id7 [label="iBulk7{32}\\nloop 1, TMA box", fillcolor="#93c47d"];' in dot
+    assert '  id3 [label="iBulk3{32}\\nlogical 1, loop 2, TMA box", fillcolor="#93c47d"];' in dot
+
+
 @needs_dot
 def test_diagrams_page_python_runs(tmp_path, monkeypatch, capsys):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -206,7 +237,7 @@ def test_committed_figures_match_weft_draw():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     with open(os.path.join(root, "tools", "figures.sh")) as fh:
         figures = re.findall(r"^draw (\S+) (T\d+) (\S+)$", fh.read(), re.M)
-    assert len(figures) == 6
+    assert len(figures) == 7
     for example, tensor, name in figures:
         path = os.path.join(root, "docs", "figures", name + ".svg")
         svg = open(path).read()

@@ -70,7 +70,7 @@ from .core import (  # noqa: F401
     u8,
     version,
 )
-from .kernel import DeviceArray, Kernel, Launch, Stats  # noqa: F401
+from .kernel import DeviceArray, Kernel, Launch, Stats, TmaMap  # noqa: F401
 from .draw import GraphvizError  # noqa: F401
 from ._lib import path as library_path  # noqa: F401
 from .runtime import Device, Module, SystemInfo, build, cache_clear, cpu, cuda, system_info  # noqa: F401

@@ -75,6 +75,23 @@ class AccessStats(ctypes.Structure):
     ]
 
 
+class TmaInfo(ctypes.Structure):
+    """wf_tma_info: one tensor map of a compiled kernel (dimension 0 innermost)."""
+
+    _fields_ = [
+        ("is_store", ctypes.c_bool),
+        ("rank", ctypes.c_int),
+        ("dtype", ctypes.c_int),
+        ("global_dims", ctypes.c_int64 * 5),
+        ("global_strides_bytes", ctypes.c_int64 * 5),
+        ("box", ctypes.c_int64 * 5),
+        ("element_strides", ctypes.c_int64 * 5),
+        ("swizzle_bytes", ctypes.c_int),
+        ("global_tv", ctypes.c_void_p),
+        ("shared_tv", ctypes.c_void_p),
+    ]
+
+
 def _candidates():
     env = os.environ.get("WEFT_LIB")
     if env:
@@ -177,6 +194,11 @@ _SIGS = {
     "wf_device_alloc": (P, [ctypes.c_size_t]),
     "wf_device_free": (V, [P]),
     "wf_device_copy": (I, [P, P, ctypes.c_size_t]),
+    # Optional: TMA (seed 001; kernel.py's Kernel.tma, core.py's Tensor.tma_swizzle).
+    "wf_kernel_tma_count": (I, [P]),
+    "wf_kernel_tma": (ctypes.POINTER(TmaInfo), [P, I]),
+    "wf_tv_circular_buffer": (V, [P, I]),
+    "wf_tv_tma_swizzle": (V, [P, I]),
     # Optional (newer libraries): the printers as strings owned by the fusion.
     "wf_math_string": (S, [P]),
     "wf_transforms_string": (S, [P]),
@@ -216,6 +238,7 @@ _SIGS = {
 _OPTIONAL = {"wf_math_string", "wf_transforms_string", "wf_kernel_string", "wf_print_dot", "wf_dot_string"}
 _OPTIONAL |= {n for n in _SIGS if n.startswith("wf_tir_")}
 _OPTIONAL |= {"wf_system_info_get", "wf_cache_clear"}
+_OPTIONAL |= {"wf_kernel_tma_count", "wf_kernel_tma", "wf_tv_circular_buffer", "wf_tv_tma_swizzle"}
 
 for _name, (_res, _args) in _SIGS.items():
     try:

@@ -543,6 +543,18 @@ class Tensor:
         n, arr = _ids(self._f, ids)
         return self._call(lib.wf_tv_set_loop_domain, n, arr)
 
+    def tma_swizzle(self, swizzle_bytes):
+        """Lay this shared-memory tensor's two innermost axes (rows x
+        swizzle_bytes) out as TMA's 32/64/128-byte swizzle
+        (wf_tv_tma_swizzle): sets the allocation domain."""
+        return self._call(lib.wf_tv_tma_swizzle, int(swizzle_bytes))
+
+    def circular_buffer(self, stages):
+        """Ask for `stages` copies of this TMA-loaded shared-memory tensor
+        (wf_tv_circular_buffer; more than one is refused at compile time
+        as not supported yet)."""
+        return self._call(lib.wf_tv_circular_buffer, int(stages))
+
     def inline_at(self, pos):
         return self._call(lib.wf_tv_inline_at, int(pos))
 

@@ -72,6 +72,48 @@ class Launch:
         )
 
 
+class TmaMap:
+    """One tensor map a compiled kernel issues (wf_tma_info), as the driver's
+    cuTensorMapEncodeTiled takes it, but with Python's order: every list
+    runs outermost dimension first (the C struct's dimension 0 is the
+    innermost). global_strides are bytes, the innermost entry the element
+    size; -1 where symbolic. global_tensor and shared_tensor are tensor
+    names (T<n>)."""
+
+    def __init__(self, m):
+        n = int(m.rank)
+        self.kind = "store" if m.is_store else "load"
+        self.rank = n
+        self.dtype = DType(m.dtype)
+        self.global_dims = [int(m.global_dims[i]) for i in reversed(range(n))]
+        self.global_strides = [int(m.global_strides_bytes[i]) for i in reversed(range(n))]
+        self.box = [int(m.box[i]) for i in reversed(range(n))]
+        self.element_strides = [int(m.element_strides[i]) for i in reversed(range(n))]
+        self.swizzle = int(m.swizzle_bytes)
+        self.global_tensor = int(lib.wf_tv_name(m.global_tv)) if m.global_tv else -1
+        self.shared_tensor = int(lib.wf_tv_name(m.shared_tv)) if m.shared_tv else -1
+
+    def __repr__(self):
+        return "TmaMap(%s T%d %s T%d, dims=%s, box=%s, strides=%s, swizzle=%d)" % (
+            self.kind,
+            self.global_tensor,
+            "->" if self.kind == "load" else "<-",
+            self.shared_tensor,
+            self.global_dims,
+            self.box,
+            self.global_strides,
+            self.swizzle,
+        )
+
+
+def _tma_maps(k):
+    """The kernel's tensor maps, read while its fusion is alive (the maps
+    name the fusion's tensors)."""
+    if not _lib.has("wf_kernel_tma_count"):
+        return []
+    return [TmaMap(lib.wf_kernel_tma(k, i).contents) for i in range(lib.wf_kernel_tma_count(k))]
+
+
 class DeviceArray:
     """A device buffer allocated by libweft (when no PyTorch is at hand);
     exposes __cuda_array_interface__ and copies to numpy with .numpy()."""
@@ -144,6 +186,7 @@ class Kernel:
         self._ptr = ptr
         self._ins = [_Param(t, "input", i) for i, t in enumerate(f.inputs)]
         self._outs = [_Param(t, "output", i) for i, t in enumerate(f.outputs)]
+        self._tma = _tma_maps(ptr)
 
     def free(self):
         if self._ptr:
@@ -169,6 +212,12 @@ class Kernel:
     @property
     def launch(self):
         return Launch(lib.wf_kernel_launch(self._live()).contents)
+
+    @property
+    def tma(self):
+        """The TMA tensor maps the kernel issues, in order (TmaMap; [] if none)."""
+        self._live()
+        return list(self._tma)
 
     def check_nvrtc(self, sm=90):
         """Compile the source with NVRTC for sm (no GPU needed); returns the

@@ -47,4 +47,10 @@ bool api_axis(wf_tv *tv, int *axis, const char *what);
 /* Normalize a position 0..ndim (negative wraps as pos + ndim + 1). */
 bool api_pos(wf_tv *tv, int *pos, const char *what);
 
+/* tma.c: seed 001's roles of tv's IterDomains for the diagram (one
+   ir_dot_role per IterDomain id of the fusion, heap memory the caller frees),
+   or NULL when tv is not the consumer of a TMA copy with a Bulk tile (or
+   memory ran out: the diagram is then drawn without TMA colours). */
+uint8_t *api_tma_dot_roles(const wf_tv *tv);
+
 #endif

@@ -5,18 +5,20 @@
  *
  * Like the other printers they only read the fusion and print even when its
  * sticky error is set (a picture of the schedule helps most when it failed).
- * The hook for TMA (seed 001): once a TMA analysis classifies IterDomains
- * as box, coordinate, tile or stride, render_dot passes one ir_dot_role per
- * IterDomain id and the diagram colours them as the seed's figures do; until
- * then no IterDomain has a TMA role and none is coloured as one.
+ * TMA (seed 001): for the consumer of a TMA copy (the shared-memory tensor
+ * of a load, the global one of a store) render_dot passes one ir_dot_role
+ * per IterDomain id, box or coordinate as api_tma_dot_roles (tma.c)
+ * classifies them, and the diagram colours them as the seed's figures do:
+ * green for box IterDomains, brown for coordinate ones.
  */
 #include "api/api.h"
 
-/* No TMA analysis exists yet, so no IterDomain has a TMA role: roles is
-   NULL. The TMA pass fills one ir_dot_role per IterDomain id here. */
+#include <stdlib.h>
+
 static void render_dot(sbuf *b, const wf_tv *tv) {
-    const uint8_t *roles = NULL;
+    uint8_t *roles = api_tma_dot_roles(tv); /* NULL: no TMA copy defines tv */
     ir_print_dot(b, tv, roles);
+    free(roles);
 }
 
 void wf_print_dot(wf_tv *tv, FILE *out) {

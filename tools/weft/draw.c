@@ -8,7 +8,8 @@
  * "fancy transformations" that XOR-swizzle a [4096, 4096] tensor back to its
  * shape, the two complicated tensor-memory schedules built on them) and the
  * 128-byte TMA swizzle layout of seed 001 written with split / swizzle /
- * set_allocation_domain; tools/figures.sh draws docs/figures/ with them.
+ * set_allocation_domain, and a TMA load with that swizzle (its box and
+ * coordinate IterDomains coloured); tools/figures.sh draws docs/figures/ with them.
  * `dot` is looked up on PATH, or taken from $WEFT_DOT. Uses only weft.h.
  */
 #include <errno.h>
@@ -141,6 +142,27 @@ static void build_tma_swizzle(chain *c) {
     wf_tv_set_allocation_domain(s, n, loop, true);
 }
 
+/* Seed 001's TMA load of [64, 32] float tiles of a [256, 32] tensor into
+   shared memory, one tile per block, laid out with the 128-byte swizzle:
+   T1 = [I0o (BIDx), I0i{64} (Bulk), I1{32} (Bulk)], the tile's allocation
+   [.., 8, 1, 8, 4 floats] with the XOR; the diagram colours its box and
+   coordinate IterDomains. T2 copies it out with threads. */
+static void build_tma_load(chain *c) {
+    *c = chain_new(3, 256, 32);
+    wf_tv *s = c->tv[1], *o = c->tv[2];
+    wf_tv_set_memory(s, WF_MEM_SHARED);
+    wf_tv_set_ldst(s, WF_LDST_TMA);
+    wf_tv_split(s, 0, 64);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    wf_tv_parallelize(s, 1, WF_BULK);
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_tma_swizzle(s, 128);
+    wf_tv_split(o, 0, 64);
+    wf_tv_parallelize(o, 0, WF_BIDX);
+    wf_tv_parallelize(o, 2, WF_TIDX);
+    wf_tv_inline_at(s, 1);
+}
+
 typedef struct {
     const char *name;
     int tensor; /* drawn when no TENSOR is given */
@@ -155,6 +177,8 @@ static const example examples[] = {
     {"complicated2", 4, build_complicated2, "seed 000: tensor-memory Complicated2 (T2 in TMem)"},
     {"tma-swizzle", 1, build_tma_swizzle,
      "seed 001: 128-byte TMA swizzle layout of a [64, 32] float tile in shared memory (T1)"},
+    {"tma-load", 1, build_tma_load,
+     "seed 001: TMA load of 128-byte-swizzled [64, 32] tiles, box and coordinate colours (T1)"},
 };
 #define NEXAMPLES (int)(sizeof examples / sizeof *examples)
 
