@@ -434,8 +434,8 @@ WF_API int wf_kernel_tma_count(const wf_kernel *k);
 /* NULL if out of range; in the order the kernel issues them. */
 WF_API const wf_tma_info *wf_kernel_tma(const wf_kernel *k, int i);
 /* Multi-stage (circular) buffering of a TMA-loaded shared-memory tensor: `stages` copies,
-   loads issued stages-1 iterations ahead, one mbarrier per stage (not lowered yet: a
-   kernel that asks for more than one stage is refused with WF_ERR_UNSUPPORTED). */
+   loads issued stages-1 iterations ahead, one mbarrier per stage. Applies to the serial
+   loop at tv's inline position (at most 16 stages; docs/tma.md). */
 WF_API void wf_tv_circular_buffer(wf_tv *tv, int stages);
 /* Schedule the allocation domain of a shared-memory tensor's two innermost axes into the
    TMA swizzle pattern [-1, s, 8/s, s, 16 bytes] with the XOR of axes 1 and 3. */

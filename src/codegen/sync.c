@@ -34,10 +34,21 @@ void cg_sync_decls(sbuf *b, const lower_result *r) {
         sbuf_printf(b, "  __shared__ __align__(8) unsigned long long wf_mbar[%d];\n", n);
 }
 
+/* The mbarrier's shared address: wf_mbar[mbar], plus a circular buffer's stage. */
+static void mbar_addr(sbuf *b, const kir_sync *s) {
+    sbuf_printf(b, "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d", s->mbar);
+    if (s->mbar_off) {
+        sbuf_puts(b, " + (");
+        cg_print_val(b, s->mbar_off);
+        sbuf_puts(b, ")");
+    }
+    sbuf_puts(b, "]))");
+}
+
 static void mbar_op(sbuf *b, const char *ptx, const kir_sync *s, const char *operand) {
-    sbuf_printf(b, "asm volatile(\"%s [%%0], %%1;\" :: \"r\"((unsigned)__cvta_generic_to_shared(",
-                ptx);
-    sbuf_printf(b, "&wf_mbar[%d])), \"r\"((unsigned)(", s->mbar);
+    sbuf_printf(b, "asm volatile(\"%s [%%0], %%1;\" :: ", ptx);
+    mbar_addr(b, s);
+    sbuf_puts(b, ", \"r\"((unsigned)(");
     if (operand)
         sbuf_puts(b, operand);
     else
@@ -45,15 +56,26 @@ static void mbar_op(sbuf *b, const char *ptx, const kir_sync *s, const char *ope
     sbuf_puts(b, ")) : \"memory\");\n");
 }
 
+/* The parity of the phase waited for: a constant, or (phase & 1) in a circular buffer. */
+static void parity(sbuf *b, const kir_sync *s) {
+    if (!s->phase_val) {
+        sbuf_printf(b, "\"r\"(%lldu)", (long long)(s->phase & 1));
+        return;
+    }
+    sbuf_puts(b, "\"r\"((unsigned)((");
+    cg_print_val(b, s->phase_val);
+    sbuf_puts(b, ") & 1))");
+}
+
 static void mbar_wait(sbuf *b, const kir_sync *s, int depth) {
     sbuf_puts(b, "for (unsigned wf_done = 0; !wf_done;) {\n");
     sbuf_indent(b, depth + 1);
-    sbuf_printf(b,
-                "asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, "
-                "[%%1], %%2; selp.u32 %%0, 1, 0, p; }\" : \"=r\"(wf_done) : "
-                "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d])), \"r\"(%lldu) : "
-                "\"memory\");\n",
-                s->mbar, (long long)(s->phase & 1));
+    sbuf_puts(b, "asm volatile(\"{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, "
+                 "[%1], %2; selp.u32 %0, 1, 0, p; }\" : \"=r\"(wf_done) : ");
+    mbar_addr(b, s);
+    sbuf_puts(b, ", ");
+    parity(b, s);
+    sbuf_puts(b, " : \"memory\");\n");
     sbuf_indent(b, depth);
     sbuf_puts(b, "}\n");
 }
@@ -74,11 +96,7 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
         sbuf_puts(b, "asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n");
         break;
     case KSYNC_MBAR_ARRIVE_TX:
-        sbuf_puts(b, "asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" :: ");
-        sbuf_printf(b, "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d])), \"r\"((unsigned)(",
-                    s->mbar);
-        cg_print_val(b, s->bytes);
-        sbuf_puts(b, ")) : \"memory\");\n");
+        mbar_op(b, "mbarrier.arrive.expect_tx.shared::cta.b64 _,", s, NULL);
         break;
     case KSYNC_MBAR_COMPLETE_TX:
         mbar_op(b, "mbarrier.complete_tx.shared::cta.b64", s, NULL);
@@ -90,10 +108,9 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
         sbuf_puts(b, "asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n");
         break;
     case KSYNC_MBAR_INVAL:
-        sbuf_printf(b,
-                    "asm volatile(\"mbarrier.inval.shared::cta.b64 [%%0];\" :: "
-                    "\"r\"((unsigned)__cvta_generic_to_shared(&wf_mbar[%d])) : \"memory\");\n",
-                    s->mbar);
+        sbuf_puts(b, "asm volatile(\"mbarrier.inval.shared::cta.b64 [%0];\" :: ");
+        mbar_addr(b, s);
+        sbuf_puts(b, " : \"memory\");\n");
         break;
     case KSYNC_BULK_COMMIT:
         sbuf_puts(b, "asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n");

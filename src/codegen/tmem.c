@@ -108,6 +108,10 @@ bool cg_emit_hw(sbuf *b, const kir_hw *h, int depth) {
         sbuf_indent(b, depth);
         sbuf_printf(b, "if (%s) {\n", warp0);
         return true;
+    case KHW_ELECT: /* TMA's issuing thread (codegen/copy_tma.c) */
+        sbuf_indent(b, depth);
+        sbuf_puts(b, "if (wf_elect_one()) {\n");
+        return true;
     case KHW_TMEM_SLOTS:
         sbuf_indent(b, depth);
         sbuf_puts(b, "unsigned *wf_tmem_slots = reinterpret_cast<unsigned *>(wf_smem + ");

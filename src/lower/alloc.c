@@ -273,6 +273,17 @@ static int64_t smem_alignment(const wf_tv *tv) {
     return 128;
 }
 
+/* A circular-buffered tensor (lower/tma_cb.c) holds `stages` copies of its
+   buffer, each starting on the buffer's alignment (check.c allowed stages
+   only on TMA loads, whose alignment is at least 128 bytes). */
+static void stage_copies(lower_ctx *c, wf_tv *tv, kir_node *n, int64_t align) {
+    wf_arena *a = c->a;
+    const wf_val *per = val_const(a, align / (int64_t)wf_dtype_size(tv->dtype));
+    n->u.alloc.stages = tv->stages;
+    n->u.alloc.stage_elems = val_mul(a, val_ceildiv(a, n->u.alloc.size, per), per);
+    n->u.alloc.size = val_mul(a, n->u.alloc.stage_elems, val_const(a, tv->stages));
+}
+
 /* Registers need sizes known at compile time; shared memory may be sized by
    the run-time extents (the kernel's dynamic shared memory is then computed
    at launch). */
@@ -299,14 +310,17 @@ static bool alloc_tensor(lower_ctx *c, wf_tv *tv, const wf_val **smem_end) {
     if (tv->mem == WF_MEM_SHARED) {
         wf_arena *a = c->a;
         int64_t align = smem_alignment(tv);
+        if (tv->stages > 1) /* circular buffering: stages copies, each aligned like the first */
+            stage_copies(c, tv, n, align);
         n->u.alloc.smem_offset =
             align == 16
                 ? align16(a, *smem_end)
                 : val_mul(a, val_ceildiv(a, *smem_end, val_const(a, align)), val_const(a, align));
         if (align > c->out->smem_align)
             c->out->smem_align = align;
-        *smem_end = val_add(a, n->u.alloc.smem_offset,
-                            val_mul(a, l.size, val_const(a, (int64_t)wf_dtype_size(tv->dtype))));
+        *smem_end =
+            val_add(a, n->u.alloc.smem_offset,
+                    val_mul(a, n->u.alloc.size, val_const(a, (int64_t)wf_dtype_size(tv->dtype))));
     }
     return place_alloc(c, tv, n);
 }

@@ -112,7 +112,8 @@ bool lower_check_fusion(lower_ctx *c) {
         return false;
     for (int i = 0; i < f->tvs.n; i++) {
         wf_tv *tv = f->tvs.ptr[i];
-        if (!check_memory(c, tv) || (!tv->is_input && !check_axes(c, tv)) || !check_inline(c, tv))
+        if (!check_memory(c, tv) || (!tv->is_input && !check_axes(c, tv)) || !check_inline(c, tv) ||
+            !lower_tma_check_stages(c, tv))
             return false;
     }
     for (int i = 0; i < f->ops.n; i++)

@@ -53,6 +53,20 @@ bool lower_copy_place(lower_ctx *c);
 bool lower_tma_check_bulk(lower_ctx *c, const wf_tv *tv, int axis);
 bool lower_tma_infer(lower_ctx *c, kir_node *stmt, lower_tma *out);
 
+/* TMA's issuing thread (tma_issue.c): a KHW_ELECT node (elect.sync) where the
+   block has a full warp, else `if (threadIdx.x == 0 && ...)`; put the
+   statements in its kir_body. `if (threadIdx.x == 0 && ...) { n }` (n may be
+   NULL). And the conjuncts of a predicate that do not depend on the thread
+   (the issuer replaces the others). */
+bool lower_tma_full_warp(lower_ctx *c);
+kir_node *lower_tma_issuer(lower_ctx *c);
+kir_node *lower_tma_one_thread(lower_ctx *c, kir_node *n);
+const wf_val *lower_tma_uniform_cond(lower_ctx *c, const wf_val *cond);
+/* Circular buffering (tma_cb.c): may tv have its stages (check.c), and the
+   pipelined loads of a circular-buffered TMA load (the place hook). */
+bool lower_tma_check_stages(lower_ctx *c, const wf_tv *tv);
+bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m);
+
 /* Tensor memory (lower/tmem.c): its allocation, address table and release, around the kernel. */
 bool lower_tmem(lower_ctx *c);
 

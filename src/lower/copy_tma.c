@@ -4,12 +4,14 @@
  *
  * validate: a TMA copy moves global -> shared (a load) or shared -> global
  * (a store), needs Hopper (sm 90 or newer) and at least one Bulk axis on
- * its consumer; circular buffering is not lowered yet.
+ * its consumer (circular buffering is checked by tma_cb.c, from check.c).
  * index: requires index. The tensor map is inferred (lower/tma.c) and kept
  * in lower_result.tmas, in issue order; the statement names its entry.
  * place: requires sync, so that the predicate (one elected thread: the
  * predicate pass lets only index 0 of every thread dimension the box does
- * not depend on write) and the barriers are in place. A load becomes
+ * not depend on write; where the block has a full warp, elect.sync picks it
+ * instead, tma_issue.c) and the barriers are in place. A circular-buffered
+ * load is pipelined by tma_cb.c. Any other load becomes
  *   mbarrier.init(1); arrive.expect_tx(box bytes); cp.async.bulk.tensor;
  *   try_wait(phase 0); mbarrier.inval
  * in the elected thread, whose wait orders the tile before the block
@@ -25,13 +27,6 @@ static bool serial(const kir_node *n);
 
 static const char *mem_name(wf_memtype m) {
     return ir_memtype_name(m);
-}
-
-static bool threaded(const wf_tv *tv) {
-    for (int i = 0; i < tv->loop.n; i++)
-        if (ir_id_is_thread(tv->loop.ptr[i]->ptype))
-            return true;
-    return false;
 }
 
 bool lower_copy_validate_tma(lower_ctx *c, const ir_op *op) {
@@ -52,17 +47,6 @@ bool lower_copy_validate_tma(lower_ctx *c, const ir_op *op) {
         return wf_failb(e, WF_ERR_UNSUPPORTED,
                         "T%d: TMA needs sm_90 (Hopper) or newer, but the target is sm_%d", out->id,
                         c->out->sm);
-    if ((load ? out : in)->stages > 1 && threaded(out))
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: circular buffering issues its loads from one elected thread, so the "
-                        "TMA copy of T%d, whose loop axes are parallelized on threads, is "
-                        "incorrectly contained within a If-Then-Else with the ElectSync "
-                        "predicate. Parallelize T%d's non-tile axes on blocks or serially",
-                        out->id, out->id, out->id);
-    if ((load ? out : in)->stages > 1)
-        return wf_failb(e, WF_ERR_UNSUPPORTED,
-                        "T%d: not supported yet: circular buffering (%d stages) of T%d", out->id,
-                        (load ? out : in)->stages, (load ? out : in)->id);
     bool bulk = false;
     for (int i = 0; i < out->loop.n; i++) {
         wf_ptype p = out->loop.ptr[i]->ptype;
@@ -87,10 +71,14 @@ bool lower_copy_index_tma(lower_ctx *c, kir_node *stmt) {
     lower_tma m;
     if (!lower_tma_infer(c, stmt, &m))
         return false;
-    if (!m.info.is_store) {
+    if (!m.info.is_store) { /* after the earlier loads' mbarriers, one per stage */
         m.mbar = 0;
-        for (int i = 0; i < c->out->tmas.n; i++)
-            m.mbar += !c->out->tmas.ptr[i].info.is_store;
+        for (int i = 0; i < c->out->tmas.n; i++) {
+            const lower_tma *p = &c->out->tmas.ptr[i];
+            m.mbar += p->info.is_store                ? 0
+                      : p->info.shared_tv->stages > 1 ? p->info.shared_tv->stages
+                                                      : 1;
+        }
     }
     stmt->u.stmt.hw.tma.index = c->out->tmas.n;
     stmt->u.stmt.hw.tma.mbar = m.mbar;
@@ -121,25 +109,6 @@ static int position(const kir_list *l, const kir_node *n) {
 
 static kir_node *holder_of(kir_node *stmt);
 
-/* `if (threadIdx.x == 0 && ...) { n }` over the launched thread dimensions. */
-static kir_node *one_thread(lower_ctx *c, kir_node *n) {
-    wf_arena *a = c->a;
-    const wf_val *cond = NULL;
-    for (int d = 0; d < 3; d++) {
-        if (val_is_const_eq(c->pdim[d], 1))
-            continue;
-        const lower_pdim *p = &lower_pdim_table[d];
-        const wf_val *tid = val_sym(a, SYM_TID, p->axis, 0, p->cuda, 0, lower_pdim_max(d), NULL);
-        const wf_val *eq = val_eq(a, tid, val_const(a, 0));
-        cond = cond ? val_and(a, cond, eq) : eq;
-    }
-    kir_node *f = kir_new(a, KIR_IF);
-    if (!f || !n)
-        return NULL;
-    f->u.cond.cond = cond ? cond : val_const(a, 1);
-    return kir_append(a, &f->u.cond.body, n, f) ? f : NULL;
-}
-
 /* Several threads issue a box each (non-tile axes on threads): one thread
    initializes the mbarrier for all their arrivals before a barrier, each
    issuing thread arrives with its bytes, copies and waits, and after a
@@ -151,7 +120,7 @@ static bool place_load_many(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
     if (!init || !inval)
         return false;
     init->u.sync.count = m->issuers;
-    kir_node *ti = one_thread(c, init), *tv = one_thread(c, inval);
+    kir_node *ti = lower_tma_one_thread(c, init), *tv = lower_tma_one_thread(c, inval);
     kir_node *s0 = kir_new_sync(c->a, KSYNC_BLOCK), *s1 = kir_new_sync(c->a, KSYNC_BLOCK);
     if (!ti || !tv || !s0 || !s1)
         return false;
@@ -167,9 +136,37 @@ static bool place_load_many(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
            kir_insert(c->a, body, k, tx, stmt->parent);
 }
 
+/* The predicate pass picked the issuing thread with `threadIdx.x == 0 &&
+   ...`: where the block has a full warp, elect.sync picks it instead, inside
+   what remains of the predicate (uniform over the warp, so that the whole
+   warp reaches the election). */
+static bool elect(lower_ctx *c, kir_node *stmt) {
+    kir_node *f = stmt->parent;
+    if (!lower_tma_full_warp(c) || !f || f->kind != KIR_IF || f->u.cond.body.n != 1)
+        return true;
+    kir_node *e = kir_new_hw(c->a, KHW_ELECT);
+    if (!e || !kir_append(c->a, &e->u.hw.body, stmt, e))
+        return false;
+    const wf_val *cond = lower_tma_uniform_cond(c, f->u.cond.cond);
+    if (cond && !val_is_const_eq(cond, 1)) {
+        f->u.cond.cond = cond;
+        f->u.cond.body.ptr[0] = e;
+        e->parent = f;
+        return true;
+    }
+    kir_list *body = f->parent ? kir_body(f->parent) : &c->out->top;
+    body->ptr[position(body, f)] = e;
+    e->parent = f->parent;
+    return true;
+}
+
 static bool place_load(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
+    if (m->info.shared_tv->stages > 1)
+        return lower_tma_cb_place(c, stmt, m);
     if (m->issuers > 1)
         return place_load_many(c, stmt, m);
+    if (!elect(c, stmt))
+        return false;
     kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
     int at = position(body, stmt);
     kir_node *init = mbar_node(c, KSYNC_MBAR_INIT, m), *tx = mbar_node(c, KSYNC_MBAR_ARRIVE_TX, m);
@@ -207,8 +204,8 @@ static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
     return f && kir_insert(c->a, body, at - 1, f, holder->parent);
 }
 
-static bool place_store(lower_ctx *c, kir_node *stmt) {
-    if (!fence_before_barrier(c, stmt))
+static bool place_store(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
+    if ((m->issuers == 1 && !elect(c, stmt)) || !fence_before_barrier(c, stmt))
         return false;
     kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
     int at = position(body, stmt);
@@ -222,6 +219,6 @@ static bool place_store(lower_ctx *c, kir_node *stmt) {
 
 bool lower_copy_place_tma(lower_ctx *c, kir_node *stmt) {
     const lower_tma *m = &c->out->tmas.ptr[stmt->u.stmt.hw.tma.index];
-    bool ok = m->info.is_store ? place_store(c, stmt) : place_load(c, stmt, m);
-    return ok || wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    bool ok = m->info.is_store ? place_store(c, stmt, m) : place_load(c, stmt, m);
+    return ok || err_set(&c->f->err) || wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }

@@ -61,7 +61,7 @@ kir_list *kir_body(kir_node *n) {
         return &n->u.loop.body;
     if (n->kind == KIR_IF)
         return &n->u.cond.body;
-    if (n->kind == KIR_HW && n->u.hw.kind == KHW_WARP0)
+    if (n->kind == KIR_HW && (n->u.hw.kind == KHW_WARP0 || n->u.hw.kind == KHW_ELECT))
         return &n->u.hw.body;
     return NULL;
 }
@@ -132,23 +132,37 @@ void kir_print_stmt(sbuf *b, const kir_stmt *s) {
         sbuf_printf(b, " vec=%d", s->vec);
 }
 
+/* " 2", or " 0+(i0 % 3)" for a circular buffer's stage. */
+static void print_mbar(sbuf *b, const kir_sync *s) {
+    sbuf_printf(b, " %d", s->mbar);
+    if (s->mbar_off) {
+        sbuf_puts(b, "+(");
+        val_print(b, s->mbar_off);
+        sbuf_puts(b, ")");
+    }
+}
+
 /* SYNC, or e.g. "MBAR_WAIT 0 phase=1". */
 static void print_sync(sbuf *b, const kir_sync *s) {
     sbuf_puts(b, kir_sync_name(s->kind));
+    if (s->kind != KSYNC_BLOCK && s->kind != KSYNC_FENCE_PROXY_ASYNC &&
+        s->kind != KSYNC_BULK_COMMIT && s->kind != KSYNC_BULK_WAIT_READ)
+        print_mbar(b, s);
     switch (s->kind) {
     case KSYNC_MBAR_INIT:
-        sbuf_printf(b, " %d count=%lld", s->mbar, (long long)s->count);
+        sbuf_printf(b, " count=%lld", (long long)s->count);
         break;
     case KSYNC_MBAR_ARRIVE_TX:
     case KSYNC_MBAR_COMPLETE_TX:
-        sbuf_printf(b, " %d bytes=", s->mbar);
+        sbuf_puts(b, " bytes=");
         val_print(b, s->bytes);
         break;
     case KSYNC_MBAR_WAIT:
-        sbuf_printf(b, " %d phase=%lld", s->mbar, (long long)s->phase);
-        break;
-    case KSYNC_MBAR_INVAL:
-        sbuf_printf(b, " %d", s->mbar);
+        if (s->phase_val) {
+            sbuf_puts(b, " phase=");
+            val_print(b, s->phase_val);
+        } else
+            sbuf_printf(b, " phase=%lld", (long long)s->phase);
         break;
     default:
         break;
@@ -165,7 +179,7 @@ static void print_hw(sbuf *b, const kir_hw *h, int depth) {
         val_print(b, h->offset);
     }
     sbuf_puts(b, "\n");
-    if (h->kind == KHW_WARP0)
+    if (h->kind == KHW_WARP0 || h->kind == KHW_ELECT)
         print_list(b, &h->body, depth + 1);
 }
 

@@ -46,6 +46,8 @@ typedef struct {
     const wf_val *smem_offset; /* bytes into the dynamic shared-memory array */
     int region;                /* tensor memory: region number (launch info index) */
     int64_t row;               /* tensor memory: elements per lane; index = lane * row + column */
+    int stages; /* circular buffering (lower/tma_cb.c): copies of the buffer, 0 = 1 */
+    const wf_val *stage_elems; /* circular buffering: elements from one stage to the next */
 } kir_alloc;
 
 /* A reduction's statements (lower/reduce.c): its init, then its combine step,
@@ -84,6 +86,7 @@ typedef struct {
         struct {                    /* CpAsyncBulkTensorTile */
             int index;              /* its lower_result.tmas entry (tensor map: wf_tmap<index>) */
             int mbar;               /* load: the mbarrier it completes; -1 for a store */
+            const wf_val *mbar_off; /* circular buffering: the stage, added to mbar (NULL = 0) */
             int rank;               /* dimensions of the tensor map */
             const wf_val *coord[5]; /* the box's first coordinates, dimension 0 innermost */
         } tma;
@@ -118,12 +121,16 @@ typedef struct {
     int64_t count;       /* MBAR_INIT: arrivals that complete a phase */
     const wf_val *bytes; /* ARRIVE_TX / COMPLETE_TX: transaction bytes */
     int64_t phase;       /* MBAR_WAIT: the phase waited for (its parity is what PTX tests) */
+    /* Circular buffering (lower/tma_cb.c): the mbarrier and phase depend on the loop. */
+    const wf_val *mbar_off;  /* added to mbar (NULL = 0): the stage of this iteration */
+    const wf_val *phase_val; /* MBAR_WAIT: the phase as a value; NULL = `phase` */
 } kir_sync;
 
 /* Hardware statements other than copies and barriers: tensor memory's life
    cycle (seed 000) and the region of warp 0 that runs its collectives. */
 #define KIR_HW_KINDS(X)                                                                            \
     X(KHW_WARP0, "WARP0")                     /* body: run by the threads of warp 0 only */        \
+    X(KHW_ELECT, "ELECT")                     /* body: one thread of warp 0, by elect.sync */      \
     X(KHW_TMEM_SLOTS, "TMEM_SLOTS")           /* the shared table tcgen05.alloc writes into */     \
     X(KHW_TMEM_ALLOC, "TMEM_ALLOC")           /* tcgen05.alloc of `columns` for `region` */        \
     X(KHW_TMEM_RELINQUISH, "TMEM_RELINQUISH") /* tcgen05.relinquish_alloc_permit */                \
@@ -141,7 +148,7 @@ typedef struct {
     int region;           /* TMEM_ALLOC / TMEM_DEALLOC: the region (launch info index) */
     int64_t columns;      /* TMEM_ALLOC / TMEM_DEALLOC: 32-bit columns */
     const wf_val *offset; /* TMEM_SLOTS: bytes into the dynamic shared memory */
-    kir_list body;        /* WARP0 */
+    kir_list body;        /* WARP0, ELECT */
 } kir_hw;
 
 /* What a kernel parameter passes (lower_param, rt_param). Each layer keeps a

@@ -94,6 +94,9 @@ typedef VEC(lower_extent) lower_extents;
 /* One TMA copy (lower/tma.c): its tensor map, inferred from the schedule,
    and what each issue of it needs. Dimension 0 is the innermost. */
 #define LOWER_TMA_MAX_RANK 5
+#define LOWER_TMA_MAX_STAGES                                                                       \
+    16 /* circular buffering: stages of one tensor (mbarriers, prologue)                           \
+        */
 typedef struct {
     wf_tma_info info;                          /* as wf_kernel_tma reports it */
     const wf_val *gdim[LOWER_TMA_MAX_RANK];    /* elements per dimension */

@@ -59,7 +59,7 @@ static void verify_hw(verifier *v, const kir_node *n) {
         v->ok = false;
     if (h->kind == KHW_TMEM_SLOTS && !h->offset)
         v->ok = false;
-    if (h->kind == KHW_WARP0)
+    if (h->kind == KHW_WARP0 || h->kind == KHW_ELECT)
         verify_list(v, &h->body, n, true);
 }
 

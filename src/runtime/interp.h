@@ -77,6 +77,9 @@ struct in_node {
     int tensor;
     /* IN_SYNC (but a block barrier), IN_HW: the typed payload (interp_hw.c) */
     const struct ix_hw *hw;
+    /* IN_SYNC and TMA loads in a circular buffer: the stage added to the mbarrier
+       (n == 0: none) and a wait's phase (n == 0: the payload's constant one) */
+    ix_expr mbar_off, phase;
     /* IN_STMT */
     wf_ldst copy;     /* its copy kind: the executor's hook (interp_copy.c) */
     int id;           /* statement number, for statistics */

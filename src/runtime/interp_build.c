@@ -160,6 +160,8 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->tma = s->copy == WF_LDST_TMA ? s->hw.tma.index : -1;
     for (int d = 0; n->tma >= 0 && d < s->hw.tma.rank; d++)
         n->coord[d] = compile(b, s->hw.tma.coord[d]);
+    if (n->tma >= 0 && s->hw.tma.mbar_off)
+        n->mbar_off = compile(b, s->hw.tma.mbar_off);
     n->red = s->red;
     n->red_tids = s->red_tids;
     n->red_bids = s->red_bids;
@@ -219,11 +221,15 @@ static in_node *build_node(builder *b, const kir_node *k) {
         n->kind = IN_SYNC;
         if (k->u.sync.kind != KSYNC_BLOCK)
             b->oom |= !(n->hw = ix_hw_of_sync(b->k, &k->u.sync));
+        if (k->u.sync.mbar_off)
+            n->mbar_off = compile(b, k->u.sync.mbar_off);
+        if (k->u.sync.phase_val)
+            n->phase = compile(b, k->u.sync.phase_val);
         break;
     case KIR_HW:
         n->kind = IN_HW;
         b->oom |= !(n->hw = ix_hw_of_node(b->k, &k->u.hw));
-        if (k->u.hw.kind == KHW_WARP0)
+        if (kir_body((kir_node *)k))
             build_list(b, &k->u.hw.body, n);
         break;
     }

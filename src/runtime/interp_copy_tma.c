@@ -28,6 +28,7 @@ typedef struct {
     const rt_tma *m;
     int64_t gdim[5], gstride[5]; /* elements, bytes */
     int gmem, smem;              /* tensor table indices */
+    int mbar;                    /* load: the mbarrier it completes (a circular buffer's stage's) */
     bool load;
 } tma_run;
 
@@ -117,7 +118,7 @@ static bool issue(ix_exec *x, const in_node *n, const tma_run *r, int t, const i
         if (!element(x, n, r, t, coord, start, lin))
             return false;
     int64_t es = (int64_t)wf_dtype_size(in->dtype), lo = x->off[r->smem] + start * es;
-    return !r->load || ix_mbar_complete_tx(x, r->m->mbar, r->m->box_bytes, lo, lo + total * es);
+    return !r->load || ix_mbar_complete_tx(x, r->mbar, r->m->box_bytes, lo, lo + total * es);
 }
 
 /* Coordinates per thread (rank x nthreads) and the box's start in shared memory. */
@@ -139,9 +140,24 @@ static bool evaluate(ix_exec *x, const in_node *n, const tma_run *r, int64_t *co
     return true;
 }
 
+/* A circular buffer's load completes the mbarrier of its stage (uniform: loops only). */
+static bool stage_mbar(ix_exec *x, const in_node *n, tma_run *r) {
+    const int64_t *v;
+    bool vary;
+    r->mbar = r->m->mbar;
+    if (!n->mbar_off.n)
+        return true;
+    if (!ix_eval(x, &n->mbar_off, &v, &vary) || v[0] < 0 || v[0] > 1024)
+        return ix_fail(x, WF_ERR_SCHEDULE, "a TMA load's stage is out of range in: %s", n->text);
+    r->mbar += (int)v[0];
+    return true;
+}
+
 bool ix_copy_execute_tma(ix_exec *x, const in_node *n) {
     tma_run r = {.m = &x->k->tmas[n->tma]};
     r.load = !r.m->info.is_store;
+    if (!stage_mbar(x, n, &r))
+        return false;
     r.gmem = r.load ? n->in[0] : n->out;
     r.smem = r.load ? n->out : n->in[0];
     if (!driver_rules(x, n, &r))

@@ -70,6 +70,42 @@ void ix_hw_free(ix_exec *x) {
     x->mbars = NULL;
 }
 
+/* The mbarrier an operation addresses and the phase a wait waits for, with a
+   circular buffer's stage and phase evaluated for this iteration. */
+typedef struct {
+    kir_sync_kind sync;
+    int mbar;
+    int64_t count, phase;
+    const wf_val *bytes;
+} ix_ref;
+
+/* A uniform value of the block (the stage and phase depend on loops only). */
+static bool uniform(ix_exec *x, const ix_expr *e, int64_t *out) {
+    const int64_t *v;
+    bool vary;
+    if (!ix_eval(x, e, &v, &vary))
+        return false;
+    int t = 0;
+    while (vary && t < x->nthreads - 1 && !x->mask[t])
+        t++;
+    *out = v[vary ? t : 0];
+    return true;
+}
+
+static bool resolve(ix_exec *x, const in_node *n, ix_ref *r) {
+    const struct ix_hw *h = n->hw;
+    int64_t off = 0;
+    *r = (ix_ref){h->sync, h->mbar, h->count, h->phase, h->bytes};
+    if ((n->mbar_off.n && !uniform(x, &n->mbar_off, &off)) ||
+        (n->phase.n && !uniform(x, &n->phase, &r->phase)))
+        return ix_fail(x, WF_ERR_SCHEDULE, "an mbarrier's stage or phase overflows int64");
+    if (off < 0 || off > INT32_MAX - h->mbar)
+        return ix_fail(x, WF_ERR_SCHEDULE, "mbarrier %d + %lld does not exist", h->mbar,
+                       (long long)off);
+    r->mbar = h->mbar + (int)off;
+    return true;
+}
+
 /* Mbarrier i of the current block (state from another block is dropped). */
 static ix_mbar *mbar_of(ix_exec *x, int i) {
     struct ix_mbars *s = x->mbars;
@@ -112,7 +148,7 @@ static void land(ix_exec *x, ix_mbar *m) {
     m->lo = m->hi = 0;
 }
 
-static bool wait(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
+static bool wait(ix_exec *x, const ix_ref *h, ix_mbar *m) {
     if (h->phase == m->phase - 1) {
         land(x, m);
         return true;
@@ -133,7 +169,7 @@ static bool wait(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
 }
 
 /* Arrivals and transaction bytes of the active threads. */
-static bool account(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
+static bool account(ix_exec *x, const ix_ref *h, ix_mbar *m) {
     int64_t bytes = 0, n = active_threads(x);
     if (!rt_eval(x->k, x->l, h->bytes, &bytes))
         return ix_fail(x, WF_ERR_SCHEDULE, "cannot evaluate the transaction bytes of mbarrier %d",
@@ -155,10 +191,12 @@ static bool account(ix_exec *x, const struct ix_hw *h, ix_mbar *m) {
 }
 
 bool ix_hw_sync(ix_exec *x, const in_node *n) {
-    const struct ix_hw *h = n->hw;
-    if (h->sync == KSYNC_FENCE_PROXY_ASYNC || h->sync == KSYNC_BLOCK ||
-        h->sync == KSYNC_BULK_COMMIT || h->sync == KSYNC_BULK_WAIT_READ)
+    ix_ref ref, *h = &ref;
+    if (n->hw->sync == KSYNC_FENCE_PROXY_ASYNC || n->hw->sync == KSYNC_BLOCK ||
+        n->hw->sync == KSYNC_BULK_COMMIT || n->hw->sync == KSYNC_BULK_WAIT_READ)
         return true; /* bulk stores complete at once here (interp_copy_tma.c) */
+    if (!resolve(x, n, &ref))
+        return false;
     ix_mbar *m = mbar_of(x, h->mbar);
     if (!m)
         return ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
@@ -214,10 +252,38 @@ static bool run_warp0(ix_exec *x, const in_node *n, ix_run_body run_body) {
     return ok;
 }
 
+/* elect.sync over warp 0 with a full mask: every lane of warp 0 must reach
+   it together (PTX); the executor elects lane 0. */
+static bool run_elect(ix_exec *x, const in_node *n, ix_run_body run_body) {
+    if (x->nthreads < 32)
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "elect.sync needs a full warp, but block (%lld, %lld, %lld) has %d threads",
+                       (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2],
+                       x->nthreads);
+    for (int t = 1; t < 32; t++)
+        if (x->mask[t] != x->mask[0])
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "elect.sync is reached by only some threads of warp 0 of block (%lld, "
+                           "%lld, %lld) (thread %d but not thread %d)",
+                           (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2],
+                           x->mask[0] ? 0 : t, x->mask[0] ? t : 0);
+    if (!x->mask[0])
+        return true;
+    uint8_t saved[1024]; /* a block has at most 1024 threads (rt_bind) */
+    int T = x->nthreads < 1024 ? x->nthreads : 1024;
+    memcpy(saved, x->mask, (size_t)T);
+    memset(x->mask + 1, 0, (size_t)(T - 1));
+    bool ok = run_body(x, n);
+    memcpy(x->mask, saved, (size_t)T);
+    return ok;
+}
+
 bool ix_hw_run(ix_exec *x, const in_node *n, ix_run_body run_body) {
     switch (n->hw->hw) {
     case KHW_WARP0:
         return run_warp0(x, n, run_body);
+    case KHW_ELECT:
+        return run_elect(x, n, run_body);
     default:
         return true; /* tensor memory's life cycle: see the comment atop */
     }

@@ -204,7 +204,9 @@ TEST(tma_global_address_must_be_16_byte_aligned) {
     wf_fusion_free(f);
 }
 
-TEST(tma_circular_buffering_is_not_lowered_yet) {
+/* Circular buffering pipelines a serial loop (tests/unit/test_tma_cb.c):
+   a tensor not inlined anywhere has none. */
+TEST(tma_circular_buffering_needs_an_inlined_tensor) {
     int64_t shape[2] = {64, 64};
     wf_tv *s, *o;
     wf_fusion *f = chain(2, shape, NULL, true, &s, &o);
@@ -212,8 +214,10 @@ TEST(tma_circular_buffering_is_not_lowered_yet) {
     wf_tv_parallelize(s, 1, WF_BULK);
     wf_tv_parallelize(s, 2, WF_BULK);
     wf_tv_circular_buffer(s, 2);
-    expect(ts_, f, WF_ERR_UNSUPPORTED,
-           "T1: not supported yet: circular buffering (2 stages) of T1");
+    expect(ts_, f, WF_ERR_SCHEDULE,
+           "T1: circular buffering (2 stages) pipelines the serial loop at T1's inline position, "
+           "but T1 is not inlined (compute-at position 0); inline it into its consumer at a "
+           "serial loop");
     wf_fusion_free(f);
 }
 
@@ -257,9 +261,9 @@ TEST(tma_circular_buffering_with_thread_parallel_consumer_is_refused) {
     wf_tv_parallelize(s, 2, WF_BULK);
     wf_tv_circular_buffer(s, 3);
     expect(ts_, f, WF_ERR_SCHEDULE,
-           "T1: circular buffering issues its loads from one elected thread, so the TMA copy of "
-           "T1, whose loop axes are parallelized on threads, is incorrectly contained within a "
-           "If-Then-Else with the ElectSync predicate. Parallelize T1's non-tile axes on blocks "
-           "or serially");
+           "T1: circular buffering issues its loads from one elected thread, but T1's axis "
+           "ithreadIdx.x6{8} is parallelized on TIDx, so the TMA copy of T1 is incorrectly "
+           "contained within a If-Then-Else with the ElectSync predicate. Parallelize T1's "
+           "non-tile axes on blocks or serially");
     wf_fusion_free(f);
 }
