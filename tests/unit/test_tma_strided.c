@@ -335,3 +335,37 @@ TEST(tma_strided_executor_applies_the_driver_rules) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* Two strided dimensions: [16, 12, 32] in boxes of (4, 6) rows, strided by 2
+   and 3; both stride IterDomains issue their own boxes, one serially, one
+   from a thread each (three issuing threads). */
+TEST(tma_strided_two_strided_dims_stride_on_threads) {
+    int64_t shape[3] = {16, 12, 32};
+    wf_tv *s, *o;
+    wf_fusion *f = chain(3, shape, true, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) { /* [A/4, B/6, sA{2}, sB{3}, tA{2}, tB{2}, C] */
+        wf_tv_split(both[i], 0, 4);
+        wf_tv_split(both[i], 1, 2); /* [A/4, tA, sA, B, C] */
+        wf_tv_split(both[i], 3, 6); /* [A/4, tA, sA, B/6, 6, C] */
+        wf_tv_split(both[i], 4, 3); /* [A/4, tA, sA, B/6, tB, sB, C] */
+        wf_tv_reorder_all(both[i], (const int[]){0, 4, 2, 1, 5, 3, 6});
+        wf_tv_parallelize(both[i], 0, WF_BIDX);
+        wf_tv_parallelize(both[i], 1, WF_BIDY);
+    }
+    wf_tv_parallelize(s, 3, WF_TIDX); /* sB: three threads issue a box each */
+    for (int i = 4; i < 7; i++)
+        wf_tv_parallelize(s, i, WF_BULK);
+    wf_tv_parallelize(o, 3, WF_TIDZ);
+    wf_tv_parallelize(o, 5, WF_TIDY);
+    wf_tv_parallelize(o, 6, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
+    if (k) {
+        int64_t dims[3] = {32, 12, 16}, box[3] = {32, 6, 4}, es[3] = {1, 3, 2};
+        check_map(ts_, wf_kernel_tma(k, 0), false, 3, dims, box, es, 0);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
