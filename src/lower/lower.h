@@ -99,7 +99,7 @@ typedef struct {
     const wf_val *gdim[LOWER_TMA_MAX_RANK];    /* elements per dimension */
     const wf_val *gstride[LOWER_TMA_MAX_RANK]; /* bytes between consecutive coordinates */
     const wf_val *coord[LOWER_TMA_MAX_RANK];   /* the box's first coordinates, per issue */
-    int64_t box_bytes;                         /* the bytes one issue moves (the whole tile) */
+    int64_t box_bytes;                         /* the bytes one issue moves (the whole box) */
     int64_t issuers;                           /* threads that issue a box each (TIDx/y/z axes
                                                   of the consumer that are not tile axes) */
     int mbar;                                  /* load: the mbarrier it completes; -1 store */
@@ -107,7 +107,8 @@ typedef struct {
 } lower_tma;
 
 /* Elements of a TMA tile along dimension d: every element_strides[d]-th of
-   the box, the first one included (the driver's ceil(boxDim / stride)). */
+   the box, the first one included (the driver's ceil(boxDim / stride)). A
+   strided copy moves only the tile: its box_bytes are the tile's bytes. */
 static inline int64_t lower_tma_tile(const wf_tma_info *m, int d) {
     int64_t s = m->element_strides[d] > 0 ? m->element_strides[d] : 1;
     return (m->box[d] + s - 1) / s;
