@@ -109,6 +109,14 @@ typedef struct {
     int param;                                 /* index of its KP_TENSOR_MAP parameter */
 } lower_tma;
 
+/* Elements of a TMA tile along dimension d: every element_strides[d]-th of
+   the box, the first one included (the driver's ceil(boxDim / stride)). A
+   strided copy moves only the tile: its box_bytes are the tile's bytes. */
+static inline int64_t lower_tma_tile(const wf_tma_info *m, int d) {
+    int64_t s = m->element_strides[d] > 0 ? m->element_strides[d] : 1;
+    return (m->box[d] + s - 1) / s;
+}
+
 typedef struct {
     wf_arena arena; /* owns everything below */
     kir_list top;

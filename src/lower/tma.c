@@ -23,8 +23,15 @@
  * 32/64/128-byte swizzles (16-byte chunk j of row i at chunk j ^ (i % 8)
  * masked to the swizzle width), which is how the swizzle is inferred. The
  * allocation must hold whole tiles. Non-tile axes on threads make each of
- * those threads issue its own box. Strided tiles are refused as not
- * supported yet.
+ * those threads issue its own box.
+ *
+ * Strided tiles (step 3): a split of a box whose outer output is Bulk and
+ * whose inner one (the stride IterDomain) is not is a striding split. The
+ * box keeps its size, the map's element stride is the inner extent s, the
+ * tile (in shared memory, dense) is the outer output, ceil(box / s) long,
+ * and the stride IterDomain's index moves the box's start. A stride that
+ * does not divide the box, on a tensor larger than the box, is the FTTC
+ * case, refused (check_fttc says why).
  */
 #include "lower/copy.h"
 
@@ -36,6 +43,7 @@
 #define TMA_MAX_POINTS  (1 << 20) /* box elements the shared-memory check visits */
 #define TMA_MAX_BOX     256       /* boxDim limit of cuTensorMapEncodeTiled */
 #define TMA_MAX_STRIDE  ((int64_t)1 << 40)
+#define TMA_MAX_ESTRIDE 8 /* elementStrides limit of cuTensorMapEncodeTiled */
 
 enum { ST_TILE = 1, ST_COORD = 2, ST_MIXED = 3 };
 typedef enum { E_COORD, E_TILE, E_PART } entry_kind;
@@ -46,7 +54,10 @@ typedef struct {
     bool contig;          /* stride == inner's stride * inner's extent (innermost: 1) */
     entry_kind kind;
     int64_t box;
-    wf_iterdomain *tile; /* E_PART: the box ID; E_TILE: id */
+    wf_iterdomain *tile;    /* E_PART: the box ID; E_TILE: id (the striding split's outer
+                               output when strided) */
+    int64_t estride;        /* the element stride: 1, or the striding split's inner extent */
+    wf_iterdomain *strided; /* the striding split's input (for messages), or NULL */
 } tma_entry;
 
 typedef struct {
@@ -150,7 +161,7 @@ static bool seed_entries(tma_env *t) {
                            "tensor, but the allocation axis %s has no IterDomain in the TMA "
                            "copy's consumer",
                            l.ids[i]);
-        if (!push_entry(t, t->n, (tma_entry){id, l.stride[i], false, E_COORD, 1, NULL}))
+        if (!push_entry(t, t->n, (tma_entry){id, l.stride[i], false, E_COORD, 1, NULL, 1, NULL}))
             return false;
     }
     wf_arena *a = t->c->a;
@@ -199,8 +210,9 @@ static bool view_split(tma_env *t, int i, id_transform *u) {
     }
     tma_entry in = t->e[i];
     drop_entry(t, i);
-    tma_entry inner = {u->out[1], in.stride, in.contig, E_COORD, 1, NULL};
-    tma_entry outer = {u->out[0], val_mul(a, in.stride, u->out[1]->extent), true, E_COORD, 1, NULL};
+    tma_entry inner = {u->out[1], in.stride, in.contig, E_COORD, 1, NULL, 1, NULL};
+    tma_entry outer = {
+        u->out[0], val_mul(a, in.stride, u->out[1]->extent), true, E_COORD, 1, NULL, 1, NULL};
     return push_entry(t, i, inner) && push_entry(t, i, outer);
 }
 
@@ -222,7 +234,7 @@ static bool view_merge(tma_env *t, int i, id_transform *u) {
     }
     tma_entry in = t->e[i + 1];
     drop_entry(t, i);
-    t->e[i] = (tma_entry){u->out[0], in.stride, in.contig, E_COORD, 1, NULL};
+    t->e[i] = (tma_entry){u->out[0], in.stride, in.contig, E_COORD, 1, NULL, 1, NULL};
     return true;
 }
 
@@ -235,6 +247,30 @@ static bool const_box(tma_env *t, tma_entry *e, wf_iterdomain *tile) {
                        tile);
     e->box = ext;
     e->tile = tile;
+    return true;
+}
+
+/* A striding split (seed 001, step 3): a split whose outer output is tile
+   (Bulk) and whose inner output, the stride IterDomain, is not. */
+static bool is_striding(tma_env *t, const id_transform *u) {
+    return u && u->kind == TF_SPLIT && status(t, u->out[0]) == ST_TILE &&
+           status(t, u->out[1]) == ST_COORD;
+}
+
+/* Entry e's box is `box`, cut by the striding split u: the tile is every
+   s-th element of the box, s the stride IterDomain's extent. */
+static bool strided_box(tma_env *t, tma_entry *e, wf_iterdomain *box, const id_transform *u) {
+    int64_t s = ir_id_const_extent(u->out[1]);
+    if (s <= 0)
+        return fail_id(t,
+                       "T%d: the stride IterDomain %s of a striding split of the TMA copy has a "
+                       "symbolic extent; element strides need constant sizes",
+                       u->out[1]);
+    if (!const_box(t, e, box))
+        return false;
+    e->tile = u->out[0];
+    e->estride = s;
+    e->strided = box;
     return true;
 }
 
@@ -254,19 +290,20 @@ static bool step_mixed(tma_env *t, int i) {
                        t->e[i].id);
     if (u->kind == TF_MERGE)
         return view_merge(t, i, u);
-    if (status(t, u->out[0]) == ST_TILE && status(t, u->out[1]) == ST_COORD) {
-        sbuf b = {0};
-        ir_print_id(&b, u->in[0]);
-        wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                 "T%d: not supported yet: strided tiles (the split of %s by %lld has a Bulk outer "
-                 "and a non-Bulk inner output, a striding split); use dense tiles",
-                 t->cons->id, sbuf_str(&b), (long long)u->factor);
-        sbuf_free(&b);
-        return false;
+    if (is_striding(t, u)) { /* the whole extent is the box ("implicit whole"), strided */
+        t->e[i].kind = E_TILE;
+        return strided_box(t, &t->e[i], t->e[i].id, u);
     }
-    if (status(t, u->out[0]) == ST_COORD && status(t, u->out[1]) == ST_TILE) {
+    if (status(t, u->out[0]) != ST_COORD)
+        return view_split(t, i, u);
+    if (status(t, u->out[1]) == ST_TILE) {
         t->e[i].kind = E_PART; /* a boxing split */
         return const_box(t, &t->e[i], u->out[1]);
+    }
+    id_transform *v = use_of(t, u->out[1]);
+    if (is_striding(t, v)) { /* a boxing split whose box is then strided */
+        t->e[i].kind = E_PART;
+        return strided_box(t, &t->e[i], u->out[1], v);
     }
     return view_split(t, i, u);
 }
@@ -277,7 +314,7 @@ static bool build_domain(tma_env *t) {
     for (bool moved = true; moved;) {
         moved = false;
         for (int i = 0; i < t->n && !moved; i++) {
-            if (t->e[i].kind == E_PART || status(t, t->e[i].id) != ST_MIXED)
+            if (t->e[i].tile || status(t, t->e[i].id) != ST_MIXED)
                 continue;
             int n = t->n;
             wf_iterdomain *id = t->e[i].id;
@@ -288,6 +325,8 @@ static bool build_domain(tma_env *t) {
     }
     for (int i = 0; i < t->n; i++) {
         tma_entry *e = &t->e[i];
+        if (e->strided)
+            continue; /* resolved by its striding split */
         int s = e->kind == E_PART ? ST_MIXED : status(t, e->id);
         if (s == ST_TILE && !const_box(t, e, e->id))
             return false;
@@ -309,9 +348,13 @@ static bool build_domain(tma_env *t) {
 
 /* ---- grouping into at most five dimensions ---- */
 
-/* A dimension is coordinates then tiles, or a partitioned ID then tiles. */
+/* A dimension is coordinates then tiles, or a partitioned ID then tiles; a
+   strided box stays a dimension of its own (its element stride is its own). */
 static bool valid_dim(const tma_env *t, int lo, int hi) {
     int k = lo;
+    for (int j = lo; j <= hi && lo < hi; j++)
+        if (t->e[j].strided)
+            return false;
     if (t->e[k].kind == E_PART)
         k++;
     else
@@ -389,6 +432,71 @@ static bool check_stride(tma_env *t, int d, const wf_val *bytes) {
     return add_check(t, ok, msg);
 }
 
+#define ESTRIDE_RULE                                                                               \
+    "elementStrides array, which specifies the iteration step along each of the tensorRank "       \
+    "dimensions, must be non-zero and less than or equal to 8."
+#define ESTRIDE0_RULE                                                                              \
+    "When interleave is CU_TENSOR_MAP_INTERLEAVE_NONE (this is always the case for weft), the "    \
+    "first element of elementStrides must be one."
+
+/* The FTTC case (seed 001, step 3): an element stride that does not divide
+   the box leaves holes in the box's last stride phase; TMA reaches past the
+   box's end for them, i.e. into the next box, and only past the tensor's end
+   are they zeros (load) or skipped (store). A load would leave the next
+   box's elements where the schedule has holes, and a store would write its
+   holes over the next box's elements: weft refuses it unless the tensor's
+   extent along the dimension fits in the box. */
+static bool check_fttc(tma_env *t, const lower_tma *m, int d, const tma_entry *e,
+                       const char *split) {
+    wf_arena *a = t->c->a;
+    int64_t box = m->info.box[d], s = e->estride, fit = (box + s - 1) / s * s;
+    char msg[900];
+    snprintf(msg, sizeof msg,
+             "T%d: %s, the element stride of TMA dimension %d, does not divide the box of %lld "
+             "elements, and T%d is larger than the box along that dimension: the last stride "
+             "phase of each box reaches past its end, where %s, which would be silently wrong "
+             "(seed 001, the fundamental theorem of TMA correctness, FTTC). Make the element "
+             "stride divide the box (a box of %lld), or the box hold the whole extent",
+             t->cons->id, split, d, (long long)box, t->gmem->id,
+             m->info.is_store ? "the TMA store would write the tile's holes over the next box's "
+                                "elements"
+                              : "the TMA load would put the next box's elements into the tile's "
+                                "holes instead of zeros",
+             (long long)(fit <= TMA_MAX_BOX ? fit : fit - s));
+    const wf_val *ok = val_lt(a, m->gdim[d], val_const(a, box + 1));
+    if (box % s == 0 || val_is_const_eq(ok, 1))
+        return true;
+    if (val_is_const(ok))
+        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
+    return add_check(t, ok, msg);
+}
+
+/* The driver's rules on a strided dimension, and the FTTC case. */
+static bool check_estride(tma_env *t, const lower_tma *m, int d, const tma_entry *e) {
+    sbuf b = {0};
+    ir_print_id(&b, e->strided);
+    char split[300];
+    snprintf(split, sizeof split, "the striding split of %s by %lld", sbuf_str(&b),
+             (long long)e->estride);
+    sbuf_free(&b);
+    if (e->estride > TMA_MAX_ESTRIDE)
+        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: %s makes TMA dimension %d's element stride %lld: " ESTRIDE_RULE
+                        " Split the box by a stride of at most 8",
+                        t->cons->id, split, d, (long long)e->estride);
+    if (d == 0)
+        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                        "T%d: %s strides the innermost TMA dimension: " ESTRIDE0_RULE
+                        " Stride an outer dimension of the box, or copy the whole box",
+                        t->cons->id, split);
+    if (e->estride > m->info.box[d])
+        return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                        "T%d: not supported yet: an element stride larger than the box (%s, a "
+                        "box of %lld elements); make the stride at most the box",
+                        t->cons->id, split, (long long)m->info.box[d]);
+    return check_fttc(t, m, d, e, split);
+}
+
 static bool fill_dims(tma_env *t, lower_tma *m) {
     wf_arena *a = t->c->a;
     int64_t es = (int64_t)wf_dtype_size(t->gmem->dtype), total = es;
@@ -405,8 +513,10 @@ static bool fill_dims(tma_env *t, lower_tma *m) {
         m->info.global_dims[d] = val_is_const(ext) ? ext->c : -1;
         m->info.global_strides_bytes[d] = val_is_const(m->gstride[d]) ? m->gstride[d]->c : -1;
         m->info.box[d] = box;
-        m->info.element_strides[d] = 1;
-        total *= box;
+        m->info.element_strides[d] = t->e[t->lo[k]].estride; /* 1 unless alone and strided */
+        total *= lower_tma_tile(&m->info, d);
+        if (t->e[t->lo[k]].strided && !check_estride(t, m, d, &t->e[t->lo[k]]))
+            return false;
         if (box > TMA_MAX_BOX)
             return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
                             "T%d: the box of TMA dimension %d has %lld elements, more than the "
@@ -506,9 +616,16 @@ static bool visit_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p) {
         int64_t v, v0;
         if (!val_eval(k->dimv[d], bind_point, p, &v) || !val_eval(m->coord[d], bind_point, p, &v0))
             return false;
-        if (v - v0 < 0 || v - v0 >= m->info.box[d])
+        int64_t off = v - v0, s = m->info.element_strides[d];
+        if (off < 0 || off >= m->info.box[d])
             return true; /* past a non-divisible split of the tile: never written */
-        lin = lin * m->info.box[d] + (v - v0);
+        if (off % s != 0)
+            return fail_tile(t,
+                             "element %lld of the box along a dimension of element stride %lld "
+                             "is not on the stride: the tile IterDomains must be the striding "
+                             "split's outer output alone",
+                             off, s);
+        lin = lin * lower_tma_tile(&m->info, d) + off / s;
     }
     if (!val_eval(k->smem, bind_point, p, &at) || !val_eval(k->smem0, bind_point, p, &at0))
         return false;

@@ -4,12 +4,14 @@
  *
  * The copy is run as the hardware does it from the tensor map, not from
  * the statement's element indices: each issuing thread's box starts at the
- * coordinates the kernel computes; element (i0, ..., i<r-1>) of the box
- * (dimension 0 fastest) is at coordinate c_d + i_d * elementStride_d, read
+ * coordinates the kernel computes; its tile has ceil(boxDim_d /
+ * elementStride_d) elements along dimension d, and element (i0, ..., i<r-1>)
+ * of the tile (dimension 0 fastest) is at coordinate c_d + i_d *
+ * elementStride_d (past the box's end when the stride does not divide it), read
  * from (load) or written to (store) global memory at sum_d coord_d *
  * globalStride_d bytes when every coordinate is inside globalDim, and
- * otherwise zero-filled (load) or skipped (store). In shared memory the box
- * is dense in box order, its byte offsets swizzled by the map's mode
+ * otherwise zero-filled (load) or skipped (store). In shared memory the tile
+ * is dense in tile order, its byte offsets swizzled by the map's mode
  * (16-byte chunk j of each 128-byte row i moves to j ^ (i % 8), masked to
  * the swizzle's width). A load then completes its box's bytes on its
  * mbarrier, as complete_tx does. The driver's rules on the map are applied
@@ -36,8 +38,44 @@ static int64_t swizzled(int64_t x, int sw) {
     return sw ? x ^ (((x >> 7) & (sw / 16 - 1)) << 4) : x;
 }
 
+/* The driver's rules on the box and its element strides, in its words. */
+static bool box_rules(ix_exec *x, const tma_run *r) {
+    const wf_tma_info *in = &r->m->info;
+    int tv = x->p->tensors[r->gmem].tv;
+    for (int d = 0; d < in->rank; d++) {
+        if (in->box[d] < 1 || in->box[d] > 256)
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "cuTensorMapEncodeTiled for T%d: boxDim array, which specifies number "
+                           "of elements to be traversed along each of the tensorRank dimensions, "
+                           "must be non-zero and less than or equal to 256. (dimension %d is "
+                           "%lld)",
+                           tv, d, (long long)in->box[d]);
+        if (in->element_strides[d] < 1 || in->element_strides[d] > 8)
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "cuTensorMapEncodeTiled for T%d: elementStrides array, which specifies "
+                           "the iteration step along each of the tensorRank dimensions, must be "
+                           "non-zero and less than or equal to 8. (dimension %d is %lld)",
+                           tv, d, (long long)in->element_strides[d]);
+    }
+    if (in->element_strides[0] != 1)
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "cuTensorMapEncodeTiled for T%d: When interleave is "
+                       "CU_TENSOR_MAP_INTERLEAVE_NONE (this is always the case for weft), the "
+                       "first element of elementStrides must be one.",
+                       tv);
+    if (in->box[0] * (int64_t)wf_dtype_size(in->dtype) % 16 != 0)
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "cuTensorMapEncodeTiled for T%d: When interleave is "
+                       "CU_TENSOR_MAP_INTERLEAVE_NONE, { boxDim[0] * elementSizeInBytes( "
+                       "tensorDataType ) } must be a multiple of 16 bytes. (it is %lld bytes)",
+                       tv, (long long)(in->box[0] * (int64_t)wf_dtype_size(in->dtype)));
+    return true;
+}
+
 static bool driver_rules(ix_exec *x, const in_node *n, tma_run *r) {
     const rt_tma *m = r->m;
+    if (!box_rules(x, r))
+        return false;
     for (int d = 0; d < m->info.rank; d++) {
         if (!rt_eval(x->k, x->l, m->gdim[d], &r->gdim[d]) ||
             !rt_eval(x->k, x->l, m->gstride[d], &r->gstride[d]))
@@ -82,8 +120,9 @@ static bool element(ix_exec *x, const in_node *n, const tma_run *r, int t, const
     int64_t es = (int64_t)wf_dtype_size(in->dtype), goff = 0, rest = lin;
     bool inside = true;
     for (int d = 0; d < in->rank; d++) {
-        int64_t g = coord[d] + rest % in->box[d] * in->element_strides[d];
-        rest /= in->box[d];
+        int64_t tile = lower_tma_tile(in, d);
+        int64_t g = coord[d] + rest % tile * in->element_strides[d];
+        rest /= tile;
         inside &= g >= 0 && g < r->gdim[d];
         goff += g * r->gstride[d];
     }
@@ -111,7 +150,7 @@ static bool issue(ix_exec *x, const in_node *n, const tma_run *r, int t, const i
     const wf_tma_info *in = &r->m->info;
     int64_t total = 1;
     for (int d = 0; d < in->rank; d++)
-        total *= in->box[d];
+        total *= lower_tma_tile(in, d);
     if (!check_smem_align(x, n, r, start))
         return false;
     for (int64_t lin = 0; lin < total; lin++)

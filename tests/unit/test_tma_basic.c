@@ -313,24 +313,6 @@ TEST(tma_load_box_by_rotation_left_and_right) {
     rotation(ts_, false, 32, 1);
 }
 
-/* Step 3's strided tiles are not lowered yet: refused, never wrong. */
-TEST(tma_strided_tile_is_not_supported_yet) {
-    int64_t shape[2] = {64, 256};
-    wf_tv *s, *o;
-    wf_fusion *f = load_fusion(2, shape, &s, &o);
-    wf_tv_split(s, 1, 64);
-    wf_tv_split(s, 2, 2); /* the striding split: tile 32 (Bulk), stride 2 */
-    wf_tv_parallelize(s, 2, WF_BULK);
-    wf_kernel *k = wf_compile(f, NULL);
-    CHECK(k == NULL);
-    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
-    CHECK_STR(wf_fusion_error(f), "T1: not supported yet: strided tiles (the split of iS7{64} by "
-                                  "2 has a Bulk outer and a non-Bulk inner output, a striding "
-                                  "split); use dense tiles");
-    wf_kernel_free(k);
-    wf_fusion_free(f);
-}
-
 /* Seed 001, step 5: a non-tile axis on threads, each thread issuing its own
    box: the mbarrier counts all their arrivals (init by one thread between
    barriers, invalidated after every wait); stores need no mbarrier. */
