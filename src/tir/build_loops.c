@@ -11,9 +11,13 @@
  * 16 + f_2) // 8`: the cooperative fetch of a tile). The axes are then reordered as the
  * loops are nested and parallelized as they are bound. A loop no dim of the tensor uses
  * becomes a loop-domain broadcast IterDomain (wf_tv_loop_broadcast) where the caller
- * allows it: the tensor is computed in that loop without being indexed by it.
+ * allows it: the tensor is computed in that loop without being indexed by it. A shared
+ * buffer whose dims were fused and split again is allocated over the dims as split
+ * before the fuse (wf_tv_set_allocation_domain): a 16 x 8 tile fetched by 16 x 16
+ * threads takes 128 cells, not 256.
  */
 #include "tir/tir.h"
+#include "ir/ir.h"
 
 #include <string.h>
 
@@ -192,6 +196,15 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
         if (((mask >> k) & 1) && (!parse_binding(s, b, k, loops, nl, &bd[k]) ||
                                   !split_iter(s, tv, &t, &bd[k], k, loops)))
             return -1;
+    /* Before the fused parts are merged and split again (over threads, with a tail):
+       a shared buffer is laid out as these split dims, each cell once, not over the
+       loops of the fuse (16 x 16 threads for a 128-element tile). */
+    int nsplit;
+    wf_iterdomain *const *split = wf_tv_loop_domain(tv, &nsplit);
+    wf_iterdomain *layout[2 * TIR_MAX_LOOPS];
+    bool fused = false;
+    for (int i = 0; i < nsplit && i < 2 * TIR_MAX_LOOPS; i++)
+        layout[i] = split[i];
     for (int k = b->niters - 1; k >= 0; k--) {
         if (!((mask >> k) & 1) || !bd[k].x)
             continue;
@@ -207,8 +220,11 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
                        -1;
         if (!unfuse_run(s, b, tv, &t, bd, k0, k, loops, nl))
             return -1;
+        fused = true;
         k = k0;
     }
+    if (fused && tv->mem == WF_MEM_SHARED && nsplit <= 2 * TIR_MAX_LOOPS)
+        wf_tv_set_allocation_domain(tv, nsplit, layout, true);
     for (int i = 0; i < t.n; i++) {
         dom[i] = t.tag[i];
         for (int j = 0; j < i; j++)

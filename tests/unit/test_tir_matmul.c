@@ -181,11 +181,12 @@ TEST(tir_matmul_threads_cooperative_fetch) {
         CHECK_EQ_I64(li->grid[1], 4);
         CHECK_EQ_I64(li->block[0], 16);
         CHECK_EQ_I64(li->block[1], 16);
-        /* each tile is allocated over the copy's thread axes: 16 x 16 cells, 128 used */
-        CHECK_EQ_I64(li->smem_bytes, 2 * 256 * 4);
+        /* each tile laid out as its split dims (16 x 8), not over the fetch's 16 x 16
+           threads */
+        CHECK_EQ_I64(li->smem_bytes, 2 * 128 * 4);
         const char *src = wf_kernel_source(k);
         CHECK_HAS(src, "  float *T2 = reinterpret_cast<float *>(wf_smem + 0);\n"
-                       "  float *T3 = reinterpret_cast<float *>(wf_smem + 1024);\n"
+                       "  float *T3 = reinterpret_cast<float *>(wf_smem + 512);\n"
                        "  float T8[1];\n"
                        "  T8[0] = (float)0;\n"
                        "  for (wf_index i0 = 0; i0 < 8; ++i0) {\n");
@@ -219,6 +220,7 @@ TEST(tir_matmul_threads_where_tail) {
     CHECK_STR(wf_tir_error(m.s), "");
     if (k) {
         const char *src = wf_kernel_source(k);
+        CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, 2 * 128 * 4);
         CHECK_HAS(src,
                   "    if (threadIdx.y < 8 && threadIdx.y * 16 + threadIdx.x < 128 && blockIdx.x "
                   "* 16 + threadIdx.y * 2 + threadIdx.x / 8 < 60 && i0 * 8 + threadIdx.x % 8 "
