@@ -257,6 +257,12 @@ WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
 WF_API void wf_tv_inline_at(wf_tv *tv, int pos);
 WF_API void wf_inline_most(wf_fusion *f);
 WF_API void wf_inline_all_at(wf_tv *ref, int pos);
+/* Insert a loop-only broadcast IterDomain (extent 1, in no logical domain) at
+   position pos of tv's loop domain (nvFuser's loop-domain broadcast). Inlined,
+   it takes the loop of the consumer axis at that position, which tv does not
+   index: tv is computed once per iteration of that loop and allocated without
+   it. pos may not be left of tv's compute-at position or of a producer's. */
+WF_API void wf_tv_loop_broadcast(wf_tv *tv, int pos);
 /* New tv reading tv; tv's uses now read it. On an output nothing reads, the
    cache would be read by nothing: WF_ERR_ARG (wf_cache_before is meant). */
 WF_API wf_tv *wf_cache_after(wf_tv *tv);

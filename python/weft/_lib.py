@@ -173,6 +173,7 @@ _SIGS = {
     "wf_tv_inline_at": (V, [P, I]),
     "wf_inline_most": (V, [P]),
     "wf_inline_all_at": (V, [P, I]),
+    "wf_tv_loop_broadcast": (V, [P, I]),
     "wf_cache_after": (P, [P]),
     "wf_cache_before": (P, [P]),
     "wf_propagate_transforms": (V, [P]),

@@ -561,6 +561,10 @@ class Tensor:
     def inline_all_at(self, pos):
         return self._call(lib.wf_inline_all_at, int(pos))
 
+    def loop_broadcast(self, pos):
+        """A loop-only broadcast IterDomain at loop position pos (wf_tv_loop_broadcast)."""
+        return self._call(lib.wf_tv_loop_broadcast, int(pos))
+
     def cache_after(self):
         """A new tensor reading this one; this one's uses now read it."""
         p = lib.wf_cache_after(self._live())

@@ -4,10 +4,14 @@
  * A producer can share its first p loops with every consumer when, for each
  * consumer, loop IDs 0..p-1 are mapped in order (permissively, so broadcast
  * producers can sit inside the loops of the dims they are broadcast to), and
- * none of them is a reduction or a vectorized, bulk or MMA axis. Fusion
- * inputs are never inlined. The allocation rules are seed 000's "Review of
- * inlining and parallelization": distributed -> never allocated, shared ->
- * always allocated, otherwise allocated only right of the compute-at position.
+ * none of them is a reduction or a vectorized, bulk or MMA axis. A
+ * loop-only broadcast of the producer (sched/loopbc.c) shares whatever loop
+ * its consumers have at its position, provided they all have the same one;
+ * a consumer's loop-only broadcast only takes producer axes that index
+ * nothing (broadcasts, extent 1). Fusion inputs are never inlined. The
+ * allocation rules are seed 000's "Review of inlining and parallelization":
+ * distributed -> never allocated, shared -> always allocated, otherwise
+ * allocated only right of the compute-at position.
  */
 #include "analysis/analysis.h"
 
@@ -71,10 +75,29 @@ static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id) {
    i2). */
 static bool shares_loop(an_idgraph *g, const ir_op *op, const wf_iterdomain *p,
                         const wf_iterdomain *cid) {
+    bool always_zero = p->itype == IT_BROADCAST || val_is_const_eq(p->extent, 1);
+    /* A loop-only broadcast takes whatever loop its consumer has there (the
+       consumers must agree: consumers_agree); a consumer's loop-only broadcast
+       is a loop only producers that do not index it may share. */
+    if (p->loop_only || cid->loop_only)
+        return p->loop_only || always_zero;
     if (!an_mapped(&g->permissive, p, cid))
         return false;
-    bool always_zero = p->itype == IT_BROADCAST || val_is_const_eq(p->extent, 1);
     return always_zero || an_mapped(&g->exact, p, cid) || partner(op, p) == cid;
+}
+
+/* The reason a producer axis that indexes its data cannot share a consumer's
+   loop-only broadcast: the consumer has no such loop. */
+static void loop_only_why(const wf_tv *tv, const wf_tv *c, int i, char *why, size_t whysize) {
+    sbuf sp = {0}, sc = {0};
+    ir_print_id(&sp, tv->loop.ptr[i]);
+    ir_print_id(&sc, c->loop.ptr[i]);
+    snprintf(why, whysize,
+             "axis %d of T%d (%s) is a loop broadcast in its consumer T%d (%s), which iterates "
+             "no loop there; give T%d a loop broadcast at %d too",
+             i, tv->id, sbuf_str(&sp), c->id, sbuf_str(&sc), tv->id, i);
+    sbuf_free(&sp);
+    sbuf_free(&sc);
 }
 
 static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int limit, char *why,
@@ -82,6 +105,11 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
     const wf_tv *c = op->out;
     for (int i = 0; i < limit; i++) {
         const wf_iterdomain *p = tv->loop.ptr[i];
+        if (i < c->loop.n && c->loop.ptr[i]->loop_only && !shares_loop(g, op, p, c->loop.ptr[i])) {
+            if (why)
+                loop_only_why(tv, c, i, why, whysize);
+            return i;
+        }
         if (i >= c->loop.n || !shares_loop(g, op, p, c->loop.ptr[i])) {
             if (why)
                 snprintf(why, whysize,
@@ -108,6 +136,45 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
     return limit;
 }
 
+/* Is a and b one loop for every consumer sharing a producer's loop-only
+   broadcast: mapped, or both only ever at index 0? */
+static bool same_loop(an_idgraph *g, const wf_iterdomain *a, const wf_iterdomain *b) {
+    bool za = a->itype == IT_BROADCAST || val_is_const_eq(a->extent, 1);
+    bool zb = b->itype == IT_BROADCAST || val_is_const_eq(b->extent, 1);
+    return (za && zb) || (!a->loop_only && !b->loop_only && an_mapped(&g->permissive, a, b));
+}
+
+/* A loop-only broadcast maps to nothing, so nothing else makes the loops of
+   two consumers at its position one loop; inlined there, it would make them
+   one (an_loops_unite): they must already be the same loop. */
+static int consumers_agree(an_idgraph *g, const wf_tv *tv, int limit, char *why, size_t whysize) {
+    for (int i = 0; i < limit; i++) {
+        if (!tv->loop.ptr[i]->loop_only)
+            continue;
+        const wf_tv *c0 = tv->uses.ptr[0]->out;
+        for (int u = 1; u < tv->uses.n; u++) {
+            const wf_tv *c = tv->uses.ptr[u]->out;
+            if (same_loop(g, c0->loop.ptr[i], c->loop.ptr[i]))
+                continue;
+            if (why) {
+                sbuf sp = {0}, sa = {0}, sb = {0};
+                ir_print_id(&sp, tv->loop.ptr[i]);
+                ir_print_id(&sa, c0->loop.ptr[i]);
+                ir_print_id(&sb, c->loop.ptr[i]);
+                snprintf(why, whysize,
+                         "axis %d of T%d is the loop broadcast %s, but its consumers T%d and T%d "
+                         "have different loops there (%s and %s)",
+                         i, tv->id, sbuf_str(&sp), c0->id, c->id, sbuf_str(&sa), sbuf_str(&sb));
+                sbuf_free(&sp);
+                sbuf_free(&sa);
+                sbuf_free(&sb);
+            }
+            return i;
+        }
+    }
+    return limit;
+}
+
 int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize) {
     if (why && whysize)
         why[0] = 0;
@@ -119,7 +186,7 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
     int limit = own_limit(tv, why, whysize);
     for (int u = 0; u < tv->uses.n; u++)
         limit = consumer_limit(g, tv, tv->uses.ptr[u], limit, why, whysize);
-    return limit;
+    return tv->uses.n > 1 ? consumers_agree(g, tv, limit, why, whysize) : limit;
 }
 
 bool an_mem_distributed(wf_memtype m, wf_ptype p) {

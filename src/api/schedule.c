@@ -294,6 +294,12 @@ void wf_inline_all_at(wf_tv *ref, int pos) {
         sched_inline_all_at(ref, pos);
 }
 
+void wf_tv_loop_broadcast(wf_tv *tv, int pos) {
+    TV_GATE(tv, );
+    if (api_pos(tv, &pos, "loop_broadcast"))
+        sched_loop_broadcast(tv, pos);
+}
+
 wf_tv *wf_cache_after(wf_tv *tv) {
     TV_GATE(tv, NULL);
     /* An output nothing reads: its cache would be read by nothing and dropped.
@@ -333,5 +339,7 @@ wf_tv *wf_tv_rfactor(wf_tv *tv, int naxes, const int *axes) {
         if (!api_axis(tv, &norm[i], "rfactor"))
             return NULL;
     }
+    if (!sched_check_no_loop_broadcast(tv, "rfactor"))
+        return NULL;
     return sched_rfactor(tv, naxes, norm);
 }

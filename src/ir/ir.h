@@ -163,7 +163,9 @@ struct wf_iterdomain {
     wf_ptype ptype;
     id_transform *def; /* transform that produced it, NULL for logical IDs */
     VEC(id_transform *) uses;
-    wf_tv *tv; /* the tensor whose history holds it */
+    wf_tv *tv;      /* the tensor whose history holds it */
+    bool loop_only; /* a loop-domain broadcast (wf_tv_loop_broadcast): in no logical
+                       domain, mapped to nothing; it only marks a consumer loop position */
 };
 
 struct id_transform {

@@ -105,7 +105,10 @@ static const wf_val *global_stride(lower_ctx *c, wf_tv *tv, int d, const wf_val 
    broadcast dims hold one element, written once (index.c, write_once). */
 static wf_iterdomain *promoted(lower_ctx *c, const wf_tv *tv, wf_iterdomain *id) {
     int g = c->loops.group_of[id->id];
-    if (tv->alloc.n || tv->is_input || tv->is_output || g < 0 || !c->loops.promoted[g])
+    /* A loop-only broadcast marks a loop the tensor does not index: allocated
+       without it, every iteration of it rewrites the same cells. */
+    if (tv->alloc.n || tv->is_input || tv->is_output || id->loop_only || g < 0 ||
+        !c->loops.promoted[g])
         return id;
     for (int i = 0; i < tv->loop.n && i < tv->ca_pos; i++)
         if (tv->loop.ptr[i] == id)

@@ -224,6 +224,18 @@ static void bound_extent1_splits(index_env *e) {
     e->lenient = false;
 }
 
+/* Is loop n one that the statement's tensor only sits in through a loop-only
+   broadcast (sched/loopbc.c)? Its index is not the tensor's: the loop's
+   promoted ID may even be exactly mapped to an axis the tensor iterates in a
+   loop of its own (the cooperative fetch's ax0 under the consumer's i_1). */
+static bool loop_only_position(const lower_ctx *c, const kir_node *stmt, const kir_node *n) {
+    const wf_tv *tv = stmt->u.stmt.op->out;
+    for (int i = 0; i < tv->loop.n; i++)
+        if (tv->loop.ptr[i]->loop_only && c->loops.group_of[tv->loop.ptr[i]->id] == n->u.loop.group)
+            return true;
+    return false;
+}
+
 /* Seed the enclosing loops' indices; `vec_var`, if given, replaces the
    vectorized loop's index. */
 static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
@@ -234,7 +246,7 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     e->pred = NULL;
     e->bounds.n = 0;
     for (kir_node *n = stmt->parent; n; n = n->parent) {
-        if (n->kind != KIR_FOR)
+        if (n->kind != KIR_FOR || loop_only_position(e->c, stmt, n))
             continue;
         const wf_val *v = n->u.loop.ptype == WF_VECTORIZE && vec_var ? vec_var : n->u.loop.var;
         put(e, n->u.loop.id, v);
@@ -577,7 +589,7 @@ const wf_val *lower_index_ids(lower_ctx *c, kir_node *s, wf_tv *tv, int nover,
     if (!lower_layout_of(c, tv, &l))
         return NULL;
     for (kir_node *n = s->parent; n; n = n->parent) {
-        if (n->kind != KIR_FOR)
+        if (n->kind != KIR_FOR || loop_only_position(c, s, n))
             continue;
         const wf_val *v = n->u.loop.var;
         for (int i = 0; i < nover; i++)

@@ -97,10 +97,12 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
 /* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. A
    written tensor's reduction axis holds no data: a block reduction leaves
    its result in every thread of the reduced dims (lower/reduce.c); a
-   reader's reduction axis indexes what it reads like any axis. */
+   reader's reduction axis indexes what it reads like any axis. A loop-only
+   broadcast sits in a parallel loop without indexing by it (sched/loopbc.c):
+   it is no axis of tv on that dimension. */
 static const wf_iterdomain *axis_of(lower_ctx *c, const wf_tv *tv, int d, bool writer) {
     for (int i = 0; i < tv->loop.n; i++)
-        if (!(writer && tv->loop.ptr[i]->itype == IT_REDUCTION) &&
+        if (!(writer && tv->loop.ptr[i]->itype == IT_REDUCTION) && !tv->loop.ptr[i]->loop_only &&
             lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
             return tv->loop.ptr[i];
     return NULL;

@@ -38,5 +38,11 @@ wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes);
 bool sched_inline_at(wf_tv *tv, int pos);
 bool sched_inline_most(wf_fusion *f);
 bool sched_inline_all_at(wf_tv *ref, int pos);
+/* loopbc.c: insert a loop-only broadcast IterDomain at loop position pos
+   (normalized by the caller, 0..ndim). */
+bool sched_loop_broadcast(wf_tv *tv, int pos);
+/* False (WF_ERR_UNSUPPORTED naming the axis) if tv's loop domain holds a loop-only
+   broadcast: operations that rebuild a tensor from its logical domain (rfactor) refuse. */
+bool sched_check_no_loop_broadcast(wf_tv *tv, const char *what);
 
 #endif

@@ -17,12 +17,13 @@
  * all iters in order, so the loops map onto it as for a spatial block (a reduce loop on
  * threadIdx is the core's block reduction). A load using a subset of the iters is
  * broadcast; an iter no operand uses is expanded (ir_expand: the value repeated over
- * an iteration dim, seed 004's A[vk] under vi). A stage under shared loops it does not
- * use, bound to blockIdx or to a threadIdx the stage binds itself (the cooperative
- * fetch), leaves them out of its loop domain (implicit_loop). What the core cannot
- * express yet is refused with "not supported yet: ...": scalar constants, comparisons /
- * selects, vectorized computing blocks, rfactor's combined indices, and a block under
- * any other shared loop its own iters do not use (a loop-domain broadcast IterDomain).
+ * an iteration dim, seed 004's A[vk] under vi). A loop around a tensor that none of its
+ * dims uses (a stage under a shared loop it does not index, the matmul's A_shared under
+ * j_0 and the thread loops; a load's tensor inside the block's other loops) is a
+ * loop-domain broadcast IterDomain there (wf_tv_loop_broadcast): the tensor is computed
+ * in that loop without indexing by it. What the core cannot express yet is refused with
+ * "not supported yet: ...": scalar constants, comparisons / selects, vectorized
+ * computing blocks, rfactor's combined indices.
  */
 #include "tir/build_int.h"
 #include "ir/ir.h"
@@ -43,7 +44,8 @@ typedef struct tir_bctx {
     tir_buffer *bufs[TIR_MAX_BUFFERS]; /* buffer -> the tensor that holds it now */
     wf_tv *tvs[TIR_MAX_BUFFERS];
     int nmade;
-    wf_tv *made[TIR_MAX_OPS]; /* the ops of the block being lowered, in creation order */
+    wf_tv *made[TIR_MAX_OPS];    /* the ops of the block being lowered, in creation order */
+    uint32_t iters[TIR_MAX_OPS]; /* per op: the iters its dims hold, in order (bit k: iter k) */
 } bctx;
 
 static wf_tv *tv_of(bctx *c, const tir_buffer *b) {
@@ -91,10 +93,27 @@ static bool shared_loop(const wf_tir *s, const tir_stmt *loop) {
     return nblocks > 1;
 }
 
-static bool binds_loop(const tir_block *b, const tir_stmt *loop) {
-    for (int k = 0; k < b->niters; k++)
-        if (tir_expr_uses(b->iters[k].value, loop->loop_var))
+static bool expr_reads(const tir_expr *e, const tir_buffer *buf) {
+    if (e->kind == TE_LOAD && e->buf == buf)
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (expr_reads(e->args[i], buf))
             return true;
+    return false;
+}
+
+/* Does the loop hold a live block that reads what b writes (compute_at put b in its
+   consumer's loop)? b is computed inside the outer loops for which this holds. */
+static bool reader_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
+    for (int j = 0; j < s->blocks.n; j++) {
+        const tir_block *o = s->blocks.ptr[j];
+        if (o == b || o->dead || o->body->kind != TS_STORE ||
+            !expr_reads(o->body->value, b->body->buf))
+            continue;
+        for (const tir_stmt *p = o->stmt->parent; p; p = p->parent)
+            if (p == loop)
+                return true;
+    }
     return false;
 }
 
@@ -176,35 +195,6 @@ static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
     return op;
 }
 
-/* A loop the block shares with another block (compute_at) without using it, where
-   the kernel runs the block once per value of the loop anyway: a loop bound to
-   blockIdx (each thread block computes its own copy of the stage), or to a threadIdx
-   the block binds itself (TVM's cooperative fetch: both loops are the same thread
-   index). Such a loop is left out of the block's loop domain. */
-static bool implicit_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
-    if (!shared_loop(s, loop) || binds_loop(b, loop) || loop->for_kind != TIR_THREAD)
-        return false;
-    if (!strncmp(loop->thread, "blockIdx", 8))
-        return true;
-    tir_stmt *loops[TIR_MAX_LOOPS];
-    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
-    for (int i = 0; i < nl; i++)
-        if (loops[i] != loop && loops[i]->for_kind == TIR_THREAD &&
-            !strcmp(loops[i]->thread, loop->thread) && binds_loop(b, loops[i]))
-            return true;
-    return false;
-}
-
-/* The loops around b that make its loop domain, outermost first. */
-static int domain_loops(const wf_tir *s, const tir_block *b, tir_stmt **out) {
-    tir_stmt *loops[TIR_MAX_LOOPS];
-    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), n = 0;
-    for (int i = 0; i < nl; i++)
-        if (!implicit_loop(s, b, loops[i]))
-            out[n++] = loops[i];
-    return n;
-}
-
 static bool check_block(wf_tir *s, const tir_block *b) {
     tir_rf_role role = tir_rf_role_of(s, b); /* rfactor's pair: build_rfactor.c checks it */
     if (role != TIR_RF_NONE)
@@ -241,31 +231,6 @@ static bool check_block(wf_tir *s, const tir_block *b) {
                             "%siters in order, over the whole buffer",
                             b->name, st->buf->name, b->iters[sp[0]].var->name,
                             ns != b->niters ? "spatial " : "");
-    tir_stmt *loops[TIR_MAX_LOOPS];
-    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
-    for (int i = 0; i < nl; i++)
-        if (shared_loop(s, loops[i]) && !binds_loop(b, loops[i]) && !implicit_loop(s, b, loops[i]))
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: block \"%s\" sits under the loop %s, "
-                            "which it shares with another block, without using it in its "
-                            "bindings (that needs loop-domain broadcast IterDomains in the core; "
-                            "for a cooperative "
-                            "fetch, bind a loop of the block to the same thread axis)",
-                            b->name, loops[i]->loop_var->name);
-    bool implicit = false;
-    for (int i = 0; i < nl; i++) {
-        if (implicit_loop(s, b, loops[i])) {
-            implicit = true;
-            continue;
-        }
-        if (implicit && shared_loop(s, loops[i]))
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: block \"%s\" is computed at the loop %s "
-                            "inside a thread loop it does not use (that needs loop-domain "
-                            "broadcast IterDomains in the core; compute it at a thread loop, "
-                            "outside the serial loops)",
-                            b->name, loops[i]->loop_var->name);
-    }
     return true;
 }
 
@@ -279,6 +244,7 @@ static wf_tv *made(bctx *c, wf_tv *tv) {
         return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
                        "build: not supported yet: more than %d operations in one block",
                        TIR_MAX_OPS);
+    c->iters[c->nmade] = UINT32_MAX;
     c->made[c->nmade++] = tv;
     return tv;
 }
@@ -323,8 +289,11 @@ static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
         new2old[r] = d;
         nid += r == d;
     }
-    if (nid != e->nargs)
-        tv = made(c, wf_permute(tv, new2old));
+    if (nid != e->nargs && (tv = made(c, wf_permute(tv, new2old)))) {
+        c->iters[c->nmade - 1] = 0; /* the used iters, in iter order */
+        for (int k = 0; k < b->niters; k++)
+            c->iters[c->nmade - 1] |= (uint32_t)used[k] << k;
+    }
     if (!tv || e->nargs == b->niters)
         return tv;
     bool bc[WF_MAX_RANK];
@@ -389,149 +358,19 @@ static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
     return NULL;
 }
 
-/* ---- loops -> the loop domain ---- */
+/* ---- loops -> the loop domain (build_loops.c) ---- */
 
-static wf_ptype ptype_of(const tir_stmt *l) {
-    static const char *const th[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-                                     "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-    static const wf_ptype pt[] = {WF_BIDX, WF_BIDY, WF_BIDZ, WF_TIDX, WF_TIDY, WF_TIDZ};
-    if (l->for_kind == TIR_UNROLL)
-        return WF_UNROLL;
-    if (l->for_kind == TIR_VECTORIZED)
-        return WF_VECTORIZE;
-    for (int i = 0; l->for_kind == TIR_THREAD && i < 6; i++)
-        if (!strcmp(l->thread, th[i]))
-            return pt[i];
-    return WF_SERIAL;
-}
-
-/* The loops of iter value v, outermost first (decreasing stride); false if v is not a
-   mixed-radix sum of loop variables, as split makes it. */
-static bool iter_chain(const tir_expr *v, tir_stmt *const *loops, int nl, tir_stmt **chain,
-                       int64_t *stride, int *m) {
-    if (v->kind == TE_BIN && v->op == TB_ADD)
-        return iter_chain(v->args[0], loops, nl, chain, stride, m) &&
-               iter_chain(v->args[1], loops, nl, chain, stride, m);
-    int64_t k = 1;
-    if (v->kind == TE_BIN && v->op == TB_MUL && v->args[1]->kind == TE_INT)
-        k = v->args[1]->ival, v = v->args[0];
-    if (v->kind != TE_VAR || *m == TIR_MAX_LOOPS)
-        return false;
-    for (int i = 0; i < nl; i++)
-        if (loops[i]->loop_var == v->var) {
-            chain[*m] = loops[i], stride[(*m)++] = k;
-            return true;
-        }
-    return false;
-}
-
-/* value = X // div, X % mod, X % mod // div, or X itself (div 1, mod 0). */
-static const tir_expr *fused_base(const tir_expr *v, int64_t *div, int64_t *mod) {
-    *div = 1, *mod = 0;
-    if (v->kind == TE_BIN && v->op == TB_FLOORDIV && v->args[1]->kind == TE_INT) {
-        *div = v->args[1]->ival;
-        v = v->args[0];
-    }
-    if (v->kind == TE_BIN && v->op == TB_MOD && v->args[1]->kind == TE_INT) {
-        *mod = v->args[1]->ival;
-        v = v->args[0];
-    }
-    return v;
-}
-
-/* Iters k0..k (a run sharing one fused value) bound as fuse binds them? */
-static bool fused_run_ok(const tir_block *b, int k0, int k) {
-    int64_t inner = 1;
-    for (int j = k; j >= k0; j--) {
-        int64_t div, mod;
-        fused_base(b->iters[j].value, &div, &mod);
-        if (div != inner || (j > k0 && mod != inner * b->iters[j].extent) || (j == k0 && mod))
-            return false;
-        inner *= b->iters[j].extent;
-    }
-    return true;
-}
-
-/* The loop chain of the value X of iters k0..k (outermost first), checked to be the
-   strides of a split; false + error otherwise. */
-static bool chain_of(wf_tir *s, const tir_block *b, int k, const tir_expr *x,
-                     tir_stmt *const *loops, int nl, tir_stmt **chain, int *m) {
-    int64_t stride[TIR_MAX_LOOPS], expect = 1;
-    *m = 0;
-    if (!iter_chain(x, loops, nl, chain, stride, m))
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: block \"%s\" binds %s to a value that is not "
-                        "a split or fuse of loops",
-                        b->name, b->iters[k].var->name);
-    for (int j = *m - 1; j >= 0; j--) {
-        if (stride[j] != expect)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the strides of iter %s of block \"%s\" "
-                            "are not those of a split",
-                            b->iters[k].var->name, b->name);
-        expect *= chain[j]->extent;
-    }
-    return true;
-}
-
-/* The loops around b become tv's loop domain: each run of iters bound to one loop
-   value (one iter, or several fused: X // n, X % n) is merged, then split as the
-   value's loops are, then everything is reordered as nested and parallelized. */
-static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv) {
-    wf_tir *s = c->s;
-    tir_stmt *loops[TIR_MAX_LOOPS], *dom[TIR_MAX_LOOPS];
-    int nl = domain_loops(s, b, loops), nd = 0;
-    for (int k = b->niters - 1; k >= 0;) {
-        int64_t div, mod;
-        const tir_expr *x = fused_base(b->iters[k].value, &div, &mod);
-        int k0 = k;
-        while (k0 > 0 && (div != 1 || mod != 0)) {
-            int64_t d2, m2;
-            if (!tir_expr_equal(fused_base(b->iters[k0 - 1].value, &d2, &m2), x))
-                break;
-            k0--;
-        }
-        if ((k0 < k || div != 1 || mod != 0) && !fused_run_ok(b, k0, k))
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the iters of block \"%s\" bound with // "
-                            "and %% are not a fuse of consecutive iters",
-                            b->name);
-        tir_stmt *chain[TIR_MAX_LOOPS];
-        int m;
-        if (!chain_of(s, b, k, x, loops, nl, chain, &m))
-            return false;
-        for (int j = k0; j < k; j++)
-            wf_tv_merge(tv, k0);
-        for (int j = m - 1; j >= 1; j--)
-            wf_tv_split(tv, k0, chain[j]->extent);
-        /* the domain so far holds the iters after this run; prepend this chain */
-        memmove(dom + m, dom, sizeof dom[0] * (size_t)nd);
-        memcpy(dom, chain, sizeof dom[0] * (size_t)m);
-        nd += m;
-        k = k0 - 1;
-    }
-    for (int i = 0; i < nd; i++)
-        for (int j = 0; j < i; j++)
-            if (dom[i] == dom[j])
-                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                "build: not supported yet: the loop %s binds two iters of block "
-                                "\"%s\"",
-                                dom[i]->loop_var->name, b->name);
-    if (nd != nl)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: a loop around block \"%s\" that no iter uses",
-                        b->name);
-    int old2new[TIR_MAX_LOOPS];
-    for (int i = 0; i < nd; i++)
-        for (int j = 0; j < nl; j++)
-            if (loops[j] == dom[i])
-                old2new[i] = j;
-    if (nd > 1)
-        wf_tv_reorder_all(tv, old2new);
+/* A loop no dim of tv uses may be a loop-domain broadcast IterDomain for an op inside
+   the block (inlined into the block's last op, which uses every loop of the block) and
+   at a loop the block shares with another (compute_at): the tensor is computed once per
+   iteration there. */
+static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv, uint32_t mask, bool inner) {
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    bool may[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
     for (int j = 0; j < nl; j++)
-        if (ptype_of(loops[j]) != WF_SERIAL)
-            wf_tv_parallelize(tv, j, ptype_of(loops[j]));
-    return true;
+        may[j] = inner || shared_loop(c->s, loops[j]);
+    return tir_build_loop_domain(c->s, b, tv, mask, may);
 }
 
 /* ---- the whole program ---- */
@@ -600,14 +439,14 @@ static bool lower_block(bctx *c, tir_block *b) {
         wf_tv_set_memory(tv, st->buf->scope == TIR_SHARED ? WF_MEM_SHARED : WF_MEM_LOCAL);
     /* every op of the block takes the block's loops; all but the last are inlined */
     for (int i = 0; i < c->nmade; i++)
-        if (!schedule_tv(c, b, c->made[i]))
+        if (!schedule_tv(c, b, c->made[i], c->iters[i], i + 1 < c->nmade))
             return false;
     for (int i = 0; i + 1 < c->nmade; i++)
         wf_tv_inline_at(c->made[i], wf_tv_ndim(c->made[i]));
-    /* compute_at: the block is computed inside the outer loops it shares */
+    /* compute_at: the block is computed inside the outer loops it shares with a reader */
     tir_stmt *loops[TIR_MAX_LOOPS];
-    int nl = domain_loops(c->s, b, loops), pos = 0;
-    while (pos < nl && shared_loop(c->s, loops[pos]))
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;
+    while (pos < nl && reader_loop(c->s, b, loops[pos]))
         pos++;
     if (pos > 0)
         wf_tv_inline_at(tv, pos);

@@ -385,19 +385,35 @@ typedef struct {
     bool set, full;
 } need;
 
-/* Is v the variable of a loop strictly inside `loop` on the way up from st? */
-static int64_t relaxed_extent(const tir_stmt *st, const tir_stmt *loop, const tir_var *v) {
-    for (const tir_stmt *p = st->parent; p && p != loop; p = p->parent)
+/* Is a loop bound to a thread axis over which a buffer of this scope is one buffer,
+   so that TVM relaxes the region over it even above the target loop: threadIdx for
+   shared memory (TVM's LoopDomainOfSRefTreePath with its extra relax scope; global
+   buffers are not relaxed beyond the target loop, registers never). */
+static bool scope_spans(const tir_stmt *p, tir_scope scope) {
+    return p->for_kind == TIR_THREAD && scope == TIR_SHARED && !strncmp(p->thread, "threadIdx", 9);
+}
+
+/* The extent over which v varies for the block statement st computed at loop, 0 if it
+   is fixed there: v is the variable of a loop strictly inside `loop` on the way up from
+   st, or of a thread loop the buffer spans (a cooperative fetch fills the shared tile
+   of all the threads of the block, not one thread's part). */
+static int64_t relaxed_extent(const tir_stmt *st, const tir_stmt *loop, const tir_var *v,
+                              tir_scope scope) {
+    bool inside = true;
+    for (const tir_stmt *p = st->parent; p; p = p->parent) {
+        inside &= p != loop;
         if (p->kind == TS_FOR && p->loop_var == v)
-            return p->extent;
+            return inside || scope_spans(p, scope) ? p->extent : 0;
+    }
     return 0;
 }
 
-static bool uses_relaxed(const tir_expr *e, const tir_stmt *st, const tir_stmt *loop) {
+static bool uses_relaxed(const tir_expr *e, const tir_stmt *st, const tir_stmt *loop,
+                         tir_scope scope) {
     if (e->kind == TE_VAR)
-        return relaxed_extent(st, loop, e->var) > 0;
+        return relaxed_extent(st, loop, e->var, scope) > 0;
     for (int i = 0; i < e->nargs; i++)
-        if (uses_relaxed(e->args[i], st, loop))
+        if (uses_relaxed(e->args[i], st, loop, scope))
             return true;
     return false;
 }
@@ -405,7 +421,7 @@ static bool uses_relaxed(const tir_expr *e, const tir_stmt *st, const tir_stmt *
 /* Widens n with index e (in loop variables) of an access of extent ext made by the
    block statement st under loop. False: not affine in the relaxed loops. */
 static bool need_add(wf_tir *s, need *n, tir_expr *e, int64_t ext, const tir_stmt *st,
-                     const tir_stmt *loop) {
+                     const tir_stmt *loop, tir_scope scope) {
     lin f = {0};
     if (!lin_of(e, 1, &f))
         return false;
@@ -413,11 +429,12 @@ static bool need_add(wf_tir *s, need *n, tir_expr *e, int64_t ext, const tir_stm
     int64_t lo = f.k, hi = f.k + ext - 1;
     for (int i = 0; i < f.n; i++) {
         int64_t c = f.coef[i];
-        int64_t re = f.atom[i]->kind == TE_VAR ? relaxed_extent(st, loop, f.atom[i]->var) : 0;
+        int64_t re =
+            f.atom[i]->kind == TE_VAR ? relaxed_extent(st, loop, f.atom[i]->var, scope) : 0;
         if (re > 0) {
             lo += c < 0 ? c * (re - 1) : 0;
             hi += c > 0 ? c * (re - 1) : 0;
-        } else if (uses_relaxed(f.atom[i], st, loop))
+        } else if (uses_relaxed(f.atom[i], st, loop, scope))
             return false;
         else if (c != 0 && !lin_add(&fixed, f.atom[i], c))
             return false;
@@ -458,7 +475,7 @@ static bool collect_needs(wf_tir *s, tir_block *const *blocks, int nb, tir_buffe
                 continue;
             for (int d = 0; d < buf->ndim; d++) {
                 tir_expr *e = tir_subst(s, rs->ptr[j].lo[d], n, from, to);
-                if (!e || !need_add(s, &needs[d], e, rs->ptr[j].ext[d], c->stmt, loop))
+                if (!e || !need_add(s, &needs[d], e, rs->ptr[j].ext[d], c->stmt, loop, buf->scope))
                     return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                                     "not supported yet: compute_at where block \"%s\" indexes "
                                     "%s with a non-affine expression of the loops under the "
@@ -488,13 +505,55 @@ static bool is_under(const tir_stmt *st, const tir_stmt *loop) {
     return false;
 }
 
+/* The largest value of e, an affine sum of constants and the variables of loop and
+   the loops around it (each from 0 to its extent - 1); false if unknown. */
+static bool expr_max(const tir_expr *e, const tir_stmt *loop, int64_t *out) {
+    int64_t x, y;
+    switch (e->kind) {
+    case TE_INT:
+        *out = e->ival;
+        return true;
+    case TE_VAR:
+        for (const tir_stmt *p = loop; p; p = p->parent)
+            if (p->kind == TS_FOR && p->loop_var == e->var) {
+                *out = p->extent - 1;
+                return true;
+            }
+        return false;
+    case TE_BIN:
+        if (e->op == TB_ADD && expr_max(e->args[0], loop, &x) && expr_max(e->args[1], loop, &y))
+            return !__builtin_add_overflow(x, y, out);
+        if (e->op == TB_MUL && e->args[1]->kind == TE_INT && e->args[1]->ival >= 0 &&
+            expr_max(e->args[0], loop, &x))
+            return !__builtin_mul_overflow(x, e->args[1]->ival, out);
+        return false;
+    default:
+        return false;
+    }
+}
+
+/* TVM's predicate of a block computed at a loop whose region may pass the end of an
+   iter's domain (a tile of 16 rows at i_0 * 16 over 60): value < extent, for each such
+   iter, in iter order. */
+static tir_expr *region_predicate(wf_tir *s, const tir_block *b, tir_expr *const *values,
+                                  const int64_t *maxes) {
+    tir_expr *pred = NULL;
+    for (int k = 0; k < b->niters; k++) {
+        if (maxes[k] < b->iters[k].extent)
+            continue;
+        tir_expr *t = tir_bin(s, TB_LT, values[k], tir_int(s, b->iters[k].extent));
+        pred = pred ? tir_bin(s, TB_AND, pred, t) : t;
+    }
+    return pred;
+}
+
 /* Rebuilds b's loops under loop to cover needs; dims[k] = buffer dim of iter k. */
 static bool place_block(wf_tir *s, tir_block *b, tir_stmt *nest, tir_stmt *loop, const need *needs,
                         const int *dims, int at) {
     tir_stmt *top = b->stmt;
     tir_expr *values[TIR_MAX_LOOPS];
     tir_var *lv[TIR_MAX_LOOPS];
-    int64_t ext[TIR_MAX_LOOPS];
+    int64_t ext[TIR_MAX_LOOPS], maxes[TIR_MAX_LOOPS];
     int nl = 0;
     for (int k = 0; k < b->niters; k++) {
         const need *n = dims[k] >= 0 ? &needs[dims[k]] : NULL;
@@ -504,6 +563,10 @@ static bool place_block(wf_tir *s, tir_block *b, tir_stmt *nest, tir_stmt *loop,
                           : n->base ? tir_bin(s, TB_ADD, n->base, tir_int(s, n->lo))
                                     : tir_int(s, n->lo);
         tir_expr *v = start;
+        int64_t base_max = 0;
+        maxes[k] = whole                                            ? 0
+                   : !n->base || expr_max(n->base, loop, &base_max) ? base_max + n->lo + e - 1
+                                                                    : 0;
         if (e != 1) {
             char name[16];
             snprintf(name, sizeof name, "ax%d", nl);
@@ -518,6 +581,7 @@ static bool place_block(wf_tir *s, tir_block *b, tir_stmt *nest, tir_stmt *loop,
     }
     for (int k = 0; k < b->niters; k++)
         b->iters[k].value = values[k];
+    b->where = region_predicate(s, b, values, maxes);
     remove_stmt(s, nest);
     for (int i = nl - 1; i >= 0; i--)
         if (!(top = tir_for_new(s, lv[i], ext[i], top)))

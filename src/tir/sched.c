@@ -94,7 +94,8 @@ typedef struct {
     int n;
     tir_var *const *from;
     tir_expr *const *to;
-    tir_expr *pred; /* a predicate to add to every block, or NULL */
+    tir_expr *pred;            /* a predicate to add to every block, or NULL */
+    tir_expr *const *where_to; /* what T.where gets instead of to (TVM's unsimplified form) */
 } rebind_ctx;
 
 static tir_expr *and_pred(wf_tir *s, tir_expr *a, tir_expr *b) {
@@ -106,7 +107,8 @@ static bool rebind_block(tir_block *b, void *vctx) {
     for (int i = 0; i < b->niters; i++)
         if (!(b->iters[i].value = tir_subst(c->s, b->iters[i].value, c->n, c->from, c->to)))
             return false;
-    if (b->where && !(b->where = tir_subst(c->s, b->where, c->n, c->from, c->to)))
+    if (b->where &&
+        !(b->where = tir_subst(c->s, b->where, c->n, c->from, c->where_to ? c->where_to : c->to)))
         return false;
     if (c->pred && !(b->where = and_pred(c->s, b->where, c->pred)))
         return false;
@@ -188,7 +190,7 @@ bool tir_split(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, tir_stmt *
         return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                         "split: not supported yet: more than %d loops around one block (loop %s)",
                         TIR_MAX_LOOPS, l->loop_var->name);
-    tir_var *vars[TIR_MAX_LOOPS];
+    tir_var *vars[TIR_MAX_LOOPS] = {0};
     int64_t prod = 1;
     for (int i = 0; i < n; i++) {
         prod *= f[i];
@@ -219,14 +221,20 @@ bool tir_split(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, tir_stmt *
             acc = acc ? tir_bin(s, TB_ADD, acc, term) : term;
         }
         value = acc;
-        if (pred)
-            pred->args[0] = acc;
     }
+    /* TVM's predicates keep the split's nested form: (i_0 * f1 + i_1) * f2 + i_2 */
+    tir_expr *horner = tir_var_ref(s, vars[0]);
+    for (int i = 1; i < n; i++)
+        horner = tir_bin(s, TB_ADD, tir_bin(s, TB_MUL, horner, tir_int(s, f[i])),
+                         tir_var_ref(s, vars[i]));
+    if (pred && n > 2)
+        pred->args[0] = horner;
     if (!value || err_set(&s->err))
         return false;
     tir_var *from[1] = {l->loop_var};
     tir_expr *to[1] = {value};
-    rebind_ctx c = {s, 1, from, to, pred};
+    tir_expr *where_to[1] = {horner};
+    rebind_ctx c = {s, 1, from, to, pred, where_to};
     if (!tir_each_block(l->body, rebind_block, &c))
         return false;
     tir_stmt *body = l->body;
@@ -300,7 +308,7 @@ tir_stmt *tir_fuse(wf_tir *s, int n, tir_stmt *const *loops) {
     }
     if (err_set(&s->err))
         return NULL;
-    rebind_ctx c = {s, n, from, to, NULL};
+    rebind_ctx c = {s, n, from, to, NULL, NULL};
     if (!tir_each_block(loops[n - 1]->body, rebind_block, &c))
         return NULL;
     tir_stmt *f = tir_for_new(s, fv, prod, loops[n - 1]->body);

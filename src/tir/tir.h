@@ -215,5 +215,10 @@ bool tir_each_block(tir_stmt *st, tir_block_fn fn, void *ctx);
 
 /* ---- build.c ---- */
 wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt);
+/* build_loops.c: the loops around b become tv's loop domain; tv's dims are the iters
+   of mask (bit k: iter k), in order. A loop j no dim uses is a loop-domain broadcast
+   IterDomain if may_broadcast[j], else an error. */
+bool tir_build_loop_domain(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
+                           const bool *may_broadcast);
 
 #endif
