@@ -461,7 +461,13 @@ static wf_tv *rf_value(bctx *c, tir_block *b, wf_tv *const **made, int *nmade) {
     return tv;
 }
 
-static const tir_build_ops rf_ops = {rf_value, schedule_tv, set_tv, ptype_of};
+/* tv has one loop axis per iter of b (the rfactor hook's contract). */
+static bool rf_schedule(bctx *c, const tir_block *b, wf_tv *tv) {
+    uint32_t all = b->niters >= 32 ? UINT32_MAX : (1u << b->niters) - 1;
+    return schedule_tv(c, b, tv, all, false);
+}
+
+static const tir_build_ops rf_ops = {rf_value, rf_schedule, set_tv, tir_loop_ptype};
 
 static bool is_written(wf_tir *s, const block_list *l, const tir_buffer *buf) {
     (void)s;

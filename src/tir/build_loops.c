@@ -238,7 +238,7 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
     return t.n;
 }
 
-static wf_ptype ptype_of(const tir_stmt *l) {
+wf_ptype tir_loop_ptype(const tir_stmt *l) {
     static const char *const th[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
                                      "threadIdx.x", "threadIdx.y", "threadIdx.z"};
     static const wf_ptype pt[] = {WF_BIDX, WF_BIDY, WF_BIDZ, WF_TIDX, WF_TIDY, WF_TIDZ};
@@ -284,7 +284,7 @@ bool tir_build_loop_domain(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t ma
     for (int j = 0; j < nl; j++)
         if (!in_list(dom, nd, j))
             wf_tv_loop_broadcast(tv, j);
-        else if (ptype_of(loops[j]) != WF_SERIAL)
-            wf_tv_parallelize(tv, j, ptype_of(loops[j]));
+        else if (tir_loop_ptype(loops[j]) != WF_SERIAL)
+            wf_tv_parallelize(tv, j, tir_loop_ptype(loops[j]));
     return true;
 }

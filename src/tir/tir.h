@@ -218,6 +218,8 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt);
 /* build_loops.c: the loops around b become tv's loop domain; tv's dims are the iters
    of mask (bit k: iter k), in order. A loop j no dim uses is a loop-domain broadcast
    IterDomain if may_broadcast[j], else an error. */
+/* The parallel type a loop's kind and thread binding give. */
+wf_ptype tir_loop_ptype(const tir_stmt *loop);
 bool tir_build_loop_domain(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
                            const bool *may_broadcast);
 
