@@ -20,9 +20,12 @@
  * an iteration dim, seed 004's A[vk] under vi). A stage under shared loops it does not
  * use, bound to blockIdx or to a threadIdx the stage binds itself (the cooperative
  * fetch), leaves them out of its loop domain (implicit_loop). What the core cannot
- * express yet is refused with "not supported yet: ...": scalar constants, comparisons /
- * selects, vectorized computing blocks, rfactor's combined indices, and a block under
+ * express yet is refused with "not supported yet: ...": floor division and modulo of
+ * values, vectorized computing blocks, rfactor's combined indices, and a block under
  * any other shared loop its own iters do not use (a loop-domain broadcast IterDomain).
+ * Constants are scalar operands (wf_full) typed like their partner, as TVM converts
+ * literals; comparisons, T.if_then_else and and / or / not become the core's
+ * comparisons and wf_where.
  */
 #include "tir/tir.h"
 #include "ir/ir.h"
@@ -348,29 +351,117 @@ static bool check_dims(bctx *c, const tir_block *b, wf_tv *tv) {
     return true;
 }
 
+/* ---- values: loads, constants and elementwise ops (scalar constants: ir/scalar.c) ---- */
+
+static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e);
+
+static bool is_const(const tir_expr *e) {
+    return e->kind == TE_INT || e->kind == TE_FLOAT;
+}
+
+static int category(wf_dtype t) {
+    return t == WF_BOOL ? 0 : (t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64) ? 2 : 1;
+}
+
+/* A constant as a scalar operand (never recorded by made: it is no tensor). Beside
+   a tensor of its category or a higher one it takes the tensor's type, as TVM
+   converts a literal to its partner's dtype (2 beside float16 data is a float16
+   2); otherwise its own (T.float32(2) beside int32 data promotes the op to f32). */
+static wf_tv *lower_const(bctx *c, const tir_expr *e, const wf_tv *other) {
+    wf_dtype t = e->kind == TE_FLOAT ? e->dtype : e->dtype == WF_I32 ? WF_I64 : e->dtype;
+    if (other && !other->scalar && category(other->dtype) >= category(t))
+        t = other->dtype;
+    if (e->kind == TE_INT && category(t) < 2)
+        return wf_full_int(c->f, t, e->ival);
+    return wf_full(c->f, t, e->kind == TE_FLOAT ? e->fval : (double)e->ival);
+}
+
+/* Both operands of a binary op or a select: a constant is lowered after its
+   partner, whose type it takes. */
+static bool lower_pair(bctx *c, const tir_block *b, const tir_expr *ea, const tir_expr *eb,
+                       wf_tv **x, wf_tv **y) {
+    if (is_const(ea) && !is_const(eb)) {
+        *y = lower_value(c, b, eb);
+        *x = *y ? lower_const(c, ea, *y) : NULL;
+    } else {
+        *x = is_const(ea) ? lower_const(c, ea, NULL) : lower_value(c, b, ea);
+        *y = !*x ? NULL : is_const(eb) ? lower_const(c, eb, *x) : lower_value(c, b, eb);
+    }
+    return *x && *y;
+}
+
+/* and / or / not on bool values, as selects: a && b = a ? b : false. */
+static wf_tv *lower_logic(bctx *c, const tir_block *b, const tir_expr *e) {
+    wf_tv *x = lower_value(c, b, e->args[0]);
+    wf_tv *y = x && e->kind != TE_NOT ? lower_value(c, b, e->args[1]) : x;
+    if (!x || !y)
+        return NULL;
+    if (x->dtype != WF_BOOL || y->dtype != WF_BOOL) {
+        sbuf t = {0};
+        tir_print_expr(&t, e);
+        wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: %s in block \"%s\" combines non-bool values (and, "
+                "or and not take comparisons)",
+                sbuf_str(&t), b->name);
+        sbuf_free(&t);
+        return NULL;
+    }
+    wf_tv *f = wf_full_int(c->f, WF_BOOL, 0), *t = wf_full_int(c->f, WF_BOOL, 1);
+    if (e->kind == TE_NOT)
+        return made(c, wf_binary(WF_EQ, x, f));
+    return made(c, e->op == TB_AND ? wf_where(x, y, f) : wf_where(x, t, y));
+}
+
+static wf_tv *lower_bin(bctx *c, const tir_block *b, const tir_expr *e) {
+    static const wf_binary_op bops[] = {
+        [TB_ADD] = WF_ADD, [TB_SUB] = WF_SUB, [TB_MUL] = WF_MUL, [TB_DIV] = WF_DIV, [TB_LT] = WF_LT,
+        [TB_LE] = WF_LE,   [TB_GT] = WF_GT,   [TB_GE] = WF_GE,   [TB_EQ] = WF_EQ,   [TB_NE] = WF_NE,
+    };
+    if (e->op == TB_AND || e->op == TB_OR)
+        return lower_logic(c, b, e);
+    wf_tv *x, *y;
+    return lower_pair(c, b, e->args[0], e->args[1], &x, &y) ? made(c, wf_binary(bops[e->op], x, y))
+                                                            : NULL;
+}
+
+static wf_tv *lower_call(bctx *c, const tir_block *b, const tir_expr *e) {
+    wf_tv *x, *y;
+    switch (e->op) {
+    case TC_CAST:
+        x = lower_value(c, b, e->args[0]);
+        return x ? made(c, wf_cast(x, e->dtype)) : NULL;
+    case TC_EXP:
+    case TC_SQRT:
+        x = lower_value(c, b, e->args[0]);
+        return x ? made(c, wf_unary(e->op == TC_EXP ? WF_EXP : WF_SQRT, x)) : NULL;
+    case TC_IF_THEN_ELSE: {
+        wf_tv *cond = lower_value(c, b, e->args[0]);
+        if (!cond || !lower_pair(c, b, e->args[1], e->args[2], &x, &y))
+            return NULL;
+        return made(c, wf_where(cond, x, y));
+    }
+    default:
+        if (!lower_pair(c, b, e->args[0], e->args[1], &x, &y))
+            return NULL;
+        return made(c, wf_binary(e->op == TC_MAX ? WF_MAX : WF_MIN, x, y));
+    }
+}
+
 static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
-    static const wf_binary_op bops[] = {WF_ADD, WF_SUB, WF_MUL, WF_DIV};
     switch (e->kind) {
     case TE_LOAD:
         return lower_load(c, b, e);
+    case TE_INT:
+    case TE_FLOAT:
+        return lower_const(c, e, NULL);
+    case TE_NOT:
+        return lower_logic(c, b, e);
     case TE_BIN:
-        if (e->op <= TB_DIV) {
-            wf_tv *x = lower_value(c, b, e->args[0]);
-            wf_tv *y = x ? lower_value(c, b, e->args[1]) : NULL;
-            return y ? made(c, wf_binary(bops[e->op], x, y)) : NULL;
-        }
+        if (e->op != TB_FLOORDIV && e->op != TB_MOD)
+            return lower_bin(c, b, e);
         break;
-    case TE_CALL: {
-        wf_tv *x = e->nargs >= 1 && e->op != TC_IF_THEN_ELSE ? lower_value(c, b, e->args[0]) : NULL;
-        if (!x)
-            break;
-        if (e->op == TC_CAST)
-            return made(c, wf_cast(x, e->dtype));
-        if (e->op == TC_EXP || e->op == TC_SQRT)
-            return made(c, wf_unary(e->op == TC_EXP ? WF_EXP : WF_SQRT, x));
-        wf_tv *y = lower_value(c, b, e->args[1]);
-        return y ? made(c, wf_binary(e->op == TC_MAX ? WF_MAX : WF_MIN, x, y)) : NULL;
-    }
+    case TE_CALL:
+        return lower_call(c, b, e);
     default:
         break;
     }
@@ -379,8 +470,9 @@ static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
     sbuf t = {0};
     tir_print_expr(&t, e);
     wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-            "build: not supported yet: %s in block \"%s\" (the core has tensor operands only: "
-            "no scalar constants, comparisons or selects)",
+            "build: not supported yet: %s in block \"%s\" (the core computes a value from "
+            "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
+            "T.sqrt, T.if_then_else and casts; not from //, %% or an iter's value)",
             sbuf_str(&t), b->name);
     sbuf_free(&t);
     return NULL;
@@ -557,6 +649,11 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     if (b->init && (op = reduction_of(c->s, b, &f)) < 0)
         return NULL;
     wf_tv *tv = lower_value(c, b, f);
+    if (tv && tv->scalar)
+        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                       "build: not supported yet: block \"%s\" stores a constant (its value "
+                       "reads no buffer); the core's ops need a tensor operand",
+                       b->name);
     if (tv && f->kind == TE_LOAD && op < 0)
         tv = made(c, wf_set(tv));
     if (!tv || !check_dims(c, b, tv))
@@ -575,7 +672,7 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
                 axes[na++] = k;
         tv = made(c, wf_reduce((wf_binary_op)op, tv, na, axes));
     }
-    if (tv && f->dtype != st->buf->dtype)
+    if (tv && tv->dtype != st->buf->dtype)
         tv = made(c, wf_cast(tv, st->buf->dtype));
     return tv;
 }

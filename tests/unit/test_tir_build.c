@@ -1,8 +1,9 @@
 /*
  * test_tir_build.c -- wf_tir_build: a scheduled TIR program lowered through the core,
  * compiled with NVRTC and run on the CPU executor against a plain C reference.
- * Spatial programs build (reductions: test_tir_reduce.c); scalar constants and what
- * the core cannot express yet are refused with "not supported yet".
+ * Spatial programs build (reductions: test_tir_reduce.c; constants and selects:
+ * test_tir_scalar.c); what the core cannot express yet is refused with "not
+ * supported yet".
  */
 #include <math.h>
 
@@ -90,15 +91,6 @@ TEST(tir_build_cache_read_shared_stage) {
     run_ew(ts_, k);
     (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
     wf_kernel_free(k);
-    wf_tir_free(s);
-}
-
-TEST(tir_build_refuses_constant) {
-    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
-    CHECK(wf_tir_build(s, NULL) == NULL);
-    CHECK_STR(wf_tir_error(s), "build: not supported yet: T.float32(2.0) in block \"D\" (the "
-                               "core has tensor operands only: no scalar constants, comparisons "
-                               "or selects)");
     wf_tir_free(s);
 }
 
