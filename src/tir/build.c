@@ -21,8 +21,10 @@
  * use, bound to blockIdx or to a threadIdx the stage binds itself (the cooperative
  * fetch), leaves them out of its loop domain (implicit_loop). What the core cannot
  * express yet is refused with "not supported yet: ...": floor division and modulo of
- * values, vectorized computing blocks, rfactor's combined indices, and a block under
- * any other shared loop its own iters do not use (a loop-domain broadcast IterDomain).
+ * values, vectorized reductions, rfactor's combined indices, and a block under any
+ * other shared loop its own iters do not use (a loop-domain broadcast IterDomain). A
+ * vectorized computing block stores its value with a vectorized copy (the value is
+ * computed in registers, its vectorized axis unrolled: compute_pos).
  * Constants are scalar operands (wf_full) typed like their partner, as TVM converts
  * literals; comparisons, T.if_then_else and and / or / not become the core's
  * comparisons and wf_where.
@@ -625,19 +627,56 @@ static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv) {
 
 /* ---- the whole program ---- */
 
-/* The core vectorizes copies only: a vectorized loop over a computing block is refused
-   in TIR terms rather than with the core's tensor names. */
+/* The core vectorizes copies: a computing block's vectorized loop becomes the vector
+   store of its value (computed in registers, compute_pos); a reduction's, or a width
+   no vector access has, is refused in TIR terms rather than with the core's names. */
 static bool check_vectorize(wf_tir *s, const tir_block *b) {
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
     for (int j = 0; j < nl; j++)
-        if (loops[j]->for_kind == TIR_VECTORIZED && b->body->value->kind != TE_LOAD)
+        if (loops[j]->for_kind == TIR_VECTORIZED && b->init)
             return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                             "build: not supported yet: the vectorized loop %s over block \"%s\", "
-                            "which computes: the core vectorizes copies only (vectorize the "
-                            "loop of a cache_read / cache_write block, or unroll %s)",
+                            "which reduces: the core vectorizes the copy that stores a "
+                            "computed value, not a reduction (unroll %s)",
                             loops[j]->loop_var->name, b->name, loops[j]->loop_var->name);
+    for (int j = 0; j < nl; j++) {
+        int64_t bytes = loops[j]->extent * (int64_t)wf_dtype_size(b->body->buf->dtype);
+        if (loops[j]->for_kind != TIR_VECTORIZED || b->body->value->kind == TE_LOAD ||
+            (bytes <= 16 && (bytes & (bytes - 1)) == 0))
+            continue;
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: the vectorized loop %s over block \"%s\" "
+                        "stores %lld %s values (%lld bytes) at once; a vector access is 1, 2, 4, "
+                        "8 or 16 bytes (split %s and vectorize an inner loop of that size)",
+                        loops[j]->loop_var->name, b->name, (long long)loops[j]->extent,
+                        tir_dtype_name(b->body->buf->dtype), (long long)bytes,
+                        loops[j]->loop_var->name);
+    }
     return true;
+}
+
+/* A vectorized computing block (nvFuser's scheme): the value is computed in
+   registers and stored by a copy, the only op whose axis is vectorized. */
+static bool vectorized(const tir_block *b) {
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+    for (int j = 0; j < nl; j++)
+        if (loops[j]->for_kind == TIR_VECTORIZED)
+            return true;
+    return false;
+}
+
+/* Where a computing op of the block is inlined: at its innermost axis, or before its
+   vectorized axis, which runs unrolled in registers (the copy that stores the value
+   is the vector access). */
+static int compute_pos(wf_tv *tv) {
+    for (int j = 0; j < tv->loop.n; j++)
+        if (tv->loop.ptr[j]->ptype == WF_VECTORIZE) {
+            wf_tv_parallelize(tv, j, WF_UNROLL);
+            return j;
+        }
+    return wf_tv_ndim(tv);
 }
 
 /* The value a block stores: its expression, or for a reduction block (T.init) the
@@ -654,7 +693,7 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
                        "build: not supported yet: block \"%s\" stores a constant (its value "
                        "reads no buffer); the core's ops need a tensor operand",
                        b->name);
-    if (tv && f->kind == TE_LOAD && op < 0)
+    if (tv && (f->kind == TE_LOAD || vectorized(b)) && op < 0)
         tv = made(c, wf_set(tv));
     if (!tv || !check_dims(c, b, tv))
         return NULL;
@@ -692,7 +731,7 @@ static bool lower_block(bctx *c, tir_block *b) {
         if (!schedule_tv(c, b, c->made[i]))
             return false;
     for (int i = 0; i + 1 < c->nmade; i++)
-        wf_tv_inline_at(c->made[i], wf_tv_ndim(c->made[i]));
+        wf_tv_inline_at(c->made[i], compute_pos(c->made[i]));
     /* compute_at: the block is computed inside the outer loops it shares */
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = domain_loops(c->s, b, loops), pos = 0;

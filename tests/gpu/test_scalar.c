@@ -3,7 +3,8 @@
  * max / min on the GPU, against references written here, bit for bit (the ops
  * are exact: no transcendental math). Inputs are the harness's random finite
  * values plus NaN / signed zero / infinity edge values written over the first
- * elements.
+ * elements. Also a TIR block with constants and a vectorized loop (its value
+ * computed in registers, stored as one vector).
  */
 #include "gpu.h"
 
@@ -84,4 +85,46 @@ GPU_TEST(scalar_half_compare_select) {
     gt_tensor_free(&want);
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+/* A TIR block with constants and a vectorized loop: computed in registers, stored
+   with one 16-byte vector per thread. */
+GPU_TEST(scalar_tir_vectorized_compute_block) {
+    NEED_GPU();
+    wf_tir *s = wf_tir_parse(
+        "@T.prim_func\n"
+        "def f(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((64, 32), \"float32\")):\n"
+        "    for i, j in T.grid(64, 32):\n"
+        "        with T.block(\"B\"):\n"
+        "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+        "            B[vi, vj] = T.if_then_else(A[vi, vj] > T.float32(0), A[vi, vj] * "
+        "T.float32(2), T.float32(-1))\n");
+    wf_tir_loop *l[2], *jj[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "B"), l, 2);
+    int64_t f4[2] = {-1, 4};
+    wf_tir_split(s, l[1], 2, f4, jj);
+    wf_tir_bind(s, l[0], "blockIdx.x");
+    wf_tir_bind(s, jj[0], "threadIdx.x");
+    wf_tir_vectorize(s, jj[1]);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    if (!k) {
+        printf("  build: %s\n", wf_tir_error(s));
+        ts_->failed = true;
+    }
+    int64_t shape[2] = {64, 32};
+    gt_tensor in = gt_dense(WF_F32, 2, shape), want = gt_dense(WF_F32, 2, shape);
+    gt_fill_random(&in);
+    put_edges(&in);
+    for (int64_t i = 0; i < 64 * 32; i++) {
+        float a = gt_get_f32(&in, i);
+        gt_set_f32(&want, i, a > 0.0f ? a * 2.0f : -1.0f);
+    }
+    if (k) {
+        gt_case c = {k, 1, 1, &in, &want, GT_EXACT};
+        CHECK_RUN(&c);
+    }
+    gt_tensor_free(&in);
+    gt_tensor_free(&want);
+    wf_kernel_free(k);
+    wf_tir_free(s);
 }

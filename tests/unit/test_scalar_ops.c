@@ -614,3 +614,30 @@ TEST(scalar_ops_cuda_text_run_on_the_host_matches_the_executor) {
     }
     hc_free(b);
 }
+
+/* A scheduled 2-D kernel (split, propagated, blocks x threads, inlined) mixing a
+   broadcast operand, constants, a comparison and a select: random inputs against
+   the plain reference (tests/ref.c) bit for bit. */
+TEST(scalar_ops_in_a_propagated_2d_schedule_match_the_plain_reference) {
+    int64_t sa[1] = {-1}, sb[2] = {-1, 96};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 1, sa), *b = wf_input(f, WF_BF16, 2, sb);
+    wf_tv *ab = wf_broadcast(a, 2, (const bool[]){false, true});
+    wf_tv *w =
+        wf_where(wf_binary(WF_GT, b, wf_full(f, WF_F32, 0.25)), ab, wf_full(f, WF_F64, -1.5));
+    wf_tv *y = wf_binary(WF_MIN, wf_binary(WF_MUL, wf_full_int(f, WF_I64, 3), w), b);
+    wf_output(f, y);
+    wf_tv_merge(y, 0);
+    wf_tv_split(y, 0, 64);
+    wf_propagate_transforms(y);
+    wf_tv_parallelize(y, 0, WF_BIDX);
+    wf_tv_parallelize(y, 1, WF_TIDX);
+    wf_parallelize_all_like(y, 0);
+    wf_inline_most(f);
+    int64_t sym[16] = {5, 0, 0, 0, 0, 0, 0, 0, 5};
+    wf_kernel *k = CHECK_INTERP(f, sym);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "(-1.5f)");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}

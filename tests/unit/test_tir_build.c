@@ -100,9 +100,10 @@ TEST(tir_build_refuses_vectorized_compute) {
     wf_tir_get_loops(s, wf_tir_get_block(s, "C"), l, 2);
     wf_tir_vectorize(s, l[1]);
     CHECK(wf_tir_build(s, NULL) == NULL);
-    CHECK_STR(wf_tir_error(s), "build: not supported yet: the vectorized loop j over block \"C\", "
-                               "which computes: the core vectorizes copies only (vectorize the "
-                               "loop of a cache_read / cache_write block, or unroll j)");
+    CHECK_STR(wf_tir_error(s), "build: not supported yet: the vectorized loop j over block \"C\" "
+                               "stores 32 float32 values (128 bytes) at once; a vector access is "
+                               "1, 2, 4, 8 or 16 bytes (split j and vectorize an inner loop of "
+                               "that size)");
     wf_tir_free(s);
 }
 

@@ -215,3 +215,59 @@ TEST(tir_scalar_refusals_name_the_block) {
     CHECK_HAS(wf_tir_error(s), "the condition T0 is float, not bool");
     wf_tir_free(s);
 }
+
+/* A vectorized computing block (nvFuser's scheme): the value is computed in
+   registers over the vector's elements (unrolled) and stored by one 16-byte vector
+   copy; a vectorized loop that is not the store's contiguous axis is refused. */
+#define TIR_VEC                                                                                    \
+    "@T.prim_func\n"                                                                               \
+    "def f(A: T.Buffer((64, 32), \"float32\"), B: T.Buffer((64, 32), \"float32\")):\n"             \
+    "    for i, j in T.grid(64, 32):\n"                                                            \
+    "        with T.block(\"B\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            B[vi, vj] = T.max(A[vi, vj] * T.float32(2), T.float32(-1))\n"
+
+TEST(tir_scalar_vectorized_compute_block_stores_one_vector) {
+    wf_tir *s = wf_tir_parse(TIR_VEC);
+    wf_tir_loop *l[2], *jj[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "B"), l, 2);
+    int64_t f4[2] = {-1, 4};
+    wf_tir_split(s, l[1], 2, f4, jj);
+    wf_tir_bind(s, l[0], "blockIdx.x");
+    wf_tir_bind(s, jj[0], "threadIdx.x");
+    wf_tir_vectorize(s, jj[1]);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (k) {
+        (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
+        const char *src = wf_kernel_source(k);
+        CHECK_HAS(src, "wf_vec_copy<float, 4>(&T3[blockIdx.x * 32 + threadIdx.x * 4], &T2[0]);");
+        CHECK_HAS(src, "#pragma unroll");
+        CHECK_EQ_I64(wf_kernel_launch(k)->block[0], 8);
+        static float a[64 * 32], b[64 * 32];
+        for (int x = 0; x < 64 * 32; x++)
+            a[x] = a_val(x % N), b[x] = 0;
+        wf_buffer in = {a, WF_F32, 2, {64, 32}, {0}, -1}, out = {b, WF_F32, 2, {64, 32}, {0}, -1};
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &in, 1, &out, 1), WF_OK);
+        int bad = 0;
+        for (int x = 0; x < 64 * 32; x++) {
+            float v = a[x] * 2.0f;
+            bad += !same(b[x], isnan(v) ? v : v > -1.0f ? v : -1.0f);
+        }
+        CHECK_EQ_I64(bad, 0);
+    }
+    wf_kernel_free(k);
+    wf_tir_free(s);
+
+    s = wf_tir_parse(TIR_VEC);
+    wf_tir_get_loops(s, wf_tir_get_block(s, "B"), l, 2);
+    wf_tir_split(s, l[0], 2, f4, jj);
+    wf_tir_loop *r[3] = {jj[0], l[1], jj[1]};
+    wf_tir_reorder(s, 3, r);
+    wf_tir_vectorize(s, jj[1]);
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: T3: the vectorized axis of T3 must be the innermost, contiguous "
+              "axis of T3's allocation, but T3's elements along it are not adjacent");
+    wf_tir_free(s);
+}
