@@ -641,3 +641,31 @@ TEST(scalar_ops_in_a_propagated_2d_schedule_match_the_plain_reference) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* cache_after / cache_before around a comparison and a select with constants: the
+   moved definition keeps its scalar operands and its compute type. */
+TEST(scalar_ops_survive_cache_before_and_cache_after) {
+    int64_t shape[1] = {128};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_I16, 1, shape);
+    wf_tv *c = wf_binary(WF_GE, x, wf_full_int(f, WF_I64, -7));
+    wf_tv *y = wf_where(c, x, wf_full_int(f, WF_I8, 3));
+    wf_output(f, y);
+    wf_tv *xs = wf_cache_after(x);
+    wf_tv *yc = wf_cache_before(y);
+    wf_tv_set_memory(xs, WF_MEM_SHARED);
+    wf_tv_split(y, 0, 32);
+    wf_propagate_transforms(y);
+    wf_tv_parallelize(y, 1, WF_TIDX);
+    wf_parallelize_all_like(y, 0);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k) {
+        const char *src = wf_kernel_source(k);
+        CHECK_HAS(src, ">= ((short)-7)");
+        CHECK_HAS(src, ": ((short)3))");
+        CHECK(yc != NULL);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
