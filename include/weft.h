@@ -140,12 +140,47 @@ typedef enum {
     WF_RECIPROCAL
 } wf_unary_op;
 WF_API wf_tv *wf_unary(wf_unary_op op, wf_tv *a);
-typedef enum { WF_ADD, WF_SUB, WF_MUL, WF_DIV, WF_MAX, WF_MIN, WF_POW } wf_binary_op;
+/* WF_MAX / WF_MIN propagate NaN (torch.maximum / torch.minimum): if either
+   operand is NaN the result is NaN. The comparisons (appended) give a bool
+   tensor: their operands are converted to the promoted type and compared in
+   it (16-bit floats in f32); NaN compares unequal to everything. */
+typedef enum {
+    WF_ADD,
+    WF_SUB,
+    WF_MUL,
+    WF_DIV,
+    WF_MAX,
+    WF_MIN,
+    WF_POW,
+    WF_EQ,
+    WF_NE,
+    WF_LT,
+    WF_LE,
+    WF_GT,
+    WF_GE
+} wf_binary_op;
+/* Either operand may be a scalar constant (wf_full), not both. */
 WF_API wf_tv *wf_binary(wf_binary_op op, wf_tv *a, wf_tv *b);
 WF_API wf_tv *wf_add(wf_tv *a, wf_tv *b);
 WF_API wf_tv *wf_sub(wf_tv *a, wf_tv *b);
 WF_API wf_tv *wf_mul(wf_tv *a, wf_tv *b);
 WF_API wf_tv *wf_div(wf_tv *a, wf_tv *b);
+/* Scalar constants (nvFuser's scalar Val): a 0-D value of type t that is an
+   operand of wf_binary (and the comparisons) or wf_where, broadcast to the
+   other operand's shape; it is no tensor of the graph (no schedule, never an
+   output: other functions refuse it). value must be a value of t: integers
+   and bool exactly (wf_full_int for integers beyond 2^53), floats rounded to
+   t (16-bit types through f32). Type promotion treats it as PyTorch treats a
+   0-dim tensor: it decides the type only when its category (bool < integer <
+   float) is higher than the tensor operand's. An integer constant must fit
+   the integer type an op computes in (WF_ERR_ARG otherwise). In the CUDA
+   source it is a literal of the compute type (2.0f, 5LL, true). */
+WF_API wf_tv *wf_full(wf_fusion *f, wf_dtype t, double value);
+WF_API wf_tv *wf_full_int(wf_fusion *f, wf_dtype t, int64_t value);
+/* cond ? a : b elementwise (torch.where). cond is a bool tensor; a and b are
+   tensors or scalar constants of the promoted type's operands; the shape is
+   the operands' broadcast shape (same ranks, as for wf_binary). */
+WF_API wf_tv *wf_where(wf_tv *cond, wf_tv *a, wf_tv *b);
 /* New broadcast dims (extent 1) where is_broadcast_dim[i]; the others take
    a's dims in order. */
 WF_API wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim);

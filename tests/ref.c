@@ -239,10 +239,22 @@ static double binary(int op, double a, double b) {
         return a * b;
     case WF_DIV:
         return a / b;
-    case WF_MAX:
-        return a > b ? a : b;
+    case WF_MAX: /* NaN propagates, as in torch.maximum / minimum */
+        return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
     case WF_MIN:
-        return a < b ? a : b;
+        return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
+    case WF_EQ:
+        return a == b;
+    case WF_NE:
+        return a != b;
+    case WF_LT:
+        return a < b;
+    case WF_LE:
+        return a <= b;
+    case WF_GT:
+        return a > b;
+    case WF_GE:
+        return a >= b;
     default:
         return pow(a, b);
     }
@@ -312,6 +324,28 @@ static bool eval_reduce(const ir_op *op, rtensor *t) {
     return true;
 }
 
+/* Operand k of an elementwise op (a tensor or a scalar constant). A comparison's
+   operands are first converted to the type it compares in (f32 for 16-bit types). */
+static double operand(const ir_op *op, int k, const rtensor *t, const int64_t *idx) {
+    const ir_scalar *sc;
+    int i = ir_op_operand(op, k, &sc);
+    if (i < 0)
+        return is_float(sc->dtype) ? sc->f : (double)sc->i;
+    double v = read_input(op, i, &t[op->in[i]->id], idx);
+    if (op->kind != OP_BINARY || !ir_binary_is_compare(op->sub) || !is_float(op->cdtype))
+        return v;
+    return op->cdtype == WF_F64 ? v : (double)(float)v;
+}
+
+static double eval_element(const ir_op *op, rtensor *t, const int64_t *idx) {
+    if (op->kind == OP_BINARY)
+        return binary(op->sub, operand(op, 0, t, idx), operand(op, 1, t, idx));
+    if (op->kind == OP_WHERE)
+        return operand(op, 0, t, idx) != 0 ? operand(op, 1, t, idx) : operand(op, 2, t, idx);
+    double a = read_input(op, 0, &t[op->in[0]->id], idx);
+    return op->kind == OP_UNARY ? unary(op->sub, a) : a;
+}
+
 static bool eval_op(const ir_op *op, rtensor *t) {
     rtensor *o = &t[op->out->id];
     if (op->kind == OP_REDUCE)
@@ -323,11 +357,7 @@ static bool eval_op(const ir_op *op, rtensor *t) {
         return false;
     for (int64_t i = 0; i < n; i++) {
         unravel(i, o->shape, o->ndim, idx);
-        double a = read_input(op, 0, &t[op->in[0]->id], idx), r = a;
-        if (op->kind == OP_UNARY)
-            r = unary(op->sub, a);
-        else if (op->kind == OP_BINARY)
-            r = binary(op->sub, a, read_input(op, 1, &t[op->in[1]->id], idx));
+        double r = eval_element(op, t, idx);
         /* A cast from a float type saturates; integer arithmetic wraps. */
         bool saturate = op->kind == OP_CAST && is_float(op->in[0]->dtype) && !is_float(od);
         o->v[i] = saturate ? float_to_int(od, r) : round_to(od, r);

@@ -54,8 +54,9 @@ def test_ops_types_and_names():
     assert p.shape == [5, 2, 3]
     bc = weft.broadcast(f.input(weft.f32, [8]), [True, False])
     assert bc.shape == [1, 8]
+    assert (a + 1.0).dtype == weft.f32  # a Python number is a scalar constant
     with pytest.raises(TypeError):
-        a + 1.0
+        a + "1.0"
     f.free()
 
 

@@ -144,6 +144,7 @@ _UNARY = [
     "reciprocal",
 ]  # fmt: skip
 _BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "pow"]
+_COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]  # wf_binary_op 7.., bool results
 
 # numpy <-> weft dtypes. numpy has no bfloat16: ml_dtypes' is used when
 # installed, otherwise bf16 arrays are raw np.uint16 bit patterns.
@@ -289,6 +290,12 @@ class Fusion:
         t = self._wrap(ptr, expr, DType(dtype))
         self.inputs.append(t)
         return t
+
+    def full(self, value, dtype=None):
+        """A scalar constant (wf_full): an operand of the elementwise ops and
+        where, broadcast to the other operand's shape. dtype None: bool for a
+        bool, i64 for an int, f32 for a float (PyTorch's defaults)."""
+        return full(self, value, dtype)
 
     def output(self, t):
         """Mark t as an output of the fusion (outputs are in this order)."""
@@ -595,21 +602,55 @@ class Tensor:
                 mask |= 1 << int(ParallelType(p))
         return self._call(lib.wf_parallelize_all_like, mask)
 
-    # operators
+    @property
+    def is_scalar(self):
+        """Whether this is a scalar constant (weft.full), not a tensor of the graph."""
+        return self._shape == () and getattr(self, "_scalar", False)
+
+    # operators: the other operand may be a Python number (a scalar constant)
     def __add__(self, o):
-        return add(self, o) if isinstance(o, Tensor) else NotImplemented
+        return add(self, o) if _is_operand(o) else NotImplemented
+
+    def __radd__(self, o):
+        return add(o, self) if _is_operand(o) else NotImplemented
 
     def __sub__(self, o):
-        return sub(self, o) if isinstance(o, Tensor) else NotImplemented
+        return sub(self, o) if _is_operand(o) else NotImplemented
+
+    def __rsub__(self, o):
+        return sub(o, self) if _is_operand(o) else NotImplemented
 
     def __mul__(self, o):
-        return mul(self, o) if isinstance(o, Tensor) else NotImplemented
+        return mul(self, o) if _is_operand(o) else NotImplemented
+
+    def __rmul__(self, o):
+        return mul(o, self) if _is_operand(o) else NotImplemented
 
     def __truediv__(self, o):
-        return div(self, o) if isinstance(o, Tensor) else NotImplemented
+        return div(self, o) if _is_operand(o) else NotImplemented
+
+    def __rtruediv__(self, o):
+        return div(o, self) if _is_operand(o) else NotImplemented
 
     def __pow__(self, o):
-        return pow(self, o) if isinstance(o, Tensor) else NotImplemented
+        return pow(self, o) if _is_operand(o) else NotImplemented
+
+    def __rpow__(self, o):
+        return pow(o, self) if _is_operand(o) else NotImplemented
+
+    # Comparisons give bool tensors. == and != stay identity (tensors are
+    # handles, used as keys): use weft.eq / weft.ne for the elementwise ones.
+    def __lt__(self, o):
+        return lt(self, o) if _is_operand(o) else NotImplemented
+
+    def __le__(self, o):
+        return le(self, o) if _is_operand(o) else NotImplemented
+
+    def __gt__(self, o):
+        return gt(self, o) if _is_operand(o) else NotImplemented
+
+    def __ge__(self, o):
+        return ge(self, o) if _is_operand(o) else NotImplemented
 
     def __neg__(self):
         return neg(self)
@@ -705,21 +746,112 @@ def promote(a, b):
 
 def _binary(k, name):
     def fn(a, b):
-        a, b = _tensor(a, name), _tensor(b, name)
+        a, b = _operands(name, a, b)
         if a._f is not b._f:
             raise ArgumentError(
                 "weft.%s: T%d and T%d belong to different fusions" % (name, a.name, b.name)
             )
-        shape = _broadcast_shape(a._shape, b._shape)
-        t = promote(a._dtype, b._dtype)
-        return _op(a, lib.wf_binary, (k, a._ptr, b._ptr), shape, "wf_binary", t)
+        shape = _operand_shape(a, b)
+        t = _promote_operands(a, b)
+        if k >= len(_BINARY):
+            t = DType.bool
+        x = b if a.is_scalar else a  # the tensor operand owns the result
+        return _op(x, lib.wf_binary, (k, a._ptr, b._ptr), shape, "wf_binary", t)
 
     fn.__name__ = name
-    fn.__doc__ = "Elementwise %s (types promote like PyTorch)." % name
+    fn.__doc__ = (
+        "Elementwise %s (types promote like PyTorch; an operand may be a Python number)." % name
+    )
     return fn
 
 
 add, sub, mul, div, maximum, minimum, pow = [_binary(k, n) for k, n in enumerate(_BINARY)]
+eq, ne, lt, le, gt, ge = [_binary(len(_BINARY) + k, n) for k, n in enumerate(_COMPARE)]
+
+
+# ---------------------------------------------------------------- scalar constants
+
+_NUMBER = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def _is_operand(o):
+    return isinstance(o, Tensor) or isinstance(o, _NUMBER)
+
+
+def full(fusion, value, dtype=None):
+    """A scalar constant of `fusion` (wf_full / wf_full_int): an operand of the
+    elementwise ops and where. dtype None: bool, i64 or f32 from the value."""
+    if not isinstance(fusion, Fusion):
+        raise TypeError("weft.full: expected a weft.Fusion, got %s" % type(fusion).__name__)
+    if not isinstance(value, _NUMBER):
+        raise TypeError("weft.full: expected a number, got %s" % type(value).__name__)
+    if dtype is None:
+        is_bool = isinstance(value, (bool, np.bool_))
+        dtype = DType.bool if is_bool else DType.i64 if isinstance(value, (int, np.integer)) else DType.f32
+    dtype = DType(dtype)
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
+        p = lib.wf_full_int(fusion._live(), int(dtype), int(value))
+    else:
+        p = lib.wf_full(fusion._live(), int(dtype), float(value))
+    fusion._check(p, "wf_full")
+    t = fusion._wrap(p, (), dtype)
+    t._scalar = True
+    return t
+
+
+def _constant_for(value, other):
+    """A Python number next to tensor `other`, as PyTorch treats a wrapped number:
+    bool, i64, or a float in f64 beside f64 and f32 otherwise (16-bit ops compute
+    in f32, so the constant is not rounded to 16 bits)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (float, np.floating)):
+        return full(other._f, value, DType.f64 if other._dtype == DType.f64 else DType.f32)
+    return full(other._f, value)
+
+
+def _operands(name, *xs, ref=None):
+    ts = [x for x in xs if isinstance(x, Tensor)] or ([ref] if ref is not None else [])
+    if not ts:
+        raise TypeError("weft.%s: give at least one weft.Tensor operand" % name)
+    for x in xs:
+        if not _is_operand(x):
+            raise TypeError(
+                "weft.%s: expected a weft.Tensor or a number, got %s" % (name, type(x).__name__)
+            )
+    ref = next((t for t in ts if not t.is_scalar), ts[0])
+    out = [_constant_for(x, ref) for x in xs]
+    for x in out:
+        x._live()
+    return out
+
+
+def _operand_shape(*xs):
+    shapes = [x._shape for x in xs if not x.is_scalar]
+    if not shapes:
+        return None
+    shape = shapes[0]
+    for s in shapes[1:]:
+        shape = _broadcast_shape(shape, s)
+    return shape
+
+
+def _promote_operands(a, b):
+    """torch.result_type with 0-dim operands: a scalar decides only from a higher category."""
+    if a.is_scalar == b.is_scalar:
+        return promote(a._dtype, b._dtype)
+    t, s = (b, a) if a.is_scalar else (a, b)
+    return s._dtype if _category(s._dtype) > _category(t._dtype) else t._dtype
+
+
+def where(cond, a, b):
+    """cond ? a : b elementwise (torch.where); a and b may be Python numbers."""
+    cond = _tensor(cond, "where")
+    # numbers next to the condition alone take their default types (bool, i64, f32)
+    a, b = _operands("where", a, b, ref=cond)
+    t = _promote_operands(a, b)
+    shape = _operand_shape(cond, a, b)
+    return _op(cond, lib.wf_where, (cond._ptr, a._ptr, b._ptr), shape, "wf_where", t)
 
 
 def broadcast(a, is_broadcast_dim):

@@ -25,13 +25,26 @@ static inline bool api_failed(wf_fusion *f) {
     return err_set(&f->err);
 }
 
-/* The same for a tensor: its fusion's gate. */
+/* The same for a tensor: its fusion's gate; a scalar constant (wf_full) is
+   refused: it is only an operand of the elementwise ops (OPERAND_GATE). */
 #define TV_GATE(tv, ret)                                                                           \
     do {                                                                                           \
         if (!(tv))                                                                                 \
             return ret;                                                                            \
         WF_GATE((tv)->f, ret);                                                                     \
+        if ((tv)->scalar && !api_scalar_refused(tv))                                               \
+            return ret;                                                                            \
     } while (0)
+#define OPERAND_GATE(tv, ret)                                                                      \
+    do {                                                                                           \
+        if (!(tv))                                                                                 \
+            return ret;                                                                            \
+        WF_GATE((tv)->f, ret);                                                                     \
+    } while (0)
+
+/* Records why a scalar constant cannot be used where a tensor is needed;
+   returns false. */
+bool api_scalar_refused(wf_tv *tv);
 
 /* wf_compile with explicit lowering options (tests drop passes with them);
    NULL = the defaults: WF_DUMP and WF_SKIP, read once from the environment. */

@@ -90,6 +90,10 @@ void wf_output(wf_fusion *f, wf_tv *tv) {
         wf_fail(&f->err, WF_ERR_ARG, "wf_output: the tensor is NULL or from another fusion");
         return;
     }
+    if (tv->scalar) {
+        api_scalar_refused(tv);
+        return;
+    }
     if (tv->is_output) {
         int i = 0;
         while (i < f->outputs.n && f->outputs.ptr[i] != tv)
@@ -130,10 +134,10 @@ wf_tv *wf_unary(wf_unary_op op, wf_tv *a) {
 }
 
 wf_tv *wf_binary(wf_binary_op op, wf_tv *a, wf_tv *b) {
-    TV_GATE(a, NULL);
+    OPERAND_GATE(a, NULL);
     if (!b || b->f != a->f)
         return wf_fail(&a->f->err, WF_ERR_ARG, "wf_binary: operands are from different fusions");
-    if ((unsigned)op > WF_POW)
+    if ((unsigned)op > WF_GE)
         return wf_fail(&a->f->err, WF_ERR_ARG, "wf_binary: unknown op %d", (int)op);
     return ir_binary(op, a, b);
 }

@@ -13,6 +13,9 @@ const char *cg_dtype_name(wf_dtype t); /* "float", "wf_half", ... */
 /* An index expression as C, thread and block indices widened to 64 bits
    where 32-bit arithmetic could overflow. */
 void cg_print_val(sbuf *b, const wf_val *v);
+/* A scalar operand (already in an op's compute type) as a CUDA literal of the type
+   the op computes in: 2.0f, 0.10000000000000001, 5LL, (char)-3, true (scalar.c). */
+void cg_scalar_literal(sbuf *b, const ir_scalar *s);
 
 void cg_tmem_helpers(sbuf *b, const lower_result *r); /* device functions, before the kernel */
 void cg_tma_helpers(sbuf *b, const lower_result *r);  /* the tensor-map type (copy_tma.c) */

@@ -31,12 +31,19 @@ static void emit_access(emitter *e, const wf_tv *tv, const wf_val *index) {
     sbuf_puts(&e->b, "]");
 }
 
-/* An operand converted to the type the op computes in. */
+/* Operand k (a tensor or a scalar, ir_op_operand) converted to the type the op
+   computes in; a scalar is a literal of that type already (cg_scalar_literal). */
 static void emit_operand(emitter *e, const kir_stmt *s, int k, const char *ctype) {
-    const wf_tv *in = s->op->in[k];
+    const ir_scalar *sc;
+    int i = ir_op_operand(s->op, k, &sc);
+    if (i < 0) {
+        cg_scalar_literal(&e->b, sc);
+        return;
+    }
+    const wf_tv *in = s->op->in[i];
     if (strcmp(cg_dtype_name(in->dtype), ctype) != 0)
         sbuf_printf(&e->b, "(%s)", ctype);
-    emit_access(e, in, s->in_index[k]);
+    emit_access(e, in, s->in_index[i]);
 }
 
 /* ---- the op table: each op's CUDA spelling, by the type it computes in ----
@@ -62,7 +69,10 @@ static const cuda_spelling binary_cuda[] = {
     [WF_ADD] = {" + ", "wf_iadd("},     [WF_SUB] = {" - ", "wf_isub("},
     [WF_MUL] = {" * ", "wf_imul("},     [WF_DIV] = {" / ", "wf_idiv("},
     [WF_MAX] = {"wf_max(", "wf_max("},  [WF_MIN] = {"wf_min(", "wf_min("},
-    [WF_POW] = {"wf_pow(", "wf_ipow("},
+    [WF_POW] = {"wf_pow(", "wf_ipow("}, [WF_EQ] = {" == ", " == "},
+    [WF_NE] = {" != ", " != "},         [WF_LT] = {" < ", " < "},
+    [WF_LE] = {" <= ", " <= "},         [WF_GT] = {" > ", " > "},
+    [WF_GE] = {" >= ", " >= "},
 };
 
 static bool is_float(wf_dtype t) {
@@ -112,7 +122,7 @@ static void emit_unary(emitter *e, const kir_stmt *s, const char *ct) {
 
 static void emit_binary(emitter *e, const kir_stmt *s, const char *ct) {
     const ir_op *op = s->op;
-    bool flt = is_float(op->out->dtype);
+    bool flt = is_float(op->cdtype);
     const char *sp = flt ? binary_cuda[op->sub].flt : binary_cuda[op->sub].intg;
     bool call = is_call(sp);
     if (call)
@@ -124,9 +134,20 @@ static void emit_binary(emitter *e, const kir_stmt *s, const char *ct) {
         sbuf_puts(&e->b, ")");
 }
 
+/* cond ? a : b; the condition is a bool tensor, the operands in the compute type. */
+static void emit_where(emitter *e, const kir_stmt *s, const char *ct) {
+    sbuf_puts(&e->b, "(");
+    emit_operand(e, s, 0, "bool");
+    sbuf_puts(&e->b, " ? ");
+    emit_operand(e, s, 1, ct);
+    sbuf_puts(&e->b, " : ");
+    emit_operand(e, s, 2, ct);
+    sbuf_puts(&e->b, ")");
+}
+
 static void emit_value(emitter *e, const kir_stmt *s) {
     const ir_op *op = s->op;
-    const char *ct = compute_type(op->out->dtype);
+    const char *ct = compute_type(op->cdtype);
     switch (op->kind) {
     case OP_CAST:
         emit_cast(e, s);
@@ -136,6 +157,9 @@ static void emit_value(emitter *e, const kir_stmt *s) {
         break;
     case OP_BINARY:
         emit_binary(e, s, ct);
+        break;
+    case OP_WHERE:
+        emit_where(e, s, ct);
         break;
     default: /* set, broadcast, permute: a copy */
         emit_access(e, op->in[0], s->in_index[0]);

@@ -66,8 +66,13 @@ static const char *const prelude[] = {
     "__device__ inline wf_index wf_ceildiv(wf_index a, wf_index b) {\n"
     "    return a / b + (a % b != 0 && (a > 0) == (b > 0));\n"
     "}\n",
-    "template <typename T> __device__ inline T wf_max(T a, T b) { return a > b ? a : b; }\n"
-    "template <typename T> __device__ inline T wf_min(T a, T b) { return a < b ? a : b; }\n"
+    /* NaN propagates, as in torch.maximum / minimum (x != x only for NaN) */
+    "template <typename T> __device__ inline T wf_max(T a, T b) {\n"
+    "  return a != a ? a : b != b ? b : a > b ? a : b;\n"
+    "}\n"
+    "template <typename T> __device__ inline T wf_min(T a, T b) {\n"
+    "  return a != a ? a : b != b ? b : a < b ? a : b;\n"
+    "}\n"
     "template <typename T> __device__ inline T wf_abs(T a) { return a < T(0) ? -a : a; }\n"
     "template <typename T> __device__ inline T wf_relu(T a) { return a > T(0) ? a : T(0); }\n"
     "__device__ inline float wf_exp(float x) { return expf(x); }\n"

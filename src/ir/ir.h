@@ -208,16 +208,36 @@ typedef enum {
     OP_COUNT
 } op_kind;
 
+/* The most tensor inputs (and operands) of one op: wf_where's three. */
+#define IR_MAX_OP_INPUTS 3
+
+/* A scalar constant (wf_full, scalar.c): a value of dtype, exact. */
+typedef struct {
+    wf_dtype dtype;
+    double f;  /* float dtypes: the value, already rounded to dtype */
+    int64_t i; /* integer and bool dtypes */
+} ir_scalar;
+
 typedef struct ir_op ir_op;
 struct ir_op {
     int id;
     op_kind kind;
     wf_tv *out;
-    wf_tv *in[2];
+    wf_tv *in[IR_MAX_OP_INPUTS]; /* the tensor operands, in operand order */
     int nin;
-    int sub;        /* wf_unary_op / wf_binary_op */
-    wf_ldst ldst;   /* OP_SET: hardware flavour of the copy */
-    int *in_dim[2]; /* per input: out root dim d reads input logical dim in_dim[i][d], or -1 */
+    int sub;      /* wf_unary_op / wf_binary_op */
+    wf_ldst ldst; /* OP_SET: hardware flavour of the copy */
+    /* per input: out root dim d reads input logical dim in_dim[i][d], or -1 */
+    int *in_dim[IR_MAX_OP_INPUTS];
+    /* Operands (nvFuser's Vals: tensors or scalars) in the op's order: operand k is
+       the scalar sc[k] when it is non-NULL, else the next tensor of in[]. nargs ==
+       nin for ops without scalars. See ir_op_operand. */
+    int nargs;
+    const ir_scalar *sc[IR_MAX_OP_INPUTS];       /* converted to cdtype (computed with) */
+    const ir_scalar *sc_given[IR_MAX_OP_INPUTS]; /* as the user gave them (printed) */
+    /* The type the operands are converted to and the op computes in: out's type,
+       but the promoted operand type of a comparison (whose out is bool). */
+    wf_dtype cdtype;
     /* rfactor (sched/rfactor.c): out root dim d reads input 0's loop ID rf_in[d] where
        in_dim[0][d] is -1 (a partial result of the producer); NULL for other ops */
     wf_iterdomain **rf_in;
@@ -239,6 +259,7 @@ struct wf_tv {
     ir_op *def;
     VEC(ir_op *) uses;
     bool is_input, is_output;
+    const ir_scalar *scalar; /* a scalar constant (wf_full): no tensor of the graph */
 };
 
 struct wf_fusion {
@@ -309,6 +330,24 @@ int ir_tv_dim(const wf_tv *tv, int d);
 /* Give tv new logical and loop domains (rfactor): its consumers' in_dim,
    which name its logical positions, follow the IDs they read. */
 bool ir_relogical(wf_tv *tv, const id_list *logical, const id_list *loop);
+
+/* scalar.c: scalar constants as operands (nvFuser's scalar Vals). */
+/* A scalar "tensor" of the fusion (not in f->tvs, id -1): value must be a value of t. */
+wf_tv *ir_full(wf_fusion *f, wf_dtype t, double fv, int64_t iv, bool is_int);
+/* Operand k of op: its tensor input index (>= 0), or -1 with *sc set to its scalar. */
+int ir_op_operand(const ir_op *op, int k, const ir_scalar **sc);
+/* A scalar's value converted to dtype t (for an op computing in t): false, with the
+   sticky error, if an integer value does not fit t. */
+bool ir_scalar_to(wf_fusion *f, const ir_scalar *s, wf_dtype t, ir_scalar *out);
+/* Printed as in the math printout: float(2), double(0.10000000000000001), int64_t(5). */
+void ir_print_scalar(sbuf *b, const ir_scalar *s);
+static inline bool ir_binary_is_compare(int op) {
+    return op >= WF_EQ && op <= WF_GE;
+}
+/* PyTorch's torch.result_type of two operands, either of which may be a scalar. */
+wf_dtype ir_promote(const wf_tv *a, const wf_tv *b);
+/* where(cond, a, b) (ops: OP_WHERE). */
+wf_tv *ir_where(wf_tv *cond, wf_tv *a, wf_tv *b);
 
 /* print.c */
 void ir_print_id(sbuf *b, const wf_iterdomain *id);

@@ -129,41 +129,116 @@ wf_tv *ir_unary(int op, wf_tv *a) {
     return unary_like(a, OP_UNARY, unary_dtype(op, a->dtype), op);
 }
 
-wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
-    wf_fusion *f = a->f;
-    int n = ir_tv_rank(a);
-    if (ir_tv_rank(b) != n)
+/* PyTorch's promotion with 0-dim operands: a scalar decides the type only when
+   its category is higher than the tensor's (then it gives its own type). */
+wf_dtype ir_promote(const wf_tv *a, const wf_tv *b) {
+    if (!a->scalar == !b->scalar)
+        return promote(a->dtype, b->dtype);
+    const wf_tv *t = a->scalar ? b : a, *s = a->scalar ? a : b;
+    return category(s->dtype) > category(t->dtype) ? s->dtype : t->dtype;
+}
+
+/* The broadcast shape of the tensor operands (same ranks; a broadcast dim takes the
+   other's extent) into ext/it; false with the sticky error on a mismatch. */
+static bool operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_val **ext,
+                          id_itype *it, int *rank) {
+    wf_fusion *f = ts[0]->f;
+    int n = ir_tv_rank(ts[0]);
+    for (int k = 1; k < nt; k++)
+        if (ir_tv_rank(ts[k]) != n)
+            return wf_failb(&f->err, WF_ERR_ARG,
+                            "%s(T%d, T%d): ranks differ (%d and %d); broadcast one operand first",
+                            name, ts[0]->id, ts[k]->id, n, ir_tv_rank(ts[k]));
+    if (!rank_ok(ts[0], n))
+        return false;
+    for (int d = 0; d < n; d++) {
+        const wf_iterdomain *x = ts[0]->logical.ptr[ir_tv_dim(ts[0], d)];
+        int xt = 0;
+        for (int k = 1; k < nt; k++) {
+            const wf_iterdomain *y = ts[k]->logical.ptr[ir_tv_dim(ts[k], d)];
+            bool xb = x->itype == IT_BROADCAST, yb = y->itype == IT_BROADCAST;
+            if (!xb && !yb && val_is_const(x->extent) && val_is_const(y->extent) &&
+                x->extent->c != y->extent->c)
+                return wf_failb(&f->err, WF_ERR_ARG,
+                                "%s(T%d, T%d): dim %d has extent %lld in T%d but %lld in T%d", name,
+                                ts[xt]->id, ts[k]->id, d, (long long)x->extent->c, ts[xt]->id,
+                                (long long)y->extent->c, ts[k]->id);
+            if (xb && !yb)
+                x = y, xt = k;
+        }
+        ext[d] = x->extent;
+        it[d] = x->itype;
+    }
+    *rank = n;
+    return true;
+}
+
+/* An elementwise op over operands that are tensors or scalars (at least one tensor);
+   every scalar must convert to the compute type cdt. */
+static wf_tv *elementwise(op_kind k, int sub, const char *name, int nargs, wf_tv *const *args,
+                          wf_dtype cdt, wf_dtype odt) {
+    wf_tv *ts[IR_MAX_OP_INPUTS];
+    const ir_scalar *sc[IR_MAX_OP_INPUTS] = {NULL};
+    int nt = 0, n = 0;
+    wf_fusion *f = args[0]->f;
+    for (int i = 0; i < nargs; i++) {
+        if (args[i]->scalar) {
+            ir_scalar *v = ARENA_NEW(&f->arena, ir_scalar);
+            if (!v)
+                return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+            if (!ir_scalar_to(f, args[i]->scalar, cdt, v))
+                return NULL;
+            sc[i] = v;
+        } else
+            ts[nt++] = args[i];
+    }
+    if (nt == 0)
         return wf_fail(&f->err, WF_ERR_ARG,
-                       "%s(T%d, T%d): ranks differ (%d and %d); broadcast one operand first",
-                       ir_binary_name(bop), a->id, b->id, n, ir_tv_rank(b));
+                       "%s: every operand is a scalar constant; give at least one tensor (the "
+                       "scalars take its shape)",
+                       name);
     const wf_val *ext[WF_MAX_RANK];
     id_itype it[WF_MAX_RANK];
-    if (!rank_ok(a, n))
+    if (!operand_shape(name, ts, nt, ext, it, &n))
         return NULL;
-    for (int d = 0; d < n; d++) {
-        wf_iterdomain *x = a->logical.ptr[ir_tv_dim(a, d)], *y = b->logical.ptr[ir_tv_dim(b, d)];
-        bool xb = x->itype == IT_BROADCAST, yb = y->itype == IT_BROADCAST;
-        if (!xb && !yb && val_is_const(x->extent) && val_is_const(y->extent) &&
-            x->extent->c != y->extent->c)
-            return wf_fail(&f->err, WF_ERR_ARG,
-                           "%s(T%d, T%d): dim %d has extent %lld in T%d but %lld in T%d",
-                           ir_binary_name(bop), a->id, b->id, d, (long long)x->extent->c, a->id,
-                           (long long)y->extent->c, b->id);
-        ext[d] = xb ? y->extent : x->extent;
-        it[d] = xb ? y->itype : x->itype;
-    }
-    wf_dtype t = promote(a->dtype, b->dtype);
-    wf_tv *out = ir_tv_new(f, t, n, ext, it);
-    wf_tv *in[2] = {a, b};
-    ir_op *op = out ? ir_op_new(f, OP_BINARY, out, 2, in) : NULL;
+    wf_tv *out = ir_tv_new(f, odt, n, ext, it);
+    ir_op *op = out ? ir_op_new(f, k, out, nt, ts) : NULL;
     if (!op)
         return NULL;
-    op->sub = bop;
-    for (int d = 0; d < n; d++) {
-        op->in_dim[0][d] = ir_tv_dim(a, d);
-        op->in_dim[1][d] = ir_tv_dim(b, d);
+    op->sub = sub;
+    op->nargs = nargs;
+    op->cdtype = cdt;
+    for (int i = 0; i < nargs; i++) {
+        op->sc[i] = sc[i];
+        op->sc_given[i] = sc[i] ? args[i]->scalar : NULL;
     }
+    for (int i = 0; i < nt; i++)
+        for (int d = 0; d < n; d++)
+            op->in_dim[i][d] = ir_tv_dim(ts[i], d);
     return out;
+}
+
+wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
+    wf_tv *args[2] = {a, b};
+    wf_dtype t = ir_promote(a, b);
+    return elementwise(OP_BINARY, bop, ir_binary_name(bop), 2, args, t,
+                       ir_binary_is_compare(bop) ? WF_BOOL : t);
+}
+
+wf_tv *ir_where(wf_tv *cond, wf_tv *a, wf_tv *b) {
+    wf_fusion *f = cond->f;
+    if (cond->scalar)
+        return wf_fail(&f->err, WF_ERR_ARG,
+                       "where: the condition is a scalar constant; it must be a bool tensor "
+                       "(choose between the operands on the host instead)");
+    if (cond->dtype != WF_BOOL)
+        return wf_fail(&f->err, WF_ERR_ARG,
+                       "where(T%d, ...): the condition T%d is %s, not bool; compare it "
+                       "(wf_binary(WF_NE, T%d, zero)) or cast it (wf_cast(T%d, WF_BOOL)) first",
+                       cond->id, cond->id, ir_dtype_short(cond->dtype), cond->id, cond->id);
+    wf_tv *args[3] = {cond, a, b};
+    wf_dtype t = ir_promote(a, b);
+    return elementwise(OP_WHERE, 0, "where", 3, args, t, t);
 }
 
 wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast) {

@@ -68,10 +68,15 @@ static void print_op(sbuf *b, const ir_op *op) {
         break;
     }
     sbuf_puts(b, "( ");
-    for (int i = 0; i < op->nin; i++) {
-        if (i)
+    for (int k = 0; k < op->nargs; k++) {
+        const ir_scalar *sc;
+        int i = ir_op_operand(op, k, &sc);
+        if (k)
             sbuf_puts(b, ",\n       ");
-        ir_print_tv(b, op->in[i]);
+        if (i < 0)
+            ir_print_scalar(b, op->sc_given[k]);
+        else
+            ir_print_tv(b, op->in[i]);
     }
     sbuf_puts(b, " )\n");
 }

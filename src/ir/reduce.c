@@ -66,7 +66,7 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes) {
     if (op != WF_ADD && op != WF_MUL && op != WF_MAX && op != WF_MIN)
         return wf_fail(&f->err, WF_ERR_ARG,
                        "reduce(T%d): the op must be WF_ADD, WF_MUL, WF_MAX or WF_MIN, not %s",
-                       a->id, (unsigned)op <= WF_POW ? ir_binary_name(op) : "unknown");
+                       a->id, (unsigned)op <= WF_GE ? ir_binary_name(op) : "unknown");
     if (n > WF_MAX_RANK)
         return wf_fail(&f->err, WF_ERR_ARG, "T%d: rank %d is more than WF_MAX_RANK", a->id, n);
     if (!reduced_dims(a, op, naxes, axes, red))

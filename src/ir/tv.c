@@ -90,6 +90,8 @@ ir_op *ir_op_new(wf_fusion *f, op_kind k, wf_tv *out, int nin, wf_tv *const *in)
     op->kind = k;
     op->out = out;
     op->nin = nin;
+    op->nargs = nin;
+    op->cdtype = out->dtype;
     for (int i = 0; i < nin; i++) {
         op->in[i] = in[i];
         op->in_dim[i] = ARENA_ARRAY(&f->arena, int, out->logical.n + 1);

@@ -85,22 +85,31 @@ static bool check_inline(lower_ctx *c, const wf_tv *tv) {
     return true;
 }
 
-/* Operands of a binary op must agree on every non-broadcast extent; when the
+/* Operands of an elementwise op must agree on every non-broadcast extent; when the
    extents are different symbols, that is checked at launch. */
-static bool check_operand_extents(lower_ctx *c, const ir_op *op) {
+static bool check_operand_pair(lower_ctx *c, const ir_op *op, int j, int k) {
     wf_arena *a = c->a;
-    for (int d = 0; op->kind == OP_BINARY && d < op->out->logical.n; d++) {
-        const wf_iterdomain *x = op->in[0]->logical.ptr[op->in_dim[0][d]];
-        const wf_iterdomain *y = op->in[1]->logical.ptr[op->in_dim[1][d]];
+    for (int d = 0; d < op->out->logical.n; d++) {
+        const wf_iterdomain *x = op->in[j]->logical.ptr[op->in_dim[j][d]];
+        const wf_iterdomain *y = op->in[k]->logical.ptr[op->in_dim[k][d]];
         if (x->itype == IT_BROADCAST || y->itype == IT_BROADCAST || val_equal(x->extent, y->extent))
             continue;
         char msg[160];
-        snprintf(msg, sizeof msg, "T%d and T%d must have the same extent in dim %d", op->in[0]->id,
-                 op->in[1]->id, d);
+        snprintf(msg, sizeof msg, "T%d and T%d must have the same extent in dim %d", op->in[j]->id,
+                 op->in[k]->id, d);
         lower_check chk = {val_eq(a, x->extent, y->extent), arena_strdup(a, msg)};
         if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
             return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }
+    return true;
+}
+
+static bool check_operand_extents(lower_ctx *c, const ir_op *op) {
+    bool elementwise = op->kind == OP_BINARY || op->kind == OP_WHERE;
+    for (int j = 0; elementwise && j < op->nin; j++)
+        for (int k = j + 1; k < op->nin; k++)
+            if (!check_operand_pair(c, op, j, k))
+                return false;
     return true;
 }
 

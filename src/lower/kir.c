@@ -121,8 +121,16 @@ void kir_print_stmt(sbuf *b, const kir_stmt *s) {
         return;
     }
     sbuf_printf(b, "] = %s(", hw ? ir_ldst_name(s->copy) : ir_op_name(s->op->kind));
-    for (int i = 0; i < s->op->nin; i++) {
-        sbuf_printf(b, "%sT%d[", i ? ", " : "", s->op->in[i]->id);
+    for (int k = 0; k < s->op->nargs; k++) {
+        const ir_scalar *sc;
+        int i = ir_op_operand(s->op, k, &sc);
+        if (k)
+            sbuf_puts(b, ", ");
+        if (i < 0) {
+            ir_print_scalar(b, s->op->sc_given[k]);
+            continue;
+        }
+        sbuf_printf(b, "T%d[", s->op->in[i]->id);
         if (s->in_index[i])
             val_print(b, s->in_index[i]);
         sbuf_puts(b, "]");

@@ -76,7 +76,7 @@ typedef struct {
                                              semaphores and partials) */
     const wf_val *wpred; /* KRED_BLOCK: who writes the result (NULL = every thread) */
     const wf_val *out_index;
-    const wf_val *in_index[2];
+    const wf_val *in_index[IR_MAX_OP_INPUTS];
     int vec;            /* elements per access; 1 = scalar */
     const wf_val *pred; /* bounds predicate from indexing, NULL = none */
     union {             /* what the copy kind's index hook adds, by `copy` */

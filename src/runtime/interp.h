@@ -86,8 +86,12 @@ struct in_node {
     const char *text; /* the statement as kir prints it, for messages */
     op_kind op;
     int sub;
-    int out, in[2], nin; /* tensor table indices */
-    ix_expr out_index, in_index[2];
+    int out, in[IR_MAX_OP_INPUTS], nin; /* tensor table indices */
+    ix_expr out_index, in_index[IR_MAX_OP_INPUTS];
+    wf_dtype cdtype; /* the type the op computes in (ir_op.cdtype) */
+    int nargs;       /* operands (ir_op_operand): arg_in[k] indexes in[], or -1 for sc[k] */
+    int8_t arg_in[IR_MAX_OP_INPUTS];
+    ir_scalar sc[IR_MAX_OP_INPUTS]; /* scalar operands, in cdtype (copied: no IR pointer) */
     int vec;
     int tma;          /* TMA: its entry of the kernel's tensor maps (k->tmas); -1 otherwise */
     ix_expr coord[5]; /* TMA: the box's first coordinates, dimension 0 innermost */

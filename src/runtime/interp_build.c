@@ -177,6 +177,14 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
         n->in[i] = b->tensor_of_tv[s->op->in[i]->id];
         n->in_index[i] = compile(b, s->in_index[i]);
     }
+    n->cdtype = s->op->cdtype;
+    n->nargs = s->op->nargs;
+    for (int k = 0; k < n->nargs; k++) {
+        const ir_scalar *sc;
+        n->arg_in[k] = (int8_t)ir_op_operand(s->op, k, &sc);
+        if (sc)
+            n->sc[k] = *sc;
+    }
 }
 
 static void build_for(builder *b, in_node *n, const kir_for *l) {

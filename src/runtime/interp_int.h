@@ -77,6 +77,8 @@ ix_value ix_convert(ix_value v, wf_dtype from, wf_dtype to);
 bool ix_op_valid(op_kind kind, int sub, wf_dtype out); /* the table has this op for out */
 ix_value ix_unary(int op, ix_value v, wf_dtype t);
 ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t);
+/* A scalar operand's value in its type's compute type (the IR converted it). */
+ix_value ix_scalar(const ir_scalar *s);
 
 bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l);
 void ix_exec_free(ix_exec *x);

@@ -191,7 +191,7 @@ static bool alloc_block(ix_exec *x) {
     x->regs = heap_malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->max_regs + 1));
     x->mask = heap_malloc((size_t)T);
     x->masks = heap_malloc((size_t)T * (size_t)(x->p->max_if_depth + 1));
-    x->saved = heap_malloc(sizeof(int64_t) * (size_t)T * 2);
+    x->saved = heap_malloc(sizeof(int64_t) * (size_t)T * IR_MAX_OP_INPUTS);
     /* One warp access touches at most bytes / 4 + 1 words (or sectors) per lane. */
     x->nunits = 32 * (int)(x->p->max_access_bytes / 4 + 2);
     x->units = heap_malloc(sizeof(int64_t) * (size_t)x->nunits);

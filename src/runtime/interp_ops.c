@@ -232,11 +232,12 @@ static double f_mul(double a, double b) {
 static double f_div(double a, double b) {
     return a / b;
 }
+/* NaN propagates (torch.maximum / minimum), as the prelude's wf_max / wf_min. */
 static double f_max(double a, double b) {
-    return a > b ? a : b;
+    return a != a ? a : b != b ? b : a > b ? a : b;
 }
 static double f_min(double a, double b) {
-    return a < b ? a : b;
+    return a != a ? a : b != b ? b : a < b ? a : b;
 }
 
 /* Float-only ops have no integer function: the IR never gives them integers. */
@@ -256,9 +257,20 @@ static const struct {
     double (*flt)(double, double);
     int64_t (*intg)(int64_t, int64_t);
 } binary_ops[] = {
-    [WF_ADD] = {f_add, wrap_add}, [WF_SUB] = {f_sub, wrap_sub}, [WF_MUL] = {f_mul, wrap_mul},
-    [WF_DIV] = {f_div, i_div},    [WF_MAX] = {f_max, i_max},    [WF_MIN] = {f_min, i_min},
+    [WF_ADD] = {f_add, wrap_add},
+    [WF_SUB] = {f_sub, wrap_sub},
+    [WF_MUL] = {f_mul, wrap_mul},
+    [WF_DIV] = {f_div, i_div},
+    [WF_MAX] = {f_max, i_max},
+    [WF_MIN] = {f_min, i_min},
     [WF_POW] = {pow, i_pow},
+    /* the comparisons (ix_compare) give bool, not a value of the compute type */
+    [WF_EQ] = {NULL, NULL},
+    [WF_NE] = {NULL, NULL},
+    [WF_LT] = {NULL, NULL},
+    [WF_LE] = {NULL, NULL},
+    [WF_GT] = {NULL, NULL},
+    [WF_GE] = {NULL, NULL},
 };
 
 bool ix_op_valid(op_kind kind, int sub, wf_dtype out) {
@@ -287,8 +299,61 @@ ix_value ix_unary(int op, ix_value v, wf_dtype t) {
     return v;
 }
 
+/* a <op> b for a comparison: -1, 0 or 1 for ordered operands, 2 for unordered (NaN). */
+static int order(ix_value a, ix_value b, ix_ctype c) {
+    double x = c == IX_CT_FLOAT ? (double)a.f : a.d, y = c == IX_CT_FLOAT ? (double)b.f : b.d;
+    if (c == IX_CT_INT)
+        return (a.i > b.i) - (a.i < b.i);
+    return x != x || y != y ? 2 : (x > y) - (x < y);
+}
+
+/* IEEE comparisons: every one but != is false on NaN (C and CUDA alike). */
+static ix_value compare(int op, ix_value a, ix_value b, wf_dtype t) {
+    int o = order(a, b, ctype_of(t));
+    ix_value r = {0};
+    switch (op) {
+    case WF_EQ:
+        r.i = o == 0;
+        break;
+    case WF_NE:
+        r.i = o != 0;
+        break;
+    case WF_LT:
+        r.i = o == -1;
+        break;
+    case WF_LE:
+        r.i = o == -1 || o == 0;
+        break;
+    case WF_GT:
+        r.i = o == 1;
+        break;
+    default:
+        r.i = o == 1 || o == 0;
+        break;
+    }
+    return r;
+}
+
+ix_value ix_scalar(const ir_scalar *s) {
+    ix_value v = {0};
+    switch (ctype_of(s->dtype)) {
+    case IX_CT_FLOAT:
+        v.f = (float)s->f;
+        break;
+    case IX_CT_DOUBLE:
+        v.d = s->f;
+        break;
+    case IX_CT_INT:
+        v.i = s->i;
+        break;
+    }
+    return v;
+}
+
 ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t) {
     ix_value r = {0};
+    if (ir_binary_is_compare(op))
+        return compare(op, a, b, t);
     switch (ctype_of(t)) {
     case IX_CT_FLOAT:
         r.f = (float)binary_ops[op].flt((double)a.f, (double)b.f);

@@ -197,18 +197,28 @@ unsigned char *ix_access(ix_exec *x, const in_node *n, int tensor, int64_t index
 
 /* ---- values (the math is interp_ops.c's) ---- */
 
+/* Operand k of an op (a loaded input or a scalar constant) in type `to`. */
+static ix_value operand(const ix_exec *x, const in_node *n, const ix_value *in, int k,
+                        wf_dtype to) {
+    int i = n->arg_in[k];
+    if (i >= 0)
+        return ix_convert(in[i], x->p->tensors[n->in[i]].dtype, to);
+    return ix_scalar(&n->sc[k]); /* already in the compute type */
+}
+
 /* The value an op computes from its loaded inputs (in their storage types). */
-static ix_value compute(const ix_exec *x, const in_node *n, const ix_value in[2]) {
-    const it_tensor *t = x->p->tensors;
-    wf_dtype od = t[n->out].dtype;
-    ix_value a = ix_convert(in[0], t[n->in[0]].dtype, od);
+static ix_value compute(const ix_exec *x, const in_node *n, const ix_value in[]) {
+    wf_dtype cd = n->cdtype;
     switch (n->op) {
     case OP_CAST:
-        return a;
+        return ix_convert(in[0], x->p->tensors[n->in[0]].dtype, x->p->tensors[n->out].dtype);
     case OP_UNARY:
-        return ix_unary(n->sub, a, od);
+        return ix_unary(n->sub, operand(x, n, in, 0, cd), cd);
     case OP_BINARY:
-        return ix_binary(n->sub, a, ix_convert(in[1], t[n->in[1]].dtype, od), od);
+        return ix_binary(n->sub, operand(x, n, in, 0, cd), operand(x, n, in, 1, cd), cd);
+    case OP_WHERE:
+        return operand(x, n, in, 0, WF_BOOL).i ? operand(x, n, in, 1, cd)
+                                               : operand(x, n, in, 2, cd);
     default:
         return in[0];
     }
@@ -217,8 +227,8 @@ static ix_value compute(const ix_exec *x, const in_node *n, const ix_value in[2]
 /* ---- the statement ---- */
 
 static bool element(ix_exec *x, const in_node *n, int t, int64_t e, const int64_t *oi, bool ov,
-                    const int64_t *ii[2], const bool iv[2]) {
-    ix_value in[2] = {{0}, {0}};
+                    const int64_t *ii[], const bool iv[]) {
+    ix_value in[IR_MAX_OP_INPUTS] = {{0}};
     for (int k = 0; k < n->nin; k++) {
         const unsigned char *p = access(x, n, n->in[k], ii[k][iv[k] ? t : 0] + e, t, false);
         if (!p)
@@ -234,8 +244,8 @@ static bool element(ix_exec *x, const in_node *n, int t, int64_t e, const int64_
 }
 
 bool ix_stmt(ix_exec *x, const in_node *n) {
-    const int64_t *oi, *ii[2] = {NULL, NULL};
-    bool ov, iv[2] = {false, false};
+    const int64_t *oi, *ii[IR_MAX_OP_INPUTS] = {NULL};
+    bool ov, iv[IR_MAX_OP_INPUTS] = {false};
     /* Index results live in the register file: evaluate, then copy the inputs'. */
     for (int k = 0; k < n->nin; k++) {
         if (!ix_eval(x, &n->in_index[k], &ii[k], &iv[k]))

@@ -22,8 +22,13 @@
  * j_0 and the thread loops; a load's tensor inside the block's other loops) is a
  * loop-domain broadcast IterDomain there (wf_tv_loop_broadcast): the tensor is computed
  * in that loop without indexing by it. What the core cannot express yet is refused with
- * "not supported yet: ...": scalar constants, comparisons / selects, vectorized
- * computing blocks, rfactor's combined indices.
+ * "not supported yet: ...": floor division and modulo of values, vectorized
+ * reductions, and indices combining iters outside rfactor's pair (build_rfactor.c).
+ * A vectorized computing block stores its value with a vectorized copy (the value is
+ * computed in registers, its vectorized axis unrolled: compute_pos).
+ * Constants are scalar operands (wf_full) typed like their partner, as TVM converts
+ * literals; comparisons, T.if_then_else and and / or / not become the core's
+ * comparisons and wf_where.
  */
 #include "tir/build_int.h"
 #include "ir/ir.h"
@@ -320,29 +325,117 @@ static bool check_dims(bctx *c, const tir_block *b, wf_tv *tv) {
     return true;
 }
 
+/* ---- values: loads, constants and elementwise ops (scalar constants: ir/scalar.c) ---- */
+
+static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e);
+
+static bool is_const(const tir_expr *e) {
+    return e->kind == TE_INT || e->kind == TE_FLOAT;
+}
+
+static int category(wf_dtype t) {
+    return t == WF_BOOL ? 0 : (t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64) ? 2 : 1;
+}
+
+/* A constant as a scalar operand (never recorded by made: it is no tensor). Beside
+   a tensor of its category or a higher one it takes the tensor's type, as TVM
+   converts a literal to its partner's dtype (2 beside float16 data is a float16
+   2); otherwise its own (T.float32(2) beside int32 data promotes the op to f32). */
+static wf_tv *lower_const(bctx *c, const tir_expr *e, const wf_tv *other) {
+    wf_dtype t = e->kind == TE_FLOAT ? e->dtype : e->dtype == WF_I32 ? WF_I64 : e->dtype;
+    if (other && !other->scalar && category(other->dtype) >= category(t))
+        t = other->dtype;
+    if (e->kind == TE_INT && category(t) < 2)
+        return wf_full_int(c->f, t, e->ival);
+    return wf_full(c->f, t, e->kind == TE_FLOAT ? e->fval : (double)e->ival);
+}
+
+/* Both operands of a binary op or a select: a constant is lowered after its
+   partner, whose type it takes. */
+static bool lower_pair(bctx *c, const tir_block *b, const tir_expr *ea, const tir_expr *eb,
+                       wf_tv **x, wf_tv **y) {
+    if (is_const(ea) && !is_const(eb)) {
+        *y = lower_value(c, b, eb);
+        *x = *y ? lower_const(c, ea, *y) : NULL;
+    } else {
+        *x = is_const(ea) ? lower_const(c, ea, NULL) : lower_value(c, b, ea);
+        *y = !*x ? NULL : is_const(eb) ? lower_const(c, eb, *x) : lower_value(c, b, eb);
+    }
+    return *x && *y;
+}
+
+/* and / or / not on bool values, as selects: a && b = a ? b : false. */
+static wf_tv *lower_logic(bctx *c, const tir_block *b, const tir_expr *e) {
+    wf_tv *x = lower_value(c, b, e->args[0]);
+    wf_tv *y = x && e->kind != TE_NOT ? lower_value(c, b, e->args[1]) : x;
+    if (!x || !y)
+        return NULL;
+    if (x->dtype != WF_BOOL || y->dtype != WF_BOOL) {
+        sbuf t = {0};
+        tir_print_expr(&t, e);
+        wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: %s in block \"%s\" combines non-bool values (and, "
+                "or and not take comparisons)",
+                sbuf_str(&t), b->name);
+        sbuf_free(&t);
+        return NULL;
+    }
+    wf_tv *f = wf_full_int(c->f, WF_BOOL, 0), *t = wf_full_int(c->f, WF_BOOL, 1);
+    if (e->kind == TE_NOT)
+        return made(c, wf_binary(WF_EQ, x, f));
+    return made(c, e->op == TB_AND ? wf_where(x, y, f) : wf_where(x, t, y));
+}
+
+static wf_tv *lower_bin(bctx *c, const tir_block *b, const tir_expr *e) {
+    static const wf_binary_op bops[] = {
+        [TB_ADD] = WF_ADD, [TB_SUB] = WF_SUB, [TB_MUL] = WF_MUL, [TB_DIV] = WF_DIV, [TB_LT] = WF_LT,
+        [TB_LE] = WF_LE,   [TB_GT] = WF_GT,   [TB_GE] = WF_GE,   [TB_EQ] = WF_EQ,   [TB_NE] = WF_NE,
+    };
+    if (e->op == TB_AND || e->op == TB_OR)
+        return lower_logic(c, b, e);
+    wf_tv *x, *y;
+    return lower_pair(c, b, e->args[0], e->args[1], &x, &y) ? made(c, wf_binary(bops[e->op], x, y))
+                                                            : NULL;
+}
+
+static wf_tv *lower_call(bctx *c, const tir_block *b, const tir_expr *e) {
+    wf_tv *x, *y;
+    switch (e->op) {
+    case TC_CAST:
+        x = lower_value(c, b, e->args[0]);
+        return x ? made(c, wf_cast(x, e->dtype)) : NULL;
+    case TC_EXP:
+    case TC_SQRT:
+        x = lower_value(c, b, e->args[0]);
+        return x ? made(c, wf_unary(e->op == TC_EXP ? WF_EXP : WF_SQRT, x)) : NULL;
+    case TC_IF_THEN_ELSE: {
+        wf_tv *cond = lower_value(c, b, e->args[0]);
+        if (!cond || !lower_pair(c, b, e->args[1], e->args[2], &x, &y))
+            return NULL;
+        return made(c, wf_where(cond, x, y));
+    }
+    default:
+        if (!lower_pair(c, b, e->args[0], e->args[1], &x, &y))
+            return NULL;
+        return made(c, wf_binary(e->op == TC_MAX ? WF_MAX : WF_MIN, x, y));
+    }
+}
+
 static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
-    static const wf_binary_op bops[] = {WF_ADD, WF_SUB, WF_MUL, WF_DIV};
     switch (e->kind) {
     case TE_LOAD:
         return lower_load(c, b, e);
+    case TE_INT:
+    case TE_FLOAT:
+        return lower_const(c, e, NULL);
+    case TE_NOT:
+        return lower_logic(c, b, e);
     case TE_BIN:
-        if (e->op <= TB_DIV) {
-            wf_tv *x = lower_value(c, b, e->args[0]);
-            wf_tv *y = x ? lower_value(c, b, e->args[1]) : NULL;
-            return y ? made(c, wf_binary(bops[e->op], x, y)) : NULL;
-        }
+        if (e->op != TB_FLOORDIV && e->op != TB_MOD)
+            return lower_bin(c, b, e);
         break;
-    case TE_CALL: {
-        wf_tv *x = e->nargs >= 1 && e->op != TC_IF_THEN_ELSE ? lower_value(c, b, e->args[0]) : NULL;
-        if (!x)
-            break;
-        if (e->op == TC_CAST)
-            return made(c, wf_cast(x, e->dtype));
-        if (e->op == TC_EXP || e->op == TC_SQRT)
-            return made(c, wf_unary(e->op == TC_EXP ? WF_EXP : WF_SQRT, x));
-        wf_tv *y = lower_value(c, b, e->args[1]);
-        return y ? made(c, wf_binary(e->op == TC_MAX ? WF_MAX : WF_MIN, x, y)) : NULL;
-    }
+    case TE_CALL:
+        return lower_call(c, b, e);
     default:
         break;
     }
@@ -351,8 +444,9 @@ static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
     sbuf t = {0};
     tir_print_expr(&t, e);
     wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-            "build: not supported yet: %s in block \"%s\" (the core has tensor operands only: "
-            "no scalar constants, comparisons or selects)",
+            "build: not supported yet: %s in block \"%s\" (the core computes a value from "
+            "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
+            "T.sqrt, T.if_then_else and casts; not from //, %% or an iter's value)",
             sbuf_str(&t), b->name);
     sbuf_free(&t);
     return NULL;
@@ -375,19 +469,56 @@ static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv, uint32_t mask, b
 
 /* ---- the whole program ---- */
 
-/* The core vectorizes copies only: a vectorized loop over a computing block is refused
-   in TIR terms rather than with the core's tensor names. */
+/* The core vectorizes copies: a computing block's vectorized loop becomes the vector
+   store of its value (computed in registers, compute_pos); a reduction's, or a width
+   no vector access has, is refused in TIR terms rather than with the core's names. */
 static bool check_vectorize(wf_tir *s, const tir_block *b) {
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
     for (int j = 0; j < nl; j++)
-        if (loops[j]->for_kind == TIR_VECTORIZED && b->body->value->kind != TE_LOAD)
+        if (loops[j]->for_kind == TIR_VECTORIZED && b->init)
             return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                             "build: not supported yet: the vectorized loop %s over block \"%s\", "
-                            "which computes: the core vectorizes copies only (vectorize the "
-                            "loop of a cache_read / cache_write block, or unroll %s)",
+                            "which reduces: the core vectorizes the copy that stores a "
+                            "computed value, not a reduction (unroll %s)",
                             loops[j]->loop_var->name, b->name, loops[j]->loop_var->name);
+    for (int j = 0; j < nl; j++) {
+        int64_t bytes = loops[j]->extent * (int64_t)wf_dtype_size(b->body->buf->dtype);
+        if (loops[j]->for_kind != TIR_VECTORIZED || b->body->value->kind == TE_LOAD ||
+            (bytes <= 16 && (bytes & (bytes - 1)) == 0))
+            continue;
+        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: the vectorized loop %s over block \"%s\" "
+                        "stores %lld %s values (%lld bytes) at once; a vector access is 1, 2, 4, "
+                        "8 or 16 bytes (split %s and vectorize an inner loop of that size)",
+                        loops[j]->loop_var->name, b->name, (long long)loops[j]->extent,
+                        tir_dtype_name(b->body->buf->dtype), (long long)bytes,
+                        loops[j]->loop_var->name);
+    }
     return true;
+}
+
+/* A vectorized computing block (nvFuser's scheme): the value is computed in
+   registers and stored by a copy, the only op whose axis is vectorized. */
+static bool vectorized(const tir_block *b) {
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+    for (int j = 0; j < nl; j++)
+        if (loops[j]->for_kind == TIR_VECTORIZED)
+            return true;
+    return false;
+}
+
+/* Where a computing op of the block is inlined: at its innermost axis, or before its
+   vectorized axis, which runs unrolled in registers (the copy that stores the value
+   is the vector access). */
+static int compute_pos(wf_tv *tv) {
+    for (int j = 0; j < tv->loop.n; j++)
+        if (tv->loop.ptr[j]->ptype == WF_VECTORIZE) {
+            wf_tv_parallelize(tv, j, WF_UNROLL);
+            return j;
+        }
+    return wf_tv_ndim(tv);
 }
 
 /* The value a block stores: its expression, or for a reduction block (T.init) the
@@ -399,7 +530,12 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     if (b->init && (op = reduction_of(c->s, b, &f)) < 0)
         return NULL;
     wf_tv *tv = lower_value(c, b, f);
-    if (tv && f->kind == TE_LOAD && op < 0)
+    if (tv && tv->scalar)
+        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                       "build: not supported yet: block \"%s\" stores a constant (its value "
+                       "reads no buffer); the core's ops need a tensor operand",
+                       b->name);
+    if (tv && (f->kind == TE_LOAD || vectorized(b)) && op < 0)
         tv = made(c, wf_set(tv));
     if (!tv || !check_dims(c, b, tv))
         return NULL;
@@ -417,7 +553,7 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
                 axes[na++] = k;
         tv = made(c, wf_reduce((wf_binary_op)op, tv, na, axes));
     }
-    if (tv && f->dtype != st->buf->dtype)
+    if (tv && tv->dtype != st->buf->dtype)
         tv = made(c, wf_cast(tv, st->buf->dtype));
     return tv;
 }
@@ -442,7 +578,7 @@ static bool lower_block(bctx *c, tir_block *b) {
         if (!schedule_tv(c, b, c->made[i], c->iters[i], i + 1 < c->nmade))
             return false;
     for (int i = 0; i + 1 < c->nmade; i++)
-        wf_tv_inline_at(c->made[i], wf_tv_ndim(c->made[i]));
+        wf_tv_inline_at(c->made[i], compute_pos(c->made[i]));
     /* compute_at: the block is computed inside the outer loops it shares with a reader */
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;

@@ -18,6 +18,8 @@
 int tir_loops_of(const tir_block *b, tir_stmt **out, int max) {
     tir_stmt *rev[TIR_MAX_LOOPS * 4];
     int n = 0;
+    if (!b->stmt) /* a block made by the build (rfactor's rebuilt block) sits in no tree */
+        return 0;
     for (tir_stmt *p = b->stmt->parent; p; p = p->parent)
         if (p->kind == TS_FOR && n < (int)(sizeof rev / sizeof rev[0]))
             rev[n++] = p;

@@ -59,6 +59,11 @@ inline float __uint_as_float(unsigned u) {
     memcpy(&f, &u, 4);
     return f;
 }
+inline double __longlong_as_double(long long u) {
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
 inline unsigned __float_as_uint(float f) {
     unsigned u;
     memcpy(&u, &f, 4);

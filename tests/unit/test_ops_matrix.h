@@ -333,10 +333,10 @@ static double om_binary_f(int op, double a, double b) {
         return a * b;
     case 3:
         return a / b;
-    case 4:
-        return a > b ? a : b;
+    case 4: /* NaN propagates, as in torch.maximum / minimum */
+        return isnan(a) || isnan(b) ? NAN : a > b ? a : b;
     case 5:
-        return a < b ? a : b;
+        return isnan(a) || isnan(b) ? NAN : a < b ? a : b;
     default:
         return pow(a, b);
     }
