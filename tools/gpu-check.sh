@@ -99,7 +99,7 @@ if [ "${WF_GPU_CHECK_QUICK:-0}" = 0 ]; then
     san="compute-sanitizer --error-exitcode 9"
     # shellcheck disable=SC2086 # the lists are meant to split
     step "memcheck" $san --tool memcheck build/tests/gpu/gpu_tests \
-        seed000 copy_ add_ exp_ relu transpose cast_ tma reduce_tutorial reduce_rfactor reduce_softmax tir
+        seed000 copy_ add_ exp_ relu transpose cast_ tma reduce_tutorial reduce_rfactor reduce_softmax tir scalar
     # shellcheck disable=SC2086
     step "racecheck" $san --tool racecheck build/tests/gpu/gpu_tests \
         seed000_gsgcopy transpose shared_memory tma reduce_tutorial reduce_rfactor reduce_softmax tir
