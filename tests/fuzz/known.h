@@ -102,9 +102,10 @@
    by every thread of a loop that does not index it: "global-memory race on
    T3[0]: thread (1, 0, 0) ... writes it after thread (0, 0, 0) ... in
    statement: T3[0] = init(max)". Replays: fuzz -s 1 -c 375 -v, fuzz -s 2
-   -c 627 -v. Counted as known: a race on an init statement in a case with
-   a reduction. */
-#define KNOWN_REDUCTION_INIT_RACE 1
+   -c 627 -v. Fixed (lower/predicate.c: an init's predicate never picks its
+   one writer; test fuzz_regress_block_reduction_init_has_a_single_writer):
+   all seven cases found run and match with -a. */
+#define KNOWN_REDUCTION_INIT_RACE 0
 
 /* F15 (reduction fuzzer) silent wrong results: a reduction rfactored, then
    a call that schedules several tensors at once (propagate_transforms,

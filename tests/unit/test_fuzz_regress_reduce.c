@@ -39,3 +39,23 @@ TEST(fuzz_regress_rfactor_of_a_sum_subtracted_from_itself) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The init of a block-reduced global output: its predicate bounds the
+   split reduction axis (threadIdx.x < 7), which single_writer took for a
+   predicate that already picks one writer, so threads 0..6 all wrote the
+   initial value: a race the executor refused (fuzz -s 1 -c 375). Now only
+   thread 0 initializes, and the result is exact. */
+TEST(fuzz_regress_block_reduction_init_has_a_single_writer) {
+    int64_t shape[2] = {7, 5};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 2, shape);
+    wf_tv *m = wf_max(x, 2, (int[]){0, 1});
+    wf_output(f, m);
+    wf_tv_split(m, 0, 16); /* [r1, r16 (7 valid), r5] */
+    wf_tv_parallelize(m, 1, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0 && threadIdx.x < 7) {\n    T1[0] = ");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
