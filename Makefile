@@ -73,10 +73,12 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libweft.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libweft.a $(LDLIBS)
 
 # The fuzzer (tests/fuzz/): its own main, the test build of the library and
-# the plain reference. `make test` also runs it for FUZZ_SECONDS under
-# ASan+UBSan (objects shared with test-asan in build-asan/), seeded and
-# reproducible; `make fuzz-long` runs it for an hour.
-FUZZ_OBJ     := $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/ref.o
+# the plain reference. `make test` also runs it for FUZZ_SECONDS of CPU time
+# (not wall time: it shares the machine with the other checks, and a busy
+# machine must not shrink what it covers) under ASan+UBSan (objects shared
+# with test-asan in build-asan/), seeded and reproducible; `make fuzz-long`
+# runs it for an hour.
+FUZZ_OBJ     := $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/fuzz_reduce.o $(BUILD)/tests/ref.o
 FUZZ_SECONDS ?= 60
 FUZZ_SEED    ?= 20261123
 ASAN_FLAGS   := BUILD=build-asan OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
@@ -96,16 +98,49 @@ fuzz: fuzz-asan-build
 fuzz-long: fuzz-asan-build
 	$(Q)$(ASAN_ENV) build-asan/tests/fuzz/fuzz -t 3600 -s $$(date +%s)
 
-# The C runner goes last so that its "N passed, N failed, N skipped" ends the
-# output; the layering/cycle check and the fuzzer's budget run come first.
-test: $(BUILD)/tests/runner
-	$(Q)$(MAKE) --no-print-directory check-layers
-	$(Q)$(MAKE) --no-print-directory fuzz
-	$(Q)sh tests/run.sh $(BUILD)
+# `make test` (CI: .ci/run) first builds everything the checks need, TEST_JOBS
+# jobs at a time, then runs the independent checks (TEST_STEPS) all at once,
+# each into its own log under $(BUILD)/test-logs/, and prints the logs in a
+# fixed order when all have ended (tests/report.sh): the C runner's last, so
+# its "N passed, N failed, N skipped" ends the output. The runner spreads its
+# tests over TEST_JOBS processes; the fuzzers' budgets are CPU time (a fixed
+# amount of work), so running side by side costs them no coverage.
+# `make test-<step>` runs one step in the foreground.
+TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_STEPS := layers fuzz tir-fuzz python install cli runner
+TEST_LOGS  := $(BUILD)/test-logs
+step-layers  := check-layers
+step-fuzz    := fuzz
+step-tir-fuzz := tir-fuzz
+step-python  := python-test
+step-install := install-test
+step-cli     := cli-test
+step-runner  := runner-test
+
+test:
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) test-build
+	$(Q)rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS)
+	$(Q)$(MAKE) --no-print-directory -j$(words $(TEST_STEPS)) $(TEST_STEPS:%=test-log-%)
+	$(Q)sh tests/report.sh $(TEST_LOGS) $(TEST_STEPS)
+
+# What the steps need, built before any of them runs (in parallel, and so
+# that no two steps build the same file at once).
+test-build: all $(BUILD)/tests/runner $(TLIB_OBJ) fuzz-asan-build tir-fuzz-build-if-possible \
+  python-venv
+
+$(TEST_STEPS:%=test-log-%): test-log-%:
+	$(Q)s=$$(date +%s); $(MAKE) --no-print-directory $(step-$*) >$(TEST_LOGS)/$*.log 2>&1; \
+	  echo "$$? $$(($$(date +%s) - s))" >$(TEST_LOGS)/$*.rc
+
+$(TEST_STEPS:%=test-%): test-%:
+	$(Q)$(MAKE) --no-print-directory $(step-$*)
+
+runner-test: $(BUILD)/tests/runner
+	$(Q)sh tests/run.sh $(BUILD) -j $(TEST_JOBS)
 
 test-asan:
-	$(Q)$(MAKE) --no-print-directory $(ASAN_FLAGS) build-asan/tests/runner
-	$(Q)$(ASAN_ENV) sh tests/run.sh build-asan
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) $(ASAN_FLAGS) build-asan/tests/runner
+	$(Q)$(ASAN_ENV) sh tests/run.sh build-asan -j $(TEST_JOBS)
 
 demo: $(EXAMPLES)
 	$(Q)for e in $(EXAMPLES); do echo "== $$e"; $$e || exit 1; done
@@ -175,7 +210,7 @@ check-symbols: $(BUILD)/libweft.a
 clean:
 	rm -rf build build-asan build-tirfuzz
 
-.PHONY: all test test-asan fuzz fuzz-long fuzz-asan-build demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-layers-only check-cycles check-symbols clean
+.PHONY: all test test-build runner-test $(TEST_STEPS:%=test-%) $(TEST_STEPS:%=test-log-%) test-asan fuzz fuzz-long fuzz-asan-build demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-layers-only check-cycles check-symbols clean
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
   $(BENCHES:=.d)
 
@@ -187,9 +222,11 @@ clean:
 python-test: $(BUILD)/libweft.so
 	$(Q)sh python/run_pytest.sh $(BUILD)
 
-test: python-test
+# The venv (when python3 lacks numpy and pytest) is made during test-build.
+python-venv:
+	$(Q)sh python/run_pytest.sh $(BUILD) --version >/dev/null
 
-.PHONY: python-test
+.PHONY: python-test python-venv
 
 # ---- install (engineer "use") ----
 # `make install` copies the header, both libraries, a pkg-config file and the
@@ -233,17 +270,20 @@ install-test: all
 cli-test: $(BUILD)/weft
 	$(Q)sh tests/cli/run.sh $(BUILD)
 
-test: install-test cli-test
 
 FORCE:
 .PHONY: install uninstall install-test cli-test FORCE
 
 # ---- TensorIR parser fuzzing (libFuzzer; clang) ----
 # `make tir-fuzz` builds the library with clang under ASan+UBSan+libFuzzer in
-# build-tirfuzz/ and runs tests/fuzz/tir_fuzz.c for TIR_FUZZ_SECONDS on the seed
+# build-tirfuzz/ and runs tests/fuzz/tir_fuzz.c for TIR_FUZZ_RUNS inputs on the seed
 # corpus tests/fuzz/tir_corpus/ (new inputs go to build-tirfuzz/corpus). `make test`
-# runs it too.
-TIR_FUZZ_SECONDS ?= 60
+# runs it too. A number of inputs rather than libFuzzer's wall-clock budget, so
+# that a busy machine does not shrink the run: 280000 is what 60 s of one idle
+# core ran (about 4650 inputs per CPU second); TIR_FUZZ_SECONDS only caps a
+# machine so loaded that it would take more than that many seconds.
+TIR_FUZZ_RUNS    ?= 280000
+TIR_FUZZ_SECONDS ?= 600
 TIR_FUZZ_FLAGS := CC=clang BUILD=build-tirfuzz OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
   EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 
@@ -254,18 +294,20 @@ tir-fuzz-build:
 	$(Q)$(MAKE) --no-print-directory $(TIR_FUZZ_FLAGS) build-tirfuzz/tir_fuzz
 
 # Skipped, and said so, where clang's libFuzzer runtime is missing.
+HAVE_LIBFUZZER = echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+  clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null
 tir-fuzz:
-	$(Q)if echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
-	  clang -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null; then \
-	  $(MAKE) --no-print-directory tir-fuzz-run; else \
+	$(Q)if $(HAVE_LIBFUZZER); then $(MAKE) --no-print-directory tir-fuzz-run; else \
 	  echo "tir-fuzz: SKIPPED: clang with libFuzzer is not installed (clang, libclang-rt-14-dev)"; fi
+
+tir-fuzz-build-if-possible:
+	$(Q)if $(HAVE_LIBFUZZER); then $(MAKE) --no-print-directory tir-fuzz-build; fi
 
 tir-fuzz-run: tir-fuzz-build
 	$(Q)mkdir -p build-tirfuzz/corpus
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  build-tirfuzz/tir_fuzz -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  build-tirfuzz/tir_fuzz -runs=$(TIR_FUZZ_RUNS) -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 \
+	  -rss_limit_mb=2048 \
 	  -print_final_stats=1 -artifact_prefix=build-tirfuzz/ build-tirfuzz/corpus tests/fuzz/tir_corpus
 
-test: tir-fuzz
-
-.PHONY: tir-fuzz tir-fuzz-build tir-fuzz-run
+.PHONY: tir-fuzz tir-fuzz-build tir-fuzz-build-if-possible tir-fuzz-run

@@ -1,5 +1,8 @@
 #!/bin/sh
-# run.sh BUILD_DIR -- run the test runner built in BUILD_DIR; its last line is
-# "N passed, N failed, N skipped". Exit status is non-zero when a test fails.
+# run.sh BUILD_DIR [RUNNER ARGS] -- run the test runner built in BUILD_DIR
+# (its arguments: -j N, --times, a name filter; see tests/harness_run.c); its
+# last line is "N passed, N failed, N skipped". Exit status is non-zero when
+# a test fails.
 build=${1:-build}
-exec "$build/tests/runner"
+[ $# -gt 0 ] && shift
+exec "$build/tests/runner" "$@"

@@ -48,16 +48,19 @@ size_t wf_dtype_size(wf_dtype t) {
     return (unsigned)t < sizeof sizes / sizeof *sizes ? sizes[t] : 0;
 }
 
-static bool valid_dtype(wf_fusion *f, wf_dtype t) {
+/* what: the public call that got the dtype, so that the message says where. */
+static bool valid_dtype(wf_fusion *f, wf_dtype t, const char *what) {
     if ((unsigned)t <= WF_BOOL)
         return true;
-    return wf_failb(&f->err, WF_ERR_ARG, "unknown dtype %d", (int)t);
+    return wf_failb(&f->err, WF_ERR_ARG,
+                    "%s: unknown dtype %d; a dtype is one of WF_F32 ... WF_BOOL (0 to %d)", what,
+                    (int)t, (int)WF_BOOL);
 }
 
 wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape,
                         const int8_t *contiguity) {
     WF_GATE(f, NULL);
-    if (!valid_dtype(f, t))
+    if (!valid_dtype(f, t, "wf_input"))
         return NULL;
     if (ndim < 0 || ndim > WF_MAX_RANK)
         return wf_fail(&f->err, WF_ERR_ARG,
@@ -123,7 +126,7 @@ wf_tv *wf_set(wf_tv *a) {
 
 wf_tv *wf_cast(wf_tv *a, wf_dtype t) {
     TV_GATE(a, NULL);
-    return valid_dtype(a->f, t) ? ir_cast(a, t) : NULL;
+    return valid_dtype(a->f, t, "wf_cast") ? ir_cast(a, t) : NULL;
 }
 
 wf_tv *wf_unary(wf_unary_op op, wf_tv *a) {

@@ -22,13 +22,13 @@ static wf_status check_arrays(wf_kernel *k, const char *what, const wf_buffer *i
     if (nin > 0 && !in)
         return wf_fails(&k->err, WF_ERR_ARG,
                         "%s: the input array is NULL but nin is %d; pass an array of %d input "
-                        "buffers (the kernel takes %d)",
-                        what, nin, nin, k->ninputs);
+                        "buffer%s (the kernel takes %d)",
+                        what, nin, nin, nin == 1 ? "" : "s", k->ninputs);
     if (nout > 0 && !out)
         return wf_fails(&k->err, WF_ERR_ARG,
                         "%s: the output array is NULL but nout is %d; pass an array of %d output "
-                        "buffers (the kernel takes %d)",
-                        what, nout, nout, k->noutputs);
+                        "buffer%s (the kernel takes %d)",
+                        what, nout, nout, nout == 1 ? "" : "s", k->noutputs);
     return WF_OK;
 }
 
@@ -68,8 +68,9 @@ wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
     err_clear(&k->err);
     if (warmup < 0 || reps <= 0 || !median_us)
         return wf_fails(&k->err, WF_ERR_ARG,
-                        "wf_time: need warmup >= 0, reps > 0 and a result pointer (got %d, %d, %s)",
-                        warmup, reps, median_us ? "one" : "NULL");
+                        "wf_time: need warmup >= 0, reps > 0 and a result pointer (got warmup "
+                        "%d, reps %d, %s)",
+                        warmup, reps, median_us ? "a result pointer" : "a NULL result pointer");
     if (check_arrays(k, "wf_time", in, nin, out, nout) != WF_OK)
         return k->err.code;
     return rt_cuda_time(k, in, nin, out, nout, warmup, reps, median_us);

@@ -89,9 +89,21 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes) {
     return out;
 }
 
+/* Is the u-th use of tv an op listed before it (both operands of one op)? */
+static bool seen_use(const wf_tv *tv, int u) {
+    for (int v = 0; v < u; v++)
+        if (tv->uses.ptr[v] == tv->uses.ptr[u])
+            return true;
+    return false;
+}
+
 bool ir_relogical(wf_tv *tv, const id_list *logical, const id_list *loop) {
     for (int u = 0; u < tv->uses.n; u++) {
         ir_op *op = tv->uses.ptr[u];
+        /* An op using tv twice (sub(x, x)) is listed twice; remapping it a
+           second time would read the new positions as old ones. */
+        if (seen_use(tv, u))
+            continue;
         for (int k = 0; k < op->nin; k++)
             for (int d = 0; op->in[k] == tv && d < op->out->logical.n; d++) {
                 int s = op->in_dim[k][d], to = -1;

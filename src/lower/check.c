@@ -49,8 +49,9 @@ static bool check_vectorized_op(lower_ctx *c, const wf_tv *tv, int i) {
                     tv->id, i, tv->id, ir_op_name(tv->def->kind));
 }
 
+/* At most one vectorized axis follows from "innermost": a second one would
+   not be the innermost and is refused by name. */
 static bool check_axes(lower_ctx *c, const wf_tv *tv) {
-    int nvec = 0;
     for (int i = 0; i < tv->loop.n; i++)
         if (!check_vectorized_op(c, tv, i))
             return false;
@@ -63,15 +64,11 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv) {
                             "T%d: axis %d is parallelized on %s, which this build cannot lower "
                             "yet",
                             tv->id, i, ir_ptype_name(p));
-        nvec += p == WF_VECTORIZE;
         if (p == WF_VECTORIZE && i != tv->loop.n - 1)
             return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
                             "T%d: the vectorized axis %d must be the innermost loop axis (axis %d)",
                             tv->id, i, tv->loop.n - 1);
     }
-    if (nvec > 1)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d has %d vectorized axes; only one is allowed", tv->id, nvec);
     return true;
 }
 
@@ -86,7 +83,8 @@ static bool check_inline(lower_ctx *c, const wf_tv *tv) {
 }
 
 /* Operands of an elementwise op must agree on every non-broadcast extent; when the
-   extents are different symbols, that is checked at launch. */
+   extents are different symbols, that is checked at launch, and a failure
+   there is the caller's buffers' fault (WF_ERR_ARG), not the schedule's. */
 static bool check_operand_pair(lower_ctx *c, const ir_op *op, int j, int k) {
     wf_arena *a = c->a;
     for (int d = 0; d < op->out->logical.n; d++) {
@@ -94,10 +92,12 @@ static bool check_operand_pair(lower_ctx *c, const ir_op *op, int j, int k) {
         const wf_iterdomain *y = op->in[k]->logical.ptr[op->in_dim[k][d]];
         if (x->itype == IT_BROADCAST || y->itype == IT_BROADCAST || val_equal(x->extent, y->extent))
             continue;
-        char msg[160];
-        snprintf(msg, sizeof msg, "T%d and T%d must have the same extent in dim %d", op->in[j]->id,
-                 op->in[k]->id, d);
-        lower_check chk = {val_eq(a, x->extent, y->extent), arena_strdup(a, msg)};
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "T%d and T%d must have the same extent in dim %d (they are operands of T%d), but "
+                 "for the buffers given they differ",
+                 op->in[j]->id, op->in[k]->id, d, op->out->id);
+        lower_check chk = {val_eq(a, x->extent, y->extent), arena_strdup(a, msg), true};
         if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
             return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }

@@ -82,6 +82,10 @@ typedef struct {
 typedef struct {
     const wf_val *cond;
     const char *message;
+    /* true: it compares extents of the caller's buffers with each other, so a
+       failure is a bad argument (WF_ERR_ARG); false: the schedule does not
+       fit these sizes (WF_ERR_SCHEDULE) */
+    bool buffers;
 } lower_check;
 
 /* One extent of a loop parallelized on a dimension. */

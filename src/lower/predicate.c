@@ -46,9 +46,12 @@ static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s) {
     for (int d = 0; d < (m == WF_MEM_SHARED ? 3 : NPDIMS); d++) {
         sym_kind k = d < 3 ? SYM_TID : SYM_BID;
         /* If the bounds predicate depends on the dimension, it already picks the
-           threads that write (a swizzle can make only one of them valid). */
-        if (val_is_const_eq(c->pdim[d], 1) || val_uses_sym(s->out_index, k, d % 3) ||
-            (s->pred && val_uses_sym(s->pred, k, d % 3)))
+           threads that write (a swizzle can make only one of them valid) --
+           except in a reduction's init, whose predicate bounds the reduction
+           axes (threadIdx.x < 7 for a split reduction on TIDx): every one of
+           those threads would write the same cell. */
+        bool pred_picks = s->pred && s->red != KRED_INIT && val_uses_sym(s->pred, k, d % 3);
+        if (val_is_const_eq(c->pdim[d], 1) || val_uses_sym(s->out_index, k, d % 3) || pred_picks)
             continue;
         p = and_into(c->a, p, val_eq(c->a, launched_index(c, d), val_const(c->a, 0)));
     }

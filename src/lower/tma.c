@@ -408,7 +408,7 @@ static void tile_names(const tma_env *t, sbuf *b) {
 
 static bool add_check(tma_env *t, const wf_val *cond, const char *msg) {
     wf_arena *a = t->c->a;
-    lower_check chk = {cond, arena_strdup(a, msg)};
+    lower_check chk = {cond, arena_strdup(a, msg), false};
     if (!chk.message || !vec_push_arena(a, &t->c->out->checks, chk))
         return wf_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
     return true;

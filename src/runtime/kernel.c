@@ -86,6 +86,7 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
     for (int i = 0; i < r->checks.n; i++) {
         k->checks[i].cond = val_clone(&k->arena, r->checks.ptr[i].cond, m);
         k->checks[i].message = arena_strdup(&k->arena, r->checks.ptr[i].message);
+        k->checks[i].buffers = r->checks.ptr[i].buffers;
         if (!k->checks[i].cond || !k->checks[i].message)
             return false;
     }

@@ -205,7 +205,8 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
     for (int i = 0; i < k->nchecks; i++) {
         int64_t ok = 0;
         if (!rt_eval(k, l, k->checks[i].cond, &ok) || !ok)
-            return wf_fails(&k->err, WF_ERR_SCHEDULE, "%s", k->checks[i].message);
+            return wf_fails(&k->err, k->checks[i].buffers ? WF_ERR_ARG : WF_ERR_SCHEDULE, "%s",
+                            k->checks[i].message);
     }
     return WF_OK;
 }
@@ -219,8 +220,9 @@ wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
     err_clear(&k->err);
     if (nin != k->ninputs || nout != k->noutputs || (nin && !in) || (nout && !out))
         return wf_fails(&k->err, WF_ERR_ARG,
-                        "the kernel takes %d inputs and %d outputs, but %d and %d were given",
-                        k->ninputs, k->noutputs, nin, nout);
+                        "the kernel takes %d input%s and %d output%s, but %d and %d were given",
+                        k->ninputs, k->ninputs == 1 ? "" : "s", k->noutputs,
+                        k->noutputs == 1 ? "" : "s", nin, nout);
     for (int i = 0; i < k->nparams; i++) {
         const rt_param *p = &k->params[i];
         const wf_buffer *buf = p->is_output ? &out[p->index] : &in[p->index];

@@ -32,6 +32,7 @@ typedef struct {
 typedef struct {
     const wf_val *cond;
     const char *message;
+    bool buffers; /* lower_check's: WF_ERR_ARG rather than WF_ERR_SCHEDULE */
 } rt_check;
 
 /* One parallel dimension: its launch extent is the largest of these. */

@@ -158,7 +158,8 @@ GPU_TEST(wf_time_checks_its_arguments) {
     wf_kernel *k = small_add(TS, f);
     CHECK_EQ_I64(wf_time(k, NULL, 0, NULL, 0, 0, 0, &us), WF_ERR_ARG);
     CHECK_STR(wf_last_run_error(k),
-              "wf_time: need warmup >= 0, reps > 0 and a result pointer (got 0, 0, one)");
+              "wf_time: need warmup >= 0, reps > 0 and a result pointer (got warmup 0, reps 0, a "
+              "result pointer)");
     CHECK_EQ_I64(wf_time(NULL, NULL, 0, NULL, 0, 0, 1, &us), WF_ERR_ARG);
     CHECK_EQ_I64(wf_device_memcpy_time(NULL, NULL, 4, 0, 1, &us), WF_ERR_ARG);
     wf_kernel_free(k);

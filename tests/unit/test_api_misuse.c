@@ -120,12 +120,12 @@ TEST(api_run_with_null_buffer_arrays_says_so) {
         return;
     CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, NULL, 1, NULL, 1), WF_ERR_ARG);
     CHECK_STR(wf_last_run_error(k), "wf_run: the input array is NULL but nin is 1; pass an array "
-                                    "of 1 input buffers (the kernel takes 1)");
+                                    "of 1 input buffer (the kernel takes 1)");
     float a[128];
     wf_buffer bi = {a, WF_F32, 2, {4, 32}, {0}, -1};
     CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &bi, 1, NULL, 1), WF_ERR_ARG);
     CHECK_STR(wf_last_run_error(k), "wf_run: the output array is NULL but nout is 1; pass an "
-                                    "array of 1 output buffers (the kernel takes 1)");
+                                    "array of 1 output buffer (the kernel takes 1)");
     CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &bi, -1, NULL, 0), WF_ERR_ARG);
     CHECK_STR(wf_last_run_error(k), "wf_run: negative buffer count (nin = -1, nout = 0)");
     wf_kernel_free(k);
