@@ -139,7 +139,7 @@ def test_tma_swizzle_refuses_a_row_of_the_wrong_width():
         s0.tma_swizzle(48)
 
 
-def test_circular_buffer_is_recorded_and_refused_at_compile_time():
+def test_circular_buffer_checks_its_tensor_and_its_loop():
     f, (sa, _) = pointwise_add(8, 256)
     out = f.outputs[0]
     with pytest.raises(weft.ArgumentError) as e:
@@ -152,10 +152,14 @@ def test_circular_buffer_is_recorded_and_refused_at_compile_time():
         sa.circular_buffer(0)
     assert sa.circular_buffer(1) is sa  # one stage: no circular buffering, compiles
     f.compile()
-    sa.circular_buffer(3)
-    with pytest.raises(weft.UnsupportedError) as e:
+    sa.circular_buffer(3)  # pipelines the loop sa is inlined at: here a block loop
+    with pytest.raises(weft.ScheduleError) as e:
         f.compile()
-    assert str(e.value) == "T3: not supported yet: circular buffering (3 stages) of T3"
+    assert str(e.value) == (
+        "T3: circular buffering (3 stages) pipelines the serial loop at T3's inline position, "
+        "but that loop, iblockIdx.x13{8}, is not serial; inline T3 into its consumer at a "
+        "serial loop"
+    )
 
 
 def test_bulk_on_a_copy_that_is_not_tma_is_a_schedule_error():
