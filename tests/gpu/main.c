@@ -21,16 +21,23 @@ typedef struct {
     gt_fn fn;
 } gt_entry;
 
-static gt_entry tests[256];
-static int ntests;
+static gt_entry *tests; /* grows: a table with a fixed size dropped tests past it */
+static int ntests, cap;
 static bool have_gpu;
 static char no_gpu_reason[512];
 static char self_path[4096];
 static char cache_dir[] = "/tmp/weft-gpu-test-XXXXXX";
 
 void gt_register(const char *name, gt_fn fn) {
-    if (ntests < 256)
-        tests[ntests++] = (gt_entry){name, fn};
+    if (ntests == cap) {
+        cap = cap ? 2 * cap : 128;
+        tests = realloc(tests, sizeof tests[0] * (size_t)cap);
+        if (!tests) {
+            fprintf(stderr, "gpu_tests: out of memory registering %s\n", name);
+            exit(1);
+        }
+    }
+    tests[ntests++] = (gt_entry){name, fn};
 }
 
 bool gt_have_gpu(void) {
