@@ -100,8 +100,36 @@ float gt_get_f32(const gt_tensor *x, int64_t i) {
     return ((const float *)x->data)[o];
 }
 
+/* binary16 bits of v, rounded to nearest even (written here: the library's
+   conversion is not exported). */
+static uint16_t float_to_half(float v) {
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    uint16_t sign = (uint16_t)(b >> 16 & 0x8000);
+    if (isnan(v))
+        return sign | 0x7e00;
+    float a = fabsf(v);
+    if (a >= 65520.0f) /* rounds past the largest half */
+        return sign | 0x7c00;
+    if (a < 0x1p-14f) { /* subnormal: units of 2^-24, nearest even */
+        float u = a * 0x1p24f, r = nearbyintf(u);
+        return sign | (uint16_t)r;
+    }
+    int e;
+    float m = frexpf(a, &e);           /* a = m * 2^e, m in [0.5, 1) */
+    float r = nearbyintf(m * 2048.0f); /* 11 significant bits */
+    if (r == 2048.0f)
+        r = 1024.0f, e++;
+    return sign | (uint16_t)((e + 14) << 10 | ((uint32_t)r & 1023));
+}
+
+/* Rounded once (to nearest even) where x holds halves: an f32 store into a
+   half tensor wrote past its end. */
 void gt_set_f32(gt_tensor *x, int64_t i, float v) {
-    ((float *)x->data)[gt_offset(x, i)] = v;
+    if (x->dtype == WF_F16)
+        ((uint16_t *)x->data)[gt_offset(x, i)] = float_to_half(v);
+    else
+        ((float *)x->data)[gt_offset(x, i)] = v;
 }
 
 void gt_fill_random(gt_tensor *x) {

@@ -20,11 +20,12 @@ static void put_edges(gt_tensor *x) {
 
 static wf_kernel *compile_1d(gt_state *ts_, wf_fusion *f, wf_tv *out) {
     wf_output(f, out);
-    wf_inline_most(f);
     wf_tv_split(out, 0, 64);
+    wf_propagate_transforms(out);
     wf_tv_parallelize(out, 0, WF_BIDX);
     wf_tv_parallelize(out, 1, WF_TIDX);
     wf_parallelize_all_like(out, 0);
+    wf_inline_most(f);
     return GT_COMPILE(f);
 }
 
