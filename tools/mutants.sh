@@ -37,7 +37,7 @@ cg-mul-div|2|src/codegen/cuda.c|    [WF_MUL] = {" * ", "wf_imul("},|    [WF_MUL]
 cg-neg-drop|2|src/codegen/cuda.c|    [WF_NEG] = {"-", "wf_ineg("},|    [WF_NEG] = {"+", "wf_ineg("},
 cg-f2i-nan|2|src/codegen/prelude.c|  return x != x ? T(0) :|  return x != x ? T(1) :
 cg-operand-cast-drop|2|src/codegen/cuda.c|        sbuf_printf(&e->b, "(%s)", ctype);|        (void)ctype;
-cg-max-min|2|src/codegen/prelude.c|inline T wf_max(T a, T b) { return a > b ? a : b; }|inline T wf_max(T a, T b) { return a < b ? a : b; }
+cg-max-min|2|src/codegen/prelude.c|  return a != a ? a : b != b ? b : a > b ? a : b;|  return a != a ? a : b != b ? b : a < b ? a : b;
 cg-relu-inverted|2|src/codegen/prelude.c|inline T wf_relu(T a) { return a > T(0) ? a : T(0); }|inline T wf_relu(T a) { return a < T(0) ? a : T(0); }
 lw-split-index|0|src/lower/index.c|    return val_add(e->c->a, val_mul(e->c->a, o0, t->out[1]->extent), o1);|    return val_add(e->c->a, val_mul(e->c->a, o1, t->out[1]->extent), o0);
 lw-merge-div-mod|0|src/lower/index.c|        bool c0 = put(e, t->in[0], val_div(a, o0, ie));|        bool c0 = put(e, t->in[0], val_mod(a, o0, ie));
@@ -47,7 +47,7 @@ lw-bounds-pred|0|src/lower/index.c|    const wf_val *cond = val_lt(a, v, id->ext
 lw-alloc-stride|0|src/lower/alloc.c|        stride = val_mul(c->a, stride, l->ids[i]->extent);|        stride = stride;
 lw-alloc-extent|0|src/lower/alloc.c|        extent = val_mul(c->a, extent, l->ids[i]->extent);|        extent = extent;
 lw-smem-align|0|src/lower/alloc.c|    return val_mul(a, val_ceildiv(a, x, val_const(a, 16)), val_const(a, 16));|    return x;
-lw-smem-size|0|src/lower/alloc.c|                            val_mul(a, l.size, val_const(a, (int64_t)wf_dtype_size(tv->dtype))));|                            l.size);
+lw-smem-size|0|src/lower/alloc.c|                    val_mul(a, n->u.alloc.size, val_const(a, (int64_t)wf_dtype_size(tv->dtype))));|                    n->u.alloc.size);
 lw-launch-pred|0|src/lower/predicate.c|            p = and_into(a, p, val_lt(a, launched_index(c, d), n->u.loop.extent));|            p = p;
 lw-sync-raw|0|src/lower/sync.c|    if (!has_sync_between(body, iw, ir) && !insert_sync(c, l, ir))|    if (0 && !insert_sync(c, l, ir))
 lw-sync-war|0|src/lower/sync.c|        return insert_sync(c, n, lb->n);|        return true;
