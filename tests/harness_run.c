@@ -325,7 +325,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     harness_nvrtc_cache_init();
-    if (o.fork && !getenv("WF_TEST_NO_WARM"))
+    /* Not with WF_TEST_GPU: a process that touched the CUDA driver before fork()
+       leaves its children without a usable device. */
+    const char *gpu = getenv("WF_TEST_GPU");
+    if (o.fork && !getenv("WF_TEST_NO_WARM") && !(gpu && strcmp(gpu, "0")))
         harness_nvrtc_warm();
     tally t = {0};
     double t0 = harness_now();
