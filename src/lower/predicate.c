@@ -70,14 +70,16 @@ static const wf_val *coverage(lower_ctx *c, kir_node *s) {
 }
 
 /* A reduction's accumulator in registers is initialized in every thread,
-   past the ends of non-divisible splits too (nvFuser does the same): its
-   readers -- the combine steps, a block reduction that reads in every thread
+   past the ends of non-divisible splits and of thread loops shorter than the
+   launch too (nvFuser does the same): its readers -- the combine steps, a
+   block reduction that reads its inputs and its accumulator in every thread
    of the block, the consumer of an rfactor producer -- may read a cell whose
    own steps were all predicated off, and must find the op's initial value
    there, not an unwritten register. Each thread writes only its own
-   registers, and with the default allocation (the loop domain) every index
-   the init's loops make is inside the allocation, so the bounds predicate is
-   not needed. An explicit allocation domain keeps it. */
+   registers (thread axes are not allocated in them), and with the default
+   allocation (the loop domain) every index the init's loops make is inside
+   the allocation, so neither the bounds nor the coverage predicate is
+   needed. An explicit allocation domain keeps both. */
 static bool init_fills_cell(const kir_stmt *s) {
     const wf_tv *t = s->op->out;
     return s->red == KRED_INIT && t->mem == WF_MEM_LOCAL && t->alloc.n == 0;
@@ -86,8 +88,10 @@ static bool init_fills_cell(const kir_stmt *s) {
 static bool guard(lower_ctx *c, kir_node *s) {
     if (s->u.stmt.red >= KRED_BLOCK) /* a collective: its predicates are arguments */
         return lower_reduce_guard(c, s, coverage(c, s), single_writer);
+    if (init_fills_cell(&s->u.stmt))
+        return true;
     const wf_val *p = and_into(c->a, coverage(c, s), single_writer(c, &s->u.stmt));
-    if (s->u.stmt.pred && !init_fills_cell(&s->u.stmt))
+    if (s->u.stmt.pred)
         p = and_into(c->a, p, s->u.stmt.pred);
     if (!p || val_is_const_eq(p, 1))
         return true;

@@ -96,8 +96,9 @@
    (local memory), which was never written". Replays: fuzz -s 1 -c 7 -v,
    fuzz -s 3 -c 503 -v. Counted as known: that message in a case with a
    reduction. Fixed (lower/predicate.c: a register accumulator's init runs
-   in every thread, without the bounds predicate, so cells past a split hold
-   the op's initial value; tests in tests/unit/test_fuzz_regress_f13.c). */
+   in every thread, without the bounds or thread-loop coverage predicate, so
+   cells past a split or a short thread loop hold the op's initial value;
+   also fuzz -s 1 -c 792; tests/unit/test_fuzz_regress_f13.c). */
 #define KNOWN_REDUCTION_UNWRITTEN_READ 0
 
 /* F14 (reduction fuzzer) a reduction output in global memory is initialized

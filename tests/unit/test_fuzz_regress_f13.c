@@ -139,3 +139,40 @@ TEST(fuzz_regress_f13_rfactor_past_split_on_tidy_tidx_matches_reference) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The accumulator itself (fuzz -s 1 -c 792): a max on a thread loop of 2 in
+   a launch of 7 threads (a pointwise op of the same kernel runs on 7). A
+   block reduction combines its accumulator with the block's result in every
+   thread, and threads 2..6 had skipped the register accumulator's init
+   (the loop's coverage predicate). */
+TEST(fuzz_regress_f13_block_reduction_accumulator_past_thread_loop) {
+    int64_t shape[1] = {7};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 1, shape);
+    wf_tv *y = wf_add(x, x);
+    wf_tv *m = wf_max(x, 1, (int[]){0});
+    wf_output(f, y);
+    wf_output(f, wf_add(m, m)); /* m itself in registers */
+    wf_tv_parallelize(y, 0, WF_TIDX);
+    wf_tv_split(m, 0, 2); /* [r4, r2 (7 = 4 x 2 - 1)] */
+    wf_tv_parallelize(m, 1, WF_TIDX);
+    CHECK(wf_tv_rfactor(m, 1, (int[]){0}) != NULL);
+    wf_kernel *k = COMPILE(f);
+    if (!k) {
+        wf_fusion_free(f);
+        return;
+    }
+    CHECK_EQ_I64(wf_kernel_launch(k)->block[0], 7);
+    float xs[7] = {-9, -3, -8, -12, -4, -7, -5}, ys[7], twice_max = NAN;
+    wf_buffer in = {xs, WF_F32, 1, {7}, {0}, -1};
+    wf_buffer out[2] = {{ys, WF_F32, 1, {7}, {0}, -1}, {&twice_max, WF_F32, 0, {0}, {0}, -1}};
+    wf_status st = wf_run(k, WF_BACKEND_INTERP, &in, 1, out, 2);
+    if (st != WF_OK)
+        printf("  run: %s\n", wf_last_run_error(k));
+    CHECK_EQ_I64(st, WF_OK);
+    CHECK(twice_max == -6.0f);
+    for (int i = 0; i < 7; i++)
+        CHECK(ys[i] == 2 * xs[i]);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
