@@ -114,7 +114,7 @@
    for 30.125, -18.8 for -6.27): the partials are counted again. Replays:
    fuzz -s 4 -c 344 -v, fuzz -s 5 -c 329 -v, fuzz -s 2 -c 631 -v. Counted
    as known: a wrong element in such a case. */
-#define KNOWN_RFACTOR_THEN_PROPAGATE 1
+#define KNOWN_RFACTOR_THEN_PROPAGATE 0
 
 /* F16 (reduction fuzzer) a sum of a 16-bit float tensor accumulates in 16
    bits where its accumulator is the output buffer (T1[i] = T1[i] + x in
