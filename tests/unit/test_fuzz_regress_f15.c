@@ -208,3 +208,20 @@ TEST(fuzz_regress_f15_cache_before_then_rfactor_the_cache) {
     f15_check(ts_, &c);
     wf_fusion_free(c.f);
 }
+
+/* fuzz -s 1 -c 55267: merging the producer's partial axis (iteration) with
+   its reduction axis made one reduction of both, and the consumer summed
+   the total once per partial (2x). Refused, naming both axes. */
+TEST(fuzz_regress_f15_merge_of_partial_and_reduction_axes_is_refused) {
+    f15_case c;
+    f15_build(&c, 2, 17, 2, (int[]){0, 1});
+    wf_tv *p = wf_tv_rfactor(c.s, 1, (int[]){1}); /* T4: [i2, r17]; T2 reads i2 */
+    CHECK(p != NULL);
+    wf_tv_merge(p, 0);
+    CHECK_EQ_I64(wf_fusion_status(c.f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(c.f),
+              "T4.merge: T4 is an rfactor producer; merging its iteration axis iS8{2} with its "
+              "reduction axis rS9{17} would reduce its partial results too; merge iteration "
+              "axes with iteration axes and reduction axes with reduction axes");
+    wf_fusion_free(c.f);
+}
