@@ -116,9 +116,8 @@
    as known: a wrong element in such a case. Fixed (switch 0): propagation
    keeps an rfactor producer's schedule unless the replay refines it, and
    caches of an rfactor producer are refused (tests/unit/
-   test_fuzz_regress_f15.c). Left: a direct wf_tv_merge of the producer's
-   partial (iteration) axis with its reduction axis still reduces both
-   (fuzz -s 1 -c 55267 -a: 2x), counted under F17. */
+   test_fuzz_regress_f15.c), as is a merge of the producer's partial
+   (iteration) axis with its reduction axis (fuzz -s 1 -c 55267 -a). */
 #define KNOWN_RFACTOR_THEN_PROPAGATE 0
 
 /* F16 (reduction fuzzer) a sum of a 16-bit float tensor accumulates in 16
