@@ -46,8 +46,35 @@ static bool drop_reductions(wf_tv *tv) {
     return ir_relogical(tv, &logical, &loop);
 }
 
+/* An rfactor producer's consumer reads its partial results from its loop IDs
+   (iteration IDs made from its logical reduction IDs). A copy holds only
+   logical dims, and the cache of its definition would start again from the
+   logical domain, reducing the partials too: both would count the partials
+   again, so both caches are refused. Caching the reduction before
+   rfactoring it works (the cache is then the tensor rfactored). */
+static bool refuse_rfactor_producer(wf_tv *tv, const char *what) {
+    const ir_op *op = sched_rfactor_reader(tv);
+    if (!op)
+        return true;
+    sbuf b = {0};
+    for (int d = 0; d < op->out->logical.n; d++)
+        if (op->in_dim[0][d] < 0 && op->rf_in[d]) {
+            sbuf_puts(&b, b.len ? ", " : "");
+            ir_print_id(&b, op->rf_in[d]);
+        }
+    wf_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
+             "%s(T%d): not supported yet: T%d is an rfactor producer (wf_tv_rfactor) and T%d "
+             "reads its partial results from its loop axes %s, which a cache would not keep; "
+             "call %s on the reduction before rfactoring it",
+             what, tv->id, tv->id, op->out->id, sbuf_str(&b), what);
+    sbuf_free(&b);
+    return false;
+}
+
 wf_tv *sched_cache_after(wf_tv *tv) {
     wf_fusion *f = tv->f;
+    if (!refuse_rfactor_producer(tv, "cache_after"))
+        return NULL;
     int nuses = tv->uses.n;
     ir_op **old_uses = ARENA_ARRAY(&f->arena, ir_op *, nuses > 0 ? nuses : 1);
     if (!old_uses)
@@ -77,6 +104,8 @@ wf_tv *sched_cache_before(wf_tv *tv) {
         return wf_fail(&f->err, WF_ERR_ARG,
                        "cache_before(T%d): T%d has no definition (it is a fusion input)", tv->id,
                        tv->id);
+    if (!refuse_rfactor_producer(tv, "cache_before"))
+        return NULL;
     if (tv->ca_pos > 0 || tv->max_producer_pos > 0)
         return wf_fail(&f->err, WF_ERR_SCHEDULE,
                        "cache_before(T%d): call it before inlining T%d or its producers", tv->id,

@@ -221,14 +221,44 @@ static bool set_loop(wf_tv *from, wf_tv *to, idmap *m) {
     return true;
 }
 
+/* Is `next` a refinement of `old`: every old loop ID is kept or split further,
+   and no new loop ID is an ancestor of an old one (which would undo a split)? */
+static bool refines(const id_list *next, const id_list *old) {
+    for (int i = 0; i < old->n; i++)
+        if (!covered(old->ptr[i], next))
+            return false;
+    for (int i = 0; i < next->n; i++)
+        if (!in_list(old, next->ptr[i]) && covered(next->ptr[i], old))
+            return false;
+    return true;
+}
+
+/* An rfactor producer's loop domain holds its rfactor: the axes it reduces
+   and the partial-result axes (iteration IDs made from the reduction's
+   logical IDs) its consumer reads through rf_in. A replay starts again from
+   the logical domain, where those axes are one reduction ID, so a loop that
+   does not refine the old one would reduce the partials in the producer and
+   again in the consumer (the result times the partial axis's extent). Such a
+   producer keeps its own schedule; the propagation goes on from it. */
+static void keep_rfactor(wf_tv *to, const id_list *old, int old_ca) {
+    if (!sched_rfactor_reader(to) || refines(&to->loop, old))
+        return;
+    to->loop = *old;
+    to->ca_pos = old_ca;
+}
+
 static bool propagate_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
     wf_fusion *f = from->f;
+    id_list old = to->loop;
+    int old_ca = to->ca_pos;
     /* Replays index the tables by ids that exist now (the source side's). */
     if (!grow_zeroed((void **)&m->to, &m->cap, f->ids.n, sizeof *m->to) ||
         !grow_zeroed((void **)&m->seen, &m->seen_cap, f->transforms.n, 1))
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     map_edge(from, to, op, m);
     bool ok = replay(from, m) && set_loop(from, to, m);
+    if (ok)
+        keep_rfactor(to, &old, old_ca);
     map_clear(m);
     return ok;
 }

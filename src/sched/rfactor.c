@@ -198,6 +198,18 @@ static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map) {
     return ir_relogical(tv, &logical, &loop);
 }
 
+const ir_op *sched_rfactor_reader(const wf_tv *tv) {
+    for (int i = 0; i < tv->uses.n; i++) {
+        const ir_op *op = tv->uses.ptr[i];
+        if (!op->rf_in || op->in[0] != tv)
+            continue;
+        for (int d = 0; d < op->out->logical.n; d++)
+            if (op->in_dim[0][d] < 0 && op->rf_in[d])
+                return op;
+    }
+    return NULL;
+}
+
 wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes) {
     wf_fusion *f = tv->f;
     bool rf[WF_MAX_RANK * 4] = {false};

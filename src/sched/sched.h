@@ -34,6 +34,9 @@ bool sched_parallelize_all_like(wf_tv *ref, unsigned ptype_mask);
 /* rfactor.c: split tv's reduction; axes (normalized, distinct checked there)
    are the loop axes the new producer reduces. */
 wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes);
+/* The op that reads partial results from tv's loop IDs (op->rf_in), when tv
+   is an rfactor producer; NULL otherwise. */
+const ir_op *sched_rfactor_reader(const wf_tv *tv);
 
 bool sched_inline_at(wf_tv *tv, int pos);
 bool sched_inline_most(wf_fusion *f);

@@ -62,9 +62,32 @@ bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner) {
     return t && replace(tv, axis, 1, t->out, 2);
 }
 
+/* An rfactor producer's iteration axes hold its partial results (its
+   consumer reduces them); merged with a reduction axis they would be reduced
+   here as well, counting the partials twice. */
+static bool check_rfactor_merge(wf_tv *tv, int outer, int inner) {
+    wf_iterdomain *a = tv->loop.ptr[outer], *b = tv->loop.ptr[inner];
+    bool ra = a->itype == IT_REDUCTION, rb = b->itype == IT_REDUCTION;
+    if (ra == rb || a->itype == IT_BROADCAST || b->itype == IT_BROADCAST ||
+        !sched_rfactor_reader(tv))
+        return true;
+    sbuf sa = {0}, sb = {0};
+    ir_print_id(&sa, a);
+    ir_print_id(&sb, b);
+    wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
+             "T%d.merge: T%d is an rfactor producer; merging its iteration axis %s with its "
+             "reduction axis %s would reduce its partial results too; merge iteration axes "
+             "with iteration axes and reduction axes with reduction axes",
+             tv->id, tv->id, sbuf_str(ra ? &sb : &sa), sbuf_str(ra ? &sa : &sb));
+    sbuf_free(&sa);
+    sbuf_free(&sb);
+    return false;
+}
+
 bool sched_merge(wf_tv *tv, int outer, int inner) {
     if (!check_free(tv, "merge", outer < inner ? outer : inner) ||
-        !check_serial(tv, "merge", outer) || !check_serial(tv, "merge", inner))
+        !check_serial(tv, "merge", outer) || !check_serial(tv, "merge", inner) ||
+        !check_rfactor_merge(tv, outer, inner))
         return false;
     id_transform *t = ir_merge(tv->f, tv->loop.ptr[outer], tv->loop.ptr[inner]);
     if (!t)

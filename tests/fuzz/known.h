@@ -116,8 +116,12 @@
    right one times the extent of a thread or split axis (256 for 128, 120
    for 30.125, -18.8 for -6.27): the partials are counted again. Replays:
    fuzz -s 4 -c 344 -v, fuzz -s 5 -c 329 -v, fuzz -s 2 -c 631 -v. Counted
-   as known: a wrong element in such a case. */
-#define KNOWN_RFACTOR_THEN_PROPAGATE 1
+   as known: a wrong element in such a case. Fixed (switch 0): propagation
+   keeps an rfactor producer's schedule unless the replay refines it, and
+   caches of an rfactor producer are refused (tests/unit/
+   test_fuzz_regress_f15.c), as is a merge of the producer's partial
+   (iteration) axis with its reduction axis (fuzz -s 1 -c 55267 -a). */
+#define KNOWN_RFACTOR_THEN_PROPAGATE 0
 
 /* F16 (reduction fuzzer) a sum of a 16-bit float tensor accumulates in 16
    bits where its accumulator is the output buffer (T1[i] = T1[i] + x in
