@@ -22,6 +22,7 @@ void cg_tma_helpers(sbuf *b, const lower_result *r);  /* the tensor-map type (co
 /* reduce.c: the reductions' device helpers (only if the kernel has one), and
    one reduction statement (init, serial step or block reduction). */
 void cg_reduce_helpers(sbuf *b, const lower_result *r);
+void cg_reduce_decls(sbuf *b, const lower_result *r);
 void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth);
 void cg_tmem_alloc(sbuf *b, const lower_result *r, const kir_alloc *a, int depth);
 

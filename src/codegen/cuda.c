@@ -309,6 +309,7 @@ char *cg_emit_cuda(const lower_result *r) {
     cg_tma_helpers(&e.b, r);
     emit_signature(&e);
     cg_sync_decls(&e.b, r);
+    cg_reduce_decls(&e.b, r);
     emit_list(&e, &r->top, 1);
     sbuf_puts(&e.b, "}\n");
     free(e.aligned);

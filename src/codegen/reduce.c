@@ -202,10 +202,30 @@ static void emit_access(sbuf *b, const wf_tv *tv, const wf_val *index, const cha
     sbuf_puts(b, "]");
 }
 
+/* The accumulator a step folds into: the output, or a float register. */
 static void emit_out(sbuf *b, const kir_stmt *s) {
+    if (s->acc > 0 && s->red != KRED_FINAL) {
+        sbuf_printf(b, "wf_acc%d = ", s->acc);
+        return;
+    }
     sbuf_printf(b, "T%d[", s->op->out->id);
     cg_print_val(b, s->out_index);
     sbuf_puts(b, "] = ");
+}
+
+/* The accumulator's current value, in the compute type. */
+static void emit_acc(sbuf *b, const kir_stmt *s, const char *ct) {
+    if (s->acc > 0)
+        sbuf_printf(b, "wf_acc%d", s->acc);
+    else
+        emit_access(b, s->op->out, s->out_index, ct);
+}
+
+/* The float registers of 16-bit reductions (kir_stmt.acc), declared at the
+   kernel's top: their init, steps and final store sit in different loops. */
+void cg_reduce_decls(sbuf *b, const lower_result *r) {
+    for (int k = 1; k <= r->nacc; k++)
+        sbuf_printf(b, "  float wf_acc%d;\n", k);
 }
 
 /* {pred ? (ct)in : init} */
@@ -243,7 +263,7 @@ static void emit_block(sbuf *b, const lower_result *r, const kir_stmt *s, int de
     }
     emit_out(b, s);
     sbuf_printf(b, "wf_r%s(", op);
-    emit_access(b, s->op->out, s->out_index, ct);
+    emit_acc(b, s, ct);
     sbuf_puts(b, ", wf_r);\n");
     sbuf_indent(b, depth);
     sbuf_puts(b, "}\n");
@@ -299,9 +319,11 @@ void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth
     emit_out(b, s);
     if (s->red == KRED_INIT)
         emit_init(b, s->op->sub, s->op->out->dtype);
+    else if (s->red == KRED_FINAL) /* the one rounding to the 16-bit type */
+        sbuf_printf(b, "wf_acc%d", s->acc);
     else {
         sbuf_printf(b, "wf_r%s(", combine_name(s->op->sub));
-        emit_access(b, s->op->out, s->out_index, ct);
+        emit_acc(b, s, ct);
         sbuf_puts(b, ", ");
         emit_access(b, s->op->in[0], s->in_index[0], ct);
         sbuf_puts(b, ")");

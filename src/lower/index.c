@@ -538,7 +538,7 @@ static bool index_stmt(index_env *e, kir_node *s) {
         return false;
     if (vl && vl->u.loop.vector && !check_vector_tail(e, s, s->u.stmt.vec))
         return false;
-    for (int k = 0; k < (s->u.stmt.red == KRED_INIT ? 0 : op->nin); k++) {
+    for (int k = 0; k < (kir_red_no_input(s->u.stmt.red) ? 0 : op->nin); k++) {
         s->u.stmt.in_index[k] = access_index(e, s, op->in[k], NULL);
         if (!s->u.stmt.in_index[k])
             return false;
@@ -565,7 +565,8 @@ bool lower_index(lower_ctx *c) {
         e.has_extent1_split |= e.tfs[i]->kind == TF_SPLIT &&
                                e.extent1_group[an_find(&c->g.exact, e.tfs[i]->in[0]->id)];
     for (int k = 0; k < c->order.n; k++)
-        if ((c->init_of[k] && !index_stmt(&e, c->init_of[k])) || !index_stmt(&e, c->stmt_of[k]))
+        if ((c->init_of[k] && !index_stmt(&e, c->init_of[k])) || !index_stmt(&e, c->stmt_of[k]) ||
+            (c->final_of[k] && !index_stmt(&e, c->final_of[k])))
             return false;
     return true;
 }

@@ -87,6 +87,10 @@ static void print_list(sbuf *b, const kir_list *l, int depth);
 /* The rest of a reduction statement after "T<n>[index". */
 static void print_reduce(sbuf *b, const kir_stmt *s) {
     const char *op = ir_binary_name(s->op->sub);
+    if (s->red == KRED_FINAL) {
+        sbuf_printf(b, "] = acc%d", s->acc);
+        return;
+    }
     if (s->red == KRED_INIT) {
         sbuf_printf(b, "] = init(%s)", op);
         return;
@@ -111,6 +115,8 @@ static void print_reduce(sbuf *b, const kir_stmt *s) {
 }
 
 void kir_print_stmt(sbuf *b, const kir_stmt *s) {
+    if (s->acc > 0 && s->red != KRED_FINAL) /* computed in a float register, not in T<n> */
+        sbuf_printf(b, "acc%d for ", s->acc);
     sbuf_printf(b, "T%d[", s->op->out->id);
     if (s->out_index)
         val_print(b, s->out_index);

@@ -57,6 +57,7 @@ typedef struct {
 typedef enum {
     KRED_NONE,   /* not a reduction statement */
     KRED_INIT,   /* out[index] = the op's initial value; no input */
+    KRED_FINAL,  /* out[index] = accumulator `acc` rounded to out's type; no input */
     KRED_SERIAL, /* out[index] = op(out[index], in[index]) */
     KRED_BLOCK,  /* v = op over the threads of the reduced dims of (pred ? in : init);
                     where wpred: out = op(out, v) */
@@ -65,10 +66,17 @@ typedef enum {
                     out = v where wpred */
 } kir_red;
 
+/* Init and final statements read no input. */
+static inline bool kir_red_no_input(kir_red r) {
+    return r == KRED_INIT || r == KRED_FINAL;
+}
+
 typedef struct {
     ir_op *op;
     wf_ldst copy; /* the copy kind (ir/ldst.def); WF_LDST_SET for every non-copy op */
     kir_red red;
+    int acc;           /* > 0: the reduction accumulates in float register wf_acc<acc>, not in out
+                          (a 16-bit float sum or product: reduce.c); KRED_FINAL stores it */
     unsigned red_tids; /* KRED_BLOCK/GRID: bit d set where threadIdx dim d (x, y, z) is reduced */
     unsigned red_bids; /* KRED_GRID: bit d set where blockIdx dim d is reduced */
     const wf_val *grid_iter, *grid_niter; /* KRED_GRID: the enclosing serial loops' linear

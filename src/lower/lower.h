@@ -133,6 +133,7 @@ typedef struct {
     VEC(lower_tma) tmas;     /* TMA copies, in issue order (kir_stmt.hw.tma.index) */
     int64_t smem_align;      /* alignment the dynamic shared memory needs (bytes; 0 = 16) */
     const wf_val *red_smem;  /* shared-memory offset of the block reductions' workspace, or NULL */
+    int nacc; /* float accumulator registers of 16-bit reductions (kir_stmt.acc: 1..nacc) */
     int sm;
 } lower_result;
 

@@ -27,6 +27,7 @@ typedef struct {
     kir_node **stmt_of;    /* per op position: its statement */
     kir_node **alloc_of;   /* per tensor id */
     kir_node **init_of;    /* per op position: a reduction's init statement (reduce.c), or NULL */
+    kir_node **final_of;   /* per op position: its accumulator's store (reduce.c), or NULL */
     const wf_val *pdim[NPDIMS];
     bool pdim_exact[NPDIMS];              /* every loop on this dim has the same extent */
     const wf_iterdomain *pdim_id[NPDIMS]; /* an IterDomain with the launch extent */

@@ -50,7 +50,8 @@ static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s) {
            except in a reduction's init, whose predicate bounds the reduction
            axes (threadIdx.x < 7 for a split reduction on TIDx): every one of
            those threads would write the same cell. */
-        bool pred_picks = s->pred && s->red != KRED_INIT && val_uses_sym(s->pred, k, d % 3);
+        bool pred_picks = s->pred && s->red != KRED_INIT && s->red != KRED_FINAL &&
+                          val_uses_sym(s->pred, k, d % 3);
         if (val_is_const_eq(c->pdim[d], 1) || val_uses_sym(s->out_index, k, d % 3) || pred_picks)
             continue;
         p = and_into(c->a, p, val_eq(c->a, launched_index(c, d), val_const(c->a, 0)));
@@ -112,7 +113,8 @@ static bool guard(lower_ctx *c, kir_node *s) {
 
 bool lower_predicate(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++)
-        if ((c->init_of[k] && !guard(c, c->init_of[k])) || !guard(c, c->stmt_of[k]))
+        if ((c->init_of[k] && !guard(c, c->init_of[k])) || !guard(c, c->stmt_of[k]) ||
+            (c->final_of[k] && !guard(c, c->final_of[k])))
             return false;
     return true;
 }

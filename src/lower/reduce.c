@@ -16,6 +16,10 @@
  *    (lower_reduce_guard, called by the predicate pass) instead of sitting
  *    in an IF. The result is valid in every thread of the reduced dims (an
  *    all-reduce), so a local output can feed a broadcast in the same kernel;
+ *  - for a 16-bit float sum or product with serial reduction loops, a float
+ *    register accumulator (kir_stmt.acc): the init and steps use it, and a
+ *    final statement after the outermost serial reduction loop rounds it
+ *    once into the output;
  *  - one shared-memory workspace for all block reductions: 8 bytes per
  *    thread of the block, after every shared tensor.
  * A reduction axis on blockIdx makes a grid reduction: the block's result,
@@ -49,11 +53,48 @@ static bool refuse_axis(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id, w
     return false;
 }
 
+/* An iteration IterDomain (extent not 1) among the ones id was made from, or
+   NULL. The history is a DAG of at most a few transforms per axis; depth
+   caps the walk all the same. */
+static const wf_iterdomain *iteration_root(const wf_iterdomain *id, int depth) {
+    if (!id->def)
+        return id->itype == IT_ITER && binds(id) ? id : NULL;
+    for (int i = 0; i < id->def->nin && depth < 64; i++) {
+        const wf_iterdomain *r = iteration_root(id->def->in[i], depth + 1);
+        if (r)
+            return r;
+    }
+    return NULL;
+}
+
+/* A reduction axis merged (or swizzled) with an iteration axis would reduce
+   across the output's elements: one init for all of them, one result
+   written to the last index. Refused (fuzzer class F17, known.h). */
+static bool check_mixed(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id) {
+    const wf_iterdomain *it = iteration_root(id, 0);
+    if (!it)
+        return true;
+    sbuf b = {0}, r = {0};
+    ir_print_id(&b, id);
+    ir_print_id(&r, it);
+    wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+             "not supported yet: T%d's reduction loop axis %s is made from the iteration axis "
+             "%s as well as a reduction axis, so it would reduce across the output's elements; "
+             "merge reduction axes only with reduction axes (directly or by "
+             "propagate_transforms from another tensor)",
+             t->id, sbuf_str(&b), sbuf_str(&r));
+    sbuf_free(&b);
+    sbuf_free(&r);
+    return false;
+}
+
 static bool classify(lower_ctx *c, kir_stmt *s) {
     const wf_tv *t = s->op->out;
     s->red = KRED_SERIAL;
     for (int i = 0; i < t->loop.n; i++) {
         const wf_iterdomain *id = t->loop.ptr[i];
+        if (id->itype == IT_REDUCTION && !check_mixed(c, t, id))
+            return false;
         wf_ptype p = lower_loop_ptype(c, id);
         if (id->itype != IT_REDUCTION || !binds(id) || p == WF_SERIAL || p == WF_UNROLL)
             continue;
@@ -200,30 +241,89 @@ static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
         msg);
 }
 
-static bool place_init(lower_ctx *c, int k, kir_node *s) {
+/* The statements around the outermost serial reduction loop anc[first]: a
+   copy of the statement of kind `red`, inside copies of the iteration loops
+   nested in that loop, inserted before (init) or after (final) it. */
+static kir_node *place_around(lower_ctx *c, kir_node *s, kir_node **anc, int first, kir_red red) {
     const wf_tv *t = s->u.stmt.op->out;
-    int n = t->loop.n, first = -1;
-    kir_node **anc = ancestors(c, s, n), *init = kir_new(c->a, KIR_STMT), *node;
-    if (!anc || !init)
-        return err_set(&c->f->err) ? false : wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
-    init->u.stmt = s->u.stmt;
-    init->u.stmt.red = KRED_INIT;
-    c->init_of[k] = node = init;
-    for (int j = 0; j < n && first < 0; j++)
-        if (t->loop.ptr[j]->itype == IT_REDUCTION && iterates(anc[j]))
-            first = j;
-    kir_node *before = first < 0 ? s : anc[first];
-    for (int j = n - 1; j > first && first >= 0; j--) {
+    kir_node *st = kir_new(c->a, KIR_STMT), *node = st;
+    if (!st)
+        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    st->u.stmt = s->u.stmt;
+    st->u.stmt.red = red;
+    for (int j = t->loop.n - 1; j > first && first >= 0; j--) {
         if (t->loop.ptr[j]->itype == IT_REDUCTION)
             continue;
         kir_node *l = clone_loop(c, anc[j]);
         if (!l || !kir_append(c->a, &l->u.loop.body, node, l))
-            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+            return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
         node = l;
     }
-    kir_list *body = before->parent ? kir_body(before->parent) : &c->out->top;
-    return kir_insert(c->a, body, position(body, before), node, before->parent) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    kir_node *at = first < 0 ? s : anc[first];
+    kir_list *body = at->parent ? kir_body(at->parent) : &c->out->top;
+    int pos = position(body, at) + (red == KRED_FINAL);
+    if (!kir_insert(c->a, body, pos, node, at->parent))
+        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    return st;
+}
+
+/* A sum or product of a 16-bit float tensor computes in float (PyTorch's
+   rule): folding each step into a 16-bit output would round at every step.
+   Where serial reduction loops fold into the output, the partial result lives
+   in a float register instead, initialized before the outermost of them and
+   rounded once into the output after it. A register holds one value per
+   thread, so every iteration loop inside that outermost loop must be a
+   thread or block index (or of extent 1); a serial or vectorized one would
+   need an array of partials: refused. */
+static bool needs_acc(const kir_node *s, int first) {
+    const wf_tv *t = s->u.stmt.op->out;
+    return first >= 0 && (t->dtype == WF_F16 || t->dtype == WF_BF16) &&
+           (s->u.stmt.op->sub == WF_ADD || s->u.stmt.op->sub == WF_MUL);
+}
+
+static bool check_acc(lower_ctx *c, const wf_tv *t, kir_node **anc, int first) {
+    for (int j = first + 1; j < t->loop.n; j++) {
+        const kir_for *l = &anc[j]->u.loop;
+        if (t->loop.ptr[j]->itype == IT_REDUCTION || val_is_const(l->var))
+            continue;
+        if (!l->vector && lower_pdim_index(l->ptype) >= 0)
+            continue;
+        sbuf b = {0}, r = {0};
+        ir_print_id(&b, t->loop.ptr[j]);
+        ir_print_id(&r, t->loop.ptr[first]);
+        wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                 "not supported yet: T%d, a %s sum or product, accumulates in float registers, "
+                 "one per thread, but its loop %s iterates serially inside its reduction loop "
+                 "%s; reorder the reduction axis %s inside it, or parallelize %s on a "
+                 "thread or block dimension",
+                 t->id, t->dtype == WF_F16 ? "f16" : "bf16", sbuf_str(&b), sbuf_str(&r),
+                 sbuf_str(&r), sbuf_str(&b));
+        sbuf_free(&b);
+        sbuf_free(&r);
+        return false;
+    }
+    return true;
+}
+
+static bool place_init(lower_ctx *c, int k, kir_node *s) {
+    const wf_tv *t = s->u.stmt.op->out;
+    int n = t->loop.n, first = -1;
+    kir_node **anc = ancestors(c, s, n);
+    if (!anc)
+        return err_set(&c->f->err) ? false : wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    for (int j = 0; j < n && first < 0; j++)
+        if (t->loop.ptr[j]->itype == IT_REDUCTION && iterates(anc[j]))
+            first = j;
+    if (needs_acc(s, first)) {
+        if (!check_acc(c, t, anc, first))
+            return false;
+        s->u.stmt.acc = ++c->out->nacc;
+        c->final_of[k] = place_around(c, s, anc, first, KRED_FINAL);
+        if (!c->final_of[k])
+            return false;
+    }
+    c->init_of[k] = place_around(c, s, anc, first, KRED_INIT);
+    return c->init_of[k] != NULL;
 }
 
 /* 8 bytes (the widest type a reduction computes in) per thread of the block. */
@@ -240,7 +340,8 @@ bool lower_reduce(lower_ctx *c) {
     bool block = false;
     int ngrid = 0;
     c->init_of = ARENA_ARRAY(c->a, kir_node *, c->order.n + 1);
-    if (!c->init_of)
+    c->final_of = ARENA_ARRAY(c->a, kir_node *, c->order.n + 1);
+    if (!c->init_of || !c->final_of)
         return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int k = 0; k < c->order.n; k++) {
         kir_node *s = c->stmt_of[k];

@@ -25,10 +25,10 @@ static void verify_stmt(verifier *v, const kir_stmt *s) {
     wf_tv *out = op->out;
     if (out->mem != WF_MEM_GLOBAL && v->c->alloc_of[out->id] && !v->allocated[out->id])
         v->ok = false;
-    for (int i = 0; i < (s->red == KRED_INIT ? 0 : op->nin); i++)
+    for (int i = 0; i < (kir_red_no_input(s->red) ? 0 : op->nin); i++)
         if (!op->in[i]->is_input && v->c->alloc_of[op->in[i]->id] && !v->allocated[op->in[i]->id])
             v->ok = false;
-    if (s->out_index && op->nin > 0 && !s->in_index[0] && s->red != KRED_INIT)
+    if (s->out_index && op->nin > 0 && !s->in_index[0] && !kir_red_no_input(s->red))
         v->ok = false;
     if (s->copy != op->ldst)
         v->ok = false;

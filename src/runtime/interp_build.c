@@ -165,7 +165,8 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->red = s->red;
     n->red_tids = s->red_tids;
     n->red_bids = s->red_bids;
-    if (s->red == KRED_INIT)
+    n->acc = s->acc;
+    if (kir_red_no_input(s->red))
         n->nin = 0;
     if (s->red >= KRED_BLOCK) {
         n->rpred = compile(b, s->pred);

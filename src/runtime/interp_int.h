@@ -62,10 +62,12 @@ typedef struct {
 
     struct ix_mbars *mbars; /* mbarriers of the current block (interp_hw.c), or NULL */
     struct ix_grid *grid;   /* a grid reduction's work buffer (interp_reduce.c), or NULL */
+    union ix_value *acc;    /* nacc x nthreads float accumulators of 16-bit reductions */
+    int nacc;
 } ix_exec;
 
 /* ---- op math (interp_ops.c): the generated CUDA's semantics ---- */
-typedef union {
+typedef union ix_value {
     double d;
     float f;
     int64_t i;

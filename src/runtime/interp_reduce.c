@@ -120,10 +120,29 @@ static bool load(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
     return true;
 }
 
-/* out = op(out, v) for thread t. */
+/* Thread t's float accumulator of statement n (kir_stmt.acc), the CUDA
+   code's register wf_acc<k>; allocated when first used. */
+static ix_value *acc_of(ix_exec *x, const in_node *n, int t) {
+    if (n->acc > x->nacc) {
+        ix_value *a = heap_realloc(x->acc, sizeof(ix_value) * (size_t)n->acc * (size_t)x->nthreads);
+        if (!a) {
+            ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+            return NULL;
+        }
+        x->acc = a;
+        x->nacc = n->acc;
+    }
+    return &x->acc[(size_t)(n->acc - 1) * (size_t)x->nthreads + (size_t)t];
+}
+
+/* out = op(out, v) for thread t (acc = op(acc, v) where it has one). */
 static bool fold(ix_exec *x, const in_node *n, const evals *ev, int t, ix_value v) {
     wf_dtype od = x->p->tensors[n->out].dtype;
-    ix_value cur;
+    ix_value cur, *acc = n->acc > 0 ? acc_of(x, n, t) : NULL;
+    if (acc)
+        *acc = combine(n->sub, *acc, v, od);
+    if (n->acc > 0)
+        return acc != NULL;
     if (!load(x, n, n->out, at(ev, 0, t), t, od, &cur))
         return false;
     unsigned char *p = ix_access(x, n, n->out, at(ev, 0, t), t, true);
@@ -138,6 +157,21 @@ static bool serial(ix_exec *x, const in_node *n, const evals *ev) {
     for (int t = 0; t < x->nthreads; t++) {
         if (!x->mask[t])
             continue;
+        if (n->red == KRED_INIT && n->acc > 0) {
+            ix_value *acc = acc_of(x, n, t);
+            if (!acc)
+                return false;
+            *acc = init_value(n->sub, od);
+            continue;
+        }
+        if (n->red == KRED_FINAL) { /* rounds once, as the CUDA code's store */
+            const ix_value *acc = acc_of(x, n, t);
+            unsigned char *p = acc ? ix_access(x, n, n->out, at(ev, 0, t), t, true) : NULL;
+            if (!p)
+                return false;
+            ix_store(od, p, *acc);
+            continue;
+        }
         if (n->red == KRED_INIT) {
             unsigned char *p = ix_access(x, n, n->out, at(ev, 0, t), t, true);
             if (!p)
@@ -229,6 +263,9 @@ static struct ix_grid *grid_state(ix_exec *x, const in_node *n, int64_t nit) {
 }
 
 void ix_reduce_free(ix_exec *x) {
+    free(x->acc);
+    x->acc = NULL;
+    x->nacc = 0;
     if (!x->grid)
         return;
     free(x->grid->work);

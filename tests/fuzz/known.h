@@ -123,20 +123,42 @@
    (iteration) axis with its reduction axis (fuzz -s 1 -c 55267 -a). */
 #define KNOWN_RFACTOR_THEN_PROPAGATE 0
 
-/* F16 (reduction fuzzer) a sum of a 16-bit float tensor accumulates in 16
-   bits where its accumulator is the output buffer (T1[i] = T1[i] + x in
+/* F16 (reduction fuzzer) a sum of a 16-bit float tensor accumulated in 16
+   bits where its accumulator was the output buffer (T1[i] = T1[i] + x in
    bf16, rounding every step), not in float as docs/reductions.md says:
-   a bf16 sum of 1024 values in [-10, 10] gives -127 for -111. Replays:
-   fuzz -s 5 -c 5722 -v, fuzz -s 2 -c 12760 -v. Counted as known: a wrong
-   element in a case with a 16-bit sum or product. */
-#define KNOWN_HALF_ACCUMULATION 1
+   a bf16 sum of 1024 values in [-10, 10] gave -127 for -111. Replays:
+   fuzz -s 5 -c 5722 -v, fuzz -s 2 -c 12760 -v. Fixed (lower/reduce.c: a
+   16-bit sum or product with serial reduction loops accumulates in a float
+   register wf_acc<k>, rounded once into the output after the loops; tests
+   tests/unit/test_fuzz_regress_f16.c). A serial iteration loop inside the
+   reduction loop would need an array of registers: refused ("not supported
+   yet"). */
+#define KNOWN_HALF_ACCUMULATION 0
 
-/* F17 (reduction fuzzer, not yet sorted into classes) other wrong results
-   and unwritten outputs of cases with reductions, found in 10 s runs of
-   seeds 1-6 after F13-F16 were set aside: fuzz -s 1 -c 12659 -v (-6.017
-   for -4.949), -s 1 -c 13289 (output never written), -s 2 -c 49827, -s 2
-   -c 53628, -s 3 -c 20001 (33 for -11), -s 3 -c 22142, -s 4 -c 30092,
-   -s 5 -c 22387, -s 5 -c 22679, -s 6 -c 40417 (0 for 2), -s 6 -c 41786.
+/* F17 (reduction fuzzer) other wrong results and unwritten outputs of
+   cases with reductions, found in 10 s runs of seeds 1-6 after F13-F16
+   were set aside, sorted (with -a, after the F16 fix) into:
+   - iteration x reduction merge (8 of the 11 replays): a merge (or swizzle)
+     of an iteration and a reduction axis, directly or by
+     propagate_transforms / parallelize_all_like from another tensor, is a
+     reduction axis over both, so the kernel reduced across the output's
+     elements. Fixed: refused by lower/reduce.c (check_mixed; test
+     fuzz_regress_f17_merge_of_iteration_and_reduction_axes_is_refused):
+     fuzz -s 1 -c 13289, -s 2 -c 49827, -s 3 -c 20001, -s 3 -c 22142,
+     -s 4 -c 30092, -s 5 -c 22387, -s 5 -c 22679, -s 6 -c 41786 are now
+     rejected with a message.
+   - a reduction's reader computed inside the reduction's serial loop (open):
+     the reduced axis maps, through a broadcast of the result, to an
+     iteration axis of a consumer, so both share one loop and the consumer
+     reads partial sums (T3 = broadcast(T2 = sum(T1)); T7[i0] = T6[i0] * T3
+     inside T2's loop over i0). Replays: fuzz -s 2 -c 53628 (9.961 for
+     31.392), fuzz -s 6 -c 40417 (3.87e8 for 2.36e9).
+   - a reduction whose reduced axis and broadcast (iteration) axis fall in
+     one loop group (open): max over dim 1 of broadcast(T1) [b, 2], whose
+     broadcast is expanded by T0 (exact-mapped to T1): the reduction loop
+     reads T2[i1] (the iteration loop's index) instead of its own, and runs
+     over the split's 4 without a predicate. Replay: fuzz -s 1 -c 12659
+     (-6.017 for -4.949).
    Counted as known: any wrong result or run failure of a case with a
    reduction, so that with these switches on the reduction cases still
    find crashes, sanitizer reports, leaks and unclear messages, but not
