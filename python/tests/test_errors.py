@@ -192,13 +192,13 @@ def test_stats_before_any_run_raise():
          r"input 0 \(T0\) needs extent 8 in dim 1, but the array has 9 \(shape \(4, 9\)\)"),
         ((np.zeros((4, 8, 1), np.float32),), {},
          r"input 0 \(T0\) has rank 2, but the array has rank 3"),
-        ((), {}, "the kernel takes 1 inputs, 0 given"),
+        ((), {}, "the kernel takes 1 input, 0 given"),
         (([[0.0] * 8] * 4,), {}, r"input 0 \(T0\) is a list; pass a numpy array"),
         ((np.zeros((4, 8), np.float32),), {"outputs": [np.zeros((4, 8), np.float16)]},
          r"output 0 \(T1\) is f32 \(numpy float32\), but the array holds float16"),
         ((np.zeros((4, 8), np.float32),), {"outputs": [np.zeros((8, 4), np.float32)]},
          r"output 0 \(T1\) needs extent 4 in dim 0, but the array has 8"),
-        ((np.zeros((4, 8), np.float32),), {"outputs": []}, "the kernel has 1 outputs, 0 given"),
+        ((np.zeros((4, 8), np.float32),), {"outputs": []}, "the kernel has 1 output, 0 given"),
     ],
 )
 def test_bad_arrays_are_refused_before_calling_c(args, kwargs, message, monkeypatch):

@@ -258,7 +258,7 @@ class Kernel:
             outputs = [_host_view(x) for x in given]
             if len(outputs) != len(self._outs):
                 raise ArgumentError(
-                    "weft: the kernel has %d outputs, %d given" % (len(self._outs), len(outputs))
+                    "weft: the kernel has %s, %d given" % (_count(len(self._outs), "output"), len(outputs))
                 )
         gpu = _on_gpu(inputs, outputs)
         keep = []  # the arrays stay referenced until wf_run returns
@@ -278,7 +278,7 @@ class Kernel:
 
     def _check_counts(self, nin):
         if nin != len(self._ins):
-            raise ArgumentError("weft: the kernel takes %d inputs, %d given" % (len(self._ins), nin))
+            raise ArgumentError("weft: the kernel takes %s, %d given" % (_count(len(self._ins), "input"), nin))
 
     def _run(self, gpu, inbufs, outbufs):
         nin, nout = len(inbufs), len(outbufs)
@@ -294,6 +294,11 @@ class Kernel:
 
 def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _count(n, noun):
+    """'1 input', '2 inputs': counts of one are singular, as in the C messages."""
+    return "%d %s%s" % (n, noun, "" if n == 1 else "s")
 
 
 def _on_gpu(inputs, outputs):

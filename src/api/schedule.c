@@ -15,8 +15,8 @@ bool api_axis(wf_tv *tv, int *axis, const char *what) {
         a += n;
     if (a < 0 || a >= n)
         return wf_failb(&tv->f->err, WF_ERR_ARG,
-                        "T%d.%s: axis %d is out of range; T%d has %d loop axes", tv->id, what,
-                        *axis, tv->id, n);
+                        "T%d.%s: axis %d is out of range; T%d has %d loop ax%s", tv->id, what,
+                        *axis, tv->id, n, n == 1 ? "is" : "es");
     *axis = a;
     return true;
 }
@@ -27,9 +27,9 @@ bool api_pos(wf_tv *tv, int *pos, const char *what) {
         p += n + 1;
     if (p < 0 || p > n)
         return wf_failb(&tv->f->err, WF_ERR_ARG,
-                        "T%d.%s: position %d is out of range; T%d has %d loop axes, so positions "
+                        "T%d.%s: position %d is out of range; T%d has %d loop ax%s, so positions "
                         "are 0..%d",
-                        tv->id, what, *pos, tv->id, n, n);
+                        tv->id, what, *pos, tv->id, n, n == 1 ? "is" : "es", n);
     *pos = p;
     return true;
 }

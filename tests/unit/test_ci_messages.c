@@ -54,6 +54,21 @@ TEST(ci_buffer_counts_of_one_are_singular) {
     wf_fusion_free(f);
 }
 
+TEST(ci_one_loop_axis_is_singular) {
+    int64_t shape[1] = {4};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *out = wf_set(wf_input(f, WF_F32, 1, shape));
+    wf_output(f, out);
+    wf_tv_split(out, 1, 2);
+    CHECK_STR(wf_fusion_error(f), "T1.split: axis 1 is out of range; T1 has 1 loop axis");
+    wf_fusion_clear_error(f);
+    wf_tv_inline_at(out, 3);
+    CHECK_STR(
+        wf_fusion_error(f),
+        "T1.inline_at: position 3 is out of range; T1 has 1 loop axis, so positions are 0..1");
+    wf_fusion_free(f);
+}
+
 TEST(ci_time_message_names_the_values_it_prints) {
     wf_fusion *f = add_symbolic();
     wf_kernel *k = COMPILE(f);
