@@ -117,11 +117,20 @@ step-install := install-test
 step-cli     := cli-test
 step-runner  := runner-test
 
+# The runner streams its output as it goes (tee), so its progress and its
+# summary line show even if a caller's time limit stops the other steps; those
+# run niced beside it, so the runner gets the cores first.
+TEST_BG_STEPS := $(filter-out runner,$(TEST_STEPS))
 test:
 	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) test-build
 	$(Q)rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS)
-	$(Q)$(MAKE) --no-print-directory -j$(words $(TEST_STEPS)) $(TEST_STEPS:%=test-log-%)
-	$(Q)sh tests/report.sh $(TEST_LOGS) $(TEST_STEPS)
+	$(Q)nice -n 10 $(MAKE) --no-print-directory -j$(words $(TEST_BG_STEPS)) \
+	  $(TEST_BG_STEPS:%=test-log-%) & bg=$$!; \
+	  s=$$(date +%s); \
+	  { $(MAKE) --no-print-directory runner-test; \
+	    echo "$$? $$(($$(date +%s) - s))" >$(TEST_LOGS)/runner.rc; } 2>&1 | tee $(TEST_LOGS)/runner.log; \
+	  wait $$bg; \
+	  REPORT_LAST_SHOWN=1 sh tests/report.sh $(TEST_LOGS) $(TEST_STEPS)
 
 # What the steps need, built before any of them runs (in parallel, and so
 # that no two steps build the same file at once).
