@@ -290,8 +290,12 @@ FORCE:
 # runs it too. A number of inputs rather than libFuzzer's wall-clock budget, so
 # that a busy machine does not shrink the run: 280000 is what 60 s of one idle
 # core ran (about 4650 inputs per CPU second); TIR_FUZZ_SECONDS only caps a
-# machine so loaded that it would take more than that many seconds.
+# machine so loaded that it would take more than that many seconds. The seed is
+# fixed, so a CI run is reproduced exactly by `make tir-fuzz` on the same commit
+# (libFuzzer picks one from the clock otherwise); `make tir-fuzz TIR_FUZZ_SEED=0`
+# explores afresh, and long campaigns run by hand find what CI would only find by luck.
 TIR_FUZZ_RUNS    ?= 280000
+TIR_FUZZ_SEED    ?= 1
 TIR_FUZZ_SECONDS ?= 600
 TIR_FUZZ_FLAGS := CC=clang BUILD=build-tirfuzz OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
   EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
@@ -315,7 +319,7 @@ tir-fuzz-build-if-possible:
 tir-fuzz-run: tir-fuzz-build
 	$(Q)mkdir -p build-tirfuzz/corpus
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  build-tirfuzz/tir_fuzz -runs=$(TIR_FUZZ_RUNS) -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 \
+	  build-tirfuzz/tir_fuzz -runs=$(TIR_FUZZ_RUNS) -seed=$(TIR_FUZZ_SEED) -max_total_time=$(TIR_FUZZ_SECONDS) -timeout=10 \
 	  -rss_limit_mb=2048 \
 	  -print_final_stats=1 -artifact_prefix=build-tirfuzz/ build-tirfuzz/corpus tests/fuzz/tir_corpus
 

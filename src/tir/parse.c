@@ -223,7 +223,9 @@ static bool parse_axis(parser *ps, tir_block *b, const tok **names, int n) {
                                    "unsupported: this axis kind (S and R are)");
             const tok *lt = ps->t;
             sym *x = lt->kind == TK_NAME ? tir_lookup(ps, lt) : NULL;
-            if (!x || !x->var)
+            /* Only loop variables carry an extent; a block iter (one declared earlier in
+               this remap, say) has none to take. */
+            if (!x || !x->var || x->extent <= 0)
                 return tir_fail_at(ps, lt, WF_ERR_ARG, "T.axis.remap binds loop variables");
             tir_next(ps);
             tir_iter *it = &b->iters[b->niters++];

@@ -225,8 +225,11 @@ static bool deeper(parser *ps) {
 
 static tir_expr *parse_unary(parser *ps) {
     if (tir_accept_op(ps, "-")) {
-        tir_expr *a = deeper(ps) ? parse_unary(ps) : NULL;
-        ps->depth--;
+        /* Two levels: -x prints as 0 - (x), a subtraction and a bracket, and what is
+           printed must parse again within the same bound (the fuzzer's round trip). */
+        int saved = ps->depth;
+        tir_expr *a = deeper(ps) && deeper(ps) ? parse_unary(ps) : NULL;
+        ps->depth = saved;
         if (!a)
             return NULL;
         if (a->kind == TE_INT || a->kind == TE_FLOAT) {

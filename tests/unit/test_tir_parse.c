@@ -180,6 +180,30 @@ TEST(tir_parse_error_expression_too_deep) {
     free(src);
 }
 
+/* The printed program parses again within the nesting bound: -x prints as 0 - (x), so
+   a chain of minus signs is measured as it prints (found by the fuzzer at 103 signs). */
+TEST(tir_parse_minus_chain_round_trip) {
+    int accepted = 0;
+    for (int n = 90; n <= 110; n++) {
+        char src[1024], *p = src + sprintf(src, "%s            A[vi] = A[", BLOCK);
+        for (int i = 0; i < n; i++)
+            *p++ = '-';
+        sprintf(p, "vi]\n");
+        wf_tir *s = wf_tir_parse(src);
+        if (wf_tir_status(s) == WF_OK) {
+            accepted = n;
+            wf_tir *again = wf_tir_parse(wf_tir_script(s));
+            CHECK_EQ_I64(wf_tir_status(again), WF_OK);
+            CHECK_STR(wf_tir_script(again), wf_tir_script(s));
+            wf_tir_free(again);
+        } else {
+            CHECK_HAS(wf_tir_error(s), "unsupported: an expression nested this deeply");
+        }
+        wf_tir_free(s);
+    }
+    CHECK_EQ_I64(accepted, 99); /* two levels a sign, within 200 with the index expression */
+}
+
 /* Two iters of one name would print ambiguously (found by the fuzzer). */
 TEST(tir_parse_error_duplicate_iter) {
     expect_error(ts_, BLOCK "            vi = T.axis.spatial(4, i)\n            A[vi] = A[vi]\n",
@@ -187,6 +211,19 @@ TEST(tir_parse_error_duplicate_iter) {
                  "6:13: this block iter is declared twice in the block\n"
                  "            vi = T.axis.spatial(4, i)\n"
                  "            ^");
+}
+
+/* remap takes the extent of a loop variable; a block iter declared earlier in the same
+   remap has none (found by the fuzzer: it printed T.axis.reduce(0, vi)). */
+TEST(tir_parse_error_remap_of_block_iter) {
+    expect_error(ts_,
+                 HEAD "    for i in range(4):\n        with T.block(\"b\"):\n"
+                      "            vi, vk = T.axis.remap(\"SR\", [i, vi])\n"
+                      "            A[vi] = A[vk]\n",
+                 WF_ERR_ARG,
+                 "5:45: T.axis.remap binds loop variables\n"
+                 "            vi, vk = T.axis.remap(\"SR\", [i, vi])\n"
+                 "                                            ^");
 }
 
 /* More than 32 loops around one statement is refused at the 33rd. */
