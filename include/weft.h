@@ -208,6 +208,9 @@ WF_API wf_iterdomain *const *wf_tv_loop_domain(const wf_tv *tv, int *n);
 WF_API wf_iterdomain *const *wf_tv_logical_domain(const wf_tv *tv, int *n);
 WF_API wf_tv *wf_tv_definition_input(const wf_tv *tv, int i);
 WF_API int64_t wf_iterdomain_extent(const wf_iterdomain *id); /* -1 if symbolic */
+/* A reduced axis: in its tensor's logical domain, but not in its buffer (a
+   wf_sum over dim 1 of [4, 8] has logical domain [4, r8] and a buffer of rank 1). */
+WF_API bool wf_iterdomain_is_reduction(const wf_iterdomain *id);
 WF_API wf_fusion *wf_tv_fusion(const wf_tv *tv);
 WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
 

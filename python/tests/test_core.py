@@ -54,6 +54,8 @@ def test_ops_types_and_names():
     assert p.shape == [5, 2, 3]
     bc = weft.broadcast(f.input(weft.f32, [8]), [True, False])
     assert bc.shape == [1, 8]
+    assert weft.sum(a, [1]).shape == [4] and weft.amax(a, [0, 1]).shape == []
+    assert [d.is_reduction for d in weft.sum(a, [1]).logical_domain] == [False, True]
     assert (a + 1.0).dtype == weft.f32  # a Python number is a scalar constant
     with pytest.raises(TypeError):
         a + "1.0"

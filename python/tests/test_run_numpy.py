@@ -232,3 +232,37 @@ def test_outputs_whose_shape_cannot_be_derived_are_asked_for():
         k.run(x)
     out = np.zeros(5, np.float32)
     np.testing.assert_array_equal(k.run(x, outputs=out), x)
+
+
+def test_reductions_as_outputs_have_their_kept_dims():
+    """A sum's buffer has the dims it keeps: a scalar, and a row sum."""
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((6, 16)).astype(np.float32)
+    f = weft.Fusion()
+    a = f.input(weft.f32, [6, 16])
+    rows = weft.sum(a, [1])
+    total = weft.sum(rows, [0])
+    f.output(rows)
+    f.output(total)
+    f.inline_most()
+    got_rows, got_total = f.compile().run(x)
+    assert got_rows.shape == (6,) and got_total.shape == ()
+    np.testing.assert_allclose(got_rows, x.sum(1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got_total, x.sum(), rtol=1e-5, atol=1e-4)
+
+
+def test_reader_of_a_sum_runs_after_the_sum():
+    """x * sum(x): x must not be computed in the sum's loop with its reader
+    (fuzzer finding F17); inline_most keeps it in a loop of its own."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(16).astype(np.float32)
+    f = weft.Fusion()
+    a = f.input(weft.f32, [16])
+    b = weft.set(a)
+    s = weft.sum(b, [0])
+    y = b * weft.broadcast(s, [True])
+    f.output(y)
+    f.inline_most()
+    assert b.compute_at == 0
+    got = f.compile().run(x)
+    np.testing.assert_allclose(got, x * x.sum(), rtol=1e-5, atol=1e-5)

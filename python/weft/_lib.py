@@ -158,6 +158,7 @@ _SIGS = {
     "wf_tv_logical_domain": (ctypes.POINTER(P), [P, ctypes.POINTER(I)]),
     "wf_tv_definition_input": (P, [P, I]),
     "wf_iterdomain_extent": (I64, [P]),
+    "wf_iterdomain_is_reduction": (ctypes.c_bool, [P]),
     "wf_tv_fusion": (P, [P]),
     "wf_tv_name": (I, [P]),
     "wf_tv_split": (V, [P, I, I64]),

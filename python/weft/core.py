@@ -383,6 +383,11 @@ class IterDomain:
         """The constant extent, or -1 when symbolic."""
         return int(lib.wf_iterdomain_extent(self._live()))
 
+    @property
+    def is_reduction(self):
+        """A reduced axis: in the logical domain, not in the tensor's buffer."""
+        return bool(lib.wf_iterdomain_is_reduction(self._live()))
+
     def __eq__(self, other):
         return isinstance(other, IterDomain) and other._ptr == self._ptr
 
@@ -466,8 +471,9 @@ class Tensor:
 
     @property
     def shape(self):
-        """The logical extents (-1 where symbolic)."""
-        return [d.extent for d in self.logical_domain]
+        """The buffer's extents (-1 where symbolic): the logical domain without
+        reduced axes, so weft.sum(a, [1]) of a [4, 8] tensor has shape [4]."""
+        return [d.extent for d in self.logical_domain if not d.is_reduction]
 
     def definition_input(self, i):
         p = lib.wf_tv_definition_input(self._live(), int(i))

@@ -173,8 +173,9 @@ class _Param:
     def __init__(self, t, role, index):
         self.role, self.index = role, index
         self.name = t.name
-        self.ndim = len(t.logical_domain)
-        self.extents = [d.extent for d in t.logical_domain]
+        dims = [d for d in t.logical_domain if not d.is_reduction]  # the buffer's dims
+        self.ndim = len(dims)
+        self.extents = [d.extent for d in dims]
         self.dtype = t._dtype
         self.shape_expr = t._shape
 

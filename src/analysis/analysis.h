@@ -26,6 +26,8 @@ typedef struct {
 
 typedef struct {
     an_map exact, permissive;
+    wf_tv **reductions; /* the outputs of reduction ops, for the inlining rules */
+    int nreductions;
 } an_idgraph;
 
 bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch);
@@ -69,6 +71,14 @@ static inline int an_loop_group(const an_loopgraph *lg, const wf_iterdomain *id)
 /* The deepest legal compute-at position of tv; *why gets a reason sentence
    when it is smaller than tv's loop rank (may be NULL). */
 int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize);
+/* Running tv's loop axis i in a loop that iterates loop_id (a consumer's ID, or
+   the loop's promoted one): when tv's axis is always at index 0 (a broadcast, or
+   of extent 1) and not exactly mapped to loop_id, the other ID of tv's history that loop_id is
+   exactly mapped to, or NULL. Indexing knows one index per exact group, so that
+   ID would take the loop's index instead of its own (fuzz -s 1 -c 12659: a max
+   over T2's axis read T2 at the outer loop's index). */
+const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
+                                      const wf_iterdomain *loop_id);
 /* Is memory type m distributed (not allocated) / shared (always allocated) across p? */
 bool an_mem_distributed(wf_memtype m, wf_ptype p);
 bool an_mem_shared(wf_memtype m, wf_ptype p);

@@ -164,6 +164,13 @@ bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch) {
         an_unite(&g->permissive, i, an_find(&g->exact, i));
     if (!close_over_transforms(&g->permissive, f, scratch))
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    g->reductions = ARENA_ARRAY(scratch, wf_tv *, f->tvs.n + 1);
+    if (!g->reductions)
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    g->nreductions = 0;
+    for (int i = 0; i < f->tvs.n; i++)
+        if (f->tvs.ptr[i]->def && f->tvs.ptr[i]->def->kind == OP_REDUCE)
+            g->reductions[g->nreductions++] = f->tvs.ptr[i];
     return true;
 }
 

@@ -16,6 +16,9 @@
 #include "analysis/analysis.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "base/heap.h"
 
 static bool stops_inlining(const wf_iterdomain *id) {
     return id->itype == IT_REDUCTION || id->ptype == WF_VECTORIZE || id->ptype == WF_BULK ||
@@ -100,6 +103,88 @@ static void loop_only_why(const wf_tv *tv, const wf_tv *c, int i, char *why, siz
     sbuf_free(&sc);
 }
 
+/* Is c computed from r's value (r == c included)? A walk back over definitions,
+   each tensor once. Without memory for the walk, the answer is yes: refusing to
+   inline costs speed, inlining wrongly costs the result. */
+static bool depends_on(const wf_tv *c, const wf_tv *r) {
+    wf_fusion *f = c->f;
+    char *seen = heap_calloc((size_t)f->tvs.n + 1, 1);
+    const wf_tv **stack = heap_calloc((size_t)f->tvs.n + 1, sizeof *stack);
+    bool found = !seen || !stack;
+    int n = 0;
+    if (!found)
+        stack[n++] = c, seen[c->id] = 1;
+    while (n > 0 && !found) {
+        const wf_tv *t = stack[--n];
+        found = t == r;
+        for (int k = 0; t->def && k < t->def->nin; k++)
+            if (!seen[t->def->in[k]->id]++)
+                stack[n++] = t->def->in[k];
+    }
+    free(seen);
+    free(stack);
+    return found;
+}
+
+/* The reduction whose reduction loop producer axis p would carry into consumer c
+   while c reads that reduction's result, or NULL. p exactly mapped to a reduction
+   loop ID of R means that tv, inlined there, is computed inside R's loop (it is
+   what R reduces, or computed with it); if c depends on R, c would then share the
+   loop in which R is still accumulating, and read partial results (fuzz -s 2 -c
+   53628: T4 = T1 * broadcast(sum(T1)) computed inside the sum's loop). A tv that
+   itself depends on R runs after R's loop, so its loops are never R's. This is
+   nvFuser's rule that a reduction's input domain and domains downstream of the
+   reduction are unmappable. */
+static const wf_tv *reduction_read_inside(an_idgraph *g, const wf_tv *tv, const wf_iterdomain *p,
+                                          const wf_tv *c) {
+    for (int t = 0; t < g->nreductions; t++) {
+        const wf_tv *r = g->reductions[t];
+        if (r == c)
+            continue;
+        bool in_loop = false;
+        for (int k = 0; k < r->loop.n && !in_loop; k++)
+            in_loop =
+                r->loop.ptr[k]->itype == IT_REDUCTION && an_mapped(&g->exact, p, r->loop.ptr[k]);
+        if (in_loop && depends_on(c, r) && !depends_on(tv, r))
+            return r;
+    }
+    return NULL;
+}
+
+/* x or one of the IDs it was made from, other than mine and not a broadcast,
+   exactly mapped to loop_id; NULL if none. */
+static const wf_iterdomain *mapped_in_history(an_idgraph *g, const wf_iterdomain *x,
+                                              const wf_iterdomain *mine,
+                                              const wf_iterdomain *loop_id) {
+    if (x != mine && x->itype != IT_BROADCAST && an_mapped(&g->exact, x, loop_id))
+        return x;
+    for (int k = 0; x->def && k < x->def->nin; k++) {
+        const wf_iterdomain *y = mapped_in_history(g, x->def->in[k], mine, loop_id);
+        if (y)
+            return y;
+    }
+    return NULL;
+}
+
+const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
+                                      const wf_iterdomain *loop_id) {
+    const wf_iterdomain *mine = tv->loop.ptr[i];
+    bool always_zero = mine->itype == IT_BROADCAST || val_is_const_eq(mine->extent, 1);
+    if (mine->loop_only || !always_zero || an_mapped(&g->exact, mine, loop_id))
+        return NULL;
+    for (int k = 0; k < tv->logical.n; k++) {
+        const wf_iterdomain *x = mapped_in_history(g, tv->logical.ptr[k], mine, loop_id);
+        if (x)
+            return x;
+    }
+    for (int k = 0; k < tv->loop.n; k++) {
+        const wf_iterdomain *x = mapped_in_history(g, tv->loop.ptr[k], mine, loop_id);
+        if (x)
+            return x;
+    }
+    return NULL;
+}
+
 static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int limit, char *why,
                           size_t whysize) {
     const wf_tv *c = op->out;
@@ -115,6 +200,31 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
                 snprintf(why, whysize,
                          "axis %d of T%d is not mapped to axis %d of its consumer T%d", i, tv->id,
                          i, c->id);
+            return i;
+        }
+        const wf_iterdomain *own = an_own_id_mapped(g, tv, i, c->loop.ptr[i]);
+        if (own) {
+            if (why) {
+                sbuf sp = {0}, so = {0};
+                ir_print_id(&sp, p);
+                ir_print_id(&so, own);
+                snprintf(why, whysize,
+                         "axis %d of T%d (%s) would run in the loop of axis %d of its consumer "
+                         "T%d, which is exactly mapped to T%d's own %s: one loop index cannot "
+                         "stand for both",
+                         i, tv->id, sbuf_str(&sp), i, c->id, tv->id, sbuf_str(&so));
+                sbuf_free(&sp);
+                sbuf_free(&so);
+            }
+            return i;
+        }
+        const wf_tv *r = reduction_read_inside(g, tv, p, c);
+        if (r) {
+            if (why)
+                snprintf(why, whysize,
+                         "axis %d of T%d is in the reduction loop of T%d, and its consumer T%d "
+                         "reads T%d's result, which is complete only after that loop",
+                         i, tv->id, r->id, c->id, r->id);
             return i;
         }
         /* A consumer's reduction axis can be shared: the producer is computed

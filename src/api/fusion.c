@@ -243,6 +243,10 @@ int64_t wf_iterdomain_extent(const wf_iterdomain *id) {
     return id ? ir_id_const_extent(id) : -1;
 }
 
+bool wf_iterdomain_is_reduction(const wf_iterdomain *id) {
+    return id && id->itype == IT_REDUCTION;
+}
+
 wf_fusion *wf_tv_fusion(const wf_tv *tv) {
     return tv ? tv->f : NULL;
 }

@@ -236,6 +236,22 @@ static bool loop_only_position(const lower_ctx *c, const kir_node *stmt, const k
     return false;
 }
 
+/* Is loop n one where the statement's tensor is broadcast, while the loop's
+   promoted ID is exactly mapped to another axis of the tensor (a broadcast
+   resolved, through other tensors, to an extent the tensor also iterates
+   itself)? The tensor's data does not vary along such a loop; it is computed
+   again in each iteration. Its index must not stand for that other axis,
+   whose own loops (or the splits above them) give it: seeding it from the
+   outer loop made a max over T2's axis read T2 at the outer index (fuzz -s 1
+   -c 12659). */
+static bool redundant_position(lower_ctx *c, const kir_node *stmt, const kir_node *n) {
+    const wf_tv *tv = stmt->u.stmt.op->out;
+    for (int i = 0; i < tv->loop.n; i++)
+        if (c->loops.group_of[tv->loop.ptr[i]->id] == n->u.loop.group)
+            return an_own_id_mapped(&c->g, tv, i, n->u.loop.id) != NULL;
+    return false;
+}
+
 /* Seed the enclosing loops' indices; `vec_var`, if given, replaces the
    vectorized loop's index. */
 static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
@@ -246,7 +262,8 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     e->pred = NULL;
     e->bounds.n = 0;
     for (kir_node *n = stmt->parent; n; n = n->parent) {
-        if (n->kind != KIR_FOR || loop_only_position(e->c, stmt, n))
+        if (n->kind != KIR_FOR || loop_only_position(e->c, stmt, n) ||
+            redundant_position(e->c, stmt, n))
             continue;
         const wf_val *v = n->u.loop.ptype == WF_VECTORIZE && vec_var ? vec_var : n->u.loop.var;
         put(e, n->u.loop.id, v);

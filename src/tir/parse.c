@@ -168,7 +168,13 @@ static tir_stmt *parse_for(parser *ps) {
                     "unsupported: more than 32 loops around one statement");
         return NULL;
     }
+    /* A block's declarations (T.axis, T.reads, T.init, ...) stand directly in its
+       body: one inside a loop of it would bind loop variables the block's header
+       does not see (the fuzzer's commented-out inner block). */
+    tir_block *saved = ps->blk;
+    ps->blk = NULL;
     tir_stmt *body = flatten(parse_suite(ps, NULL));
+    ps->blk = saved;
     ps->nloops -= n;
     ps->syms.n = nsyms;
     if (body && body->kind == TS_SEQ && body->seq.n == 0) {
@@ -310,7 +316,7 @@ static tir_stmt *parse_block(parser *ps) {
 static tir_stmt *parse_block_item(parser *ps, const tok *attr) {
     tir_block *b = ps->blk;
     if (!b) {
-        tir_fail_at(ps, attr, WF_ERR_ARG, "this belongs inside a T.block");
+        tir_fail_at(ps, attr, WF_ERR_ARG, "this belongs directly inside a T.block");
         return NULL;
     }
     if (tir_is_name(attr, "where")) {
@@ -334,7 +340,7 @@ static tir_stmt *parse_block_item(parser *ps, const tok *attr) {
 static tir_stmt *parse_init(parser *ps) {
     tir_block *b = ps->blk;
     if (!b) {
-        tir_fail_at(ps, ps->t, WF_ERR_ARG, "T.init() belongs inside a T.block");
+        tir_fail_at(ps, ps->t, WF_ERR_ARG, "T.init() belongs directly inside a T.block");
         return NULL;
     }
     if (b->init) {
@@ -406,7 +412,7 @@ static tir_stmt *parse_assign(parser *ps) {
     tir_block *b = ps->blk;
     if (tir_t_attr(ps) && tir_is_name(tir_t_attr(ps), "axis") && tir_is_op(ps->t + 3, ".")) {
         if (!b) {
-            tir_fail_at(ps, ps->t, WF_ERR_ARG, "T.axis belongs inside a T.block");
+            tir_fail_at(ps, ps->t, WF_ERR_ARG, "T.axis belongs directly inside a T.block");
             return NULL;
         }
         return parse_axis(ps, b, names, n) && end_of_line(ps) ? (tir_stmt *)ps : NULL;

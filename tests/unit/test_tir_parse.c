@@ -226,6 +226,20 @@ TEST(tir_parse_error_remap_of_block_iter) {
                  "                                            ^");
 }
 
+/* A block's declarations stand directly in its body; inside a loop of the block they
+   would bind variables its header does not see (found by the fuzzer: an inner block's
+   `with` commented out left its T.axis under the outer block's loop). */
+TEST(tir_parse_error_axis_inside_a_loop_of_the_block) {
+    expect_error(ts_,
+                 HEAD "    with T.block(\"b\"):\n        for i in range(4):\n"
+                      "            vi = T.axis.spatial(4, i)\n"
+                      "            A[vi] = A[vi]\n",
+                 WF_ERR_ARG,
+                 "5:18: T.axis belongs directly inside a T.block\n"
+                 "            vi = T.axis.spatial(4, i)\n"
+                 "                 ^");
+}
+
 /* More than 32 loops around one statement is refused at the 33rd. */
 TEST(tir_parse_error_too_many_loops) {
     char src[8192], *p = src;
