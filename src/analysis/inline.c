@@ -285,6 +285,40 @@ static int consumers_agree(an_idgraph *g, const wf_tv *tv, int limit, char *why,
     return limit;
 }
 
+/* A loop holding a consumer's reduction axis runs the reduction once per
+   iteration: every consumer sharing it must iterate that very axis (exactly
+   mapped). A broadcast axis reduced by one consumer (extent 1) and resolved
+   to 32 by another made one loop of 32 that summed the one value 32 times
+   (fuzz -s 1 -c 140743). */
+static int reductions_agree(an_idgraph *g, const wf_tv *tv, int limit, char *why, size_t whysize) {
+    for (int i = 0; i < limit; i++)
+        for (int u = 0; u < tv->uses.n; u++) {
+            const wf_tv *r = tv->uses.ptr[u]->out;
+            const wf_iterdomain *rid = r->loop.ptr[i];
+            if (rid->itype != IT_REDUCTION)
+                continue;
+            for (int v = 0; v < tv->uses.n; v++) {
+                const wf_tv *c = tv->uses.ptr[v]->out;
+                if (c == r || an_mapped(&g->exact, rid, c->loop.ptr[i]))
+                    continue;
+                if (why) {
+                    sbuf sr = {0}, sc = {0};
+                    ir_print_id(&sr, rid);
+                    ir_print_id(&sc, c->loop.ptr[i]);
+                    snprintf(why, whysize,
+                             "axis %d of T%d would make one loop of the reduction axis %s of T%d "
+                             "and axis %s of T%d, which it does not reduce: the reduction would "
+                             "run again in every iteration",
+                             i, tv->id, sbuf_str(&sr), r->id, sbuf_str(&sc), c->id);
+                    sbuf_free(&sr);
+                    sbuf_free(&sc);
+                }
+                return i;
+            }
+        }
+    return limit;
+}
+
 int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize) {
     if (why && whysize)
         why[0] = 0;
@@ -296,7 +330,9 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
     int limit = own_limit(tv, why, whysize);
     for (int u = 0; u < tv->uses.n; u++)
         limit = consumer_limit(g, tv, tv->uses.ptr[u], limit, why, whysize);
-    return tv->uses.n > 1 ? consumers_agree(g, tv, limit, why, whysize) : limit;
+    if (tv->uses.n > 1)
+        limit = reductions_agree(g, tv, consumers_agree(g, tv, limit, why, whysize), why, whysize);
+    return limit;
 }
 
 bool an_mem_distributed(wf_memtype m, wf_ptype p) {

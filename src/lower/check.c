@@ -161,11 +161,35 @@ static bool check_ptype_once(lower_ctx *c, const wf_tv *tv, int i) {
     return true;
 }
 
+/* The inlining rules keep a reduction axis out of loops over other axes
+   (analysis/inline.c, reductions_agree); a loop's promoted ID may come from
+   further away than a producer's consumers, so the loop actually built is
+   checked too: a reduction that would run again in every iteration of a
+   longer loop is refused, never computed. */
+static bool check_reduction_loop(lower_ctx *c, const wf_tv *tv, int i) {
+    const wf_iterdomain *rid = tv->loop.ptr[i];
+    int g = an_loop_group(&c->loops, rid);
+    const wf_iterdomain *loop_id = g >= 0 ? c->loops.promoted[g] : NULL;
+    if (rid->itype != IT_REDUCTION || !loop_id || an_mapped(&c->g.exact, rid, loop_id))
+        return true;
+    sbuf sr = {0}, sl = {0};
+    ir_print_id(&sr, rid);
+    ir_print_id(&sl, loop_id);
+    wf_failb(&c->f->err, WF_ERR_SCHEDULE,
+             "T%d: the reduction axis %d (%s) is in a loop over %s, which it does not reduce: "
+             "the reduction would run again in every iteration; inline its producers less "
+             "deeply",
+             tv->id, i, sbuf_str(&sr), sbuf_str(&sl));
+    sbuf_free(&sr);
+    sbuf_free(&sl);
+    return false;
+}
+
 bool lower_check_loops(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++) {
         const wf_tv *tv = c->order.ptr[k]->out;
         for (int i = 0; i < tv->loop.n; i++)
-            if (!check_ptype_once(c, tv, i))
+            if (!check_ptype_once(c, tv, i) || !check_reduction_loop(c, tv, i))
                 return false;
     }
     return true;

@@ -56,6 +56,11 @@ bool lower_reduce(lower_ctx *c);
    statement with that predicate), decides who writes. */
 typedef const wf_val *(*lower_single_writer)(lower_ctx *c, const kir_stmt *s);
 bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover, lower_single_writer single);
+/* The conjuncts of p that do not use a reduced loop's index: the store of an
+   accumulator (KRED_FINAL) writes the one result of every reduced iteration,
+   so the bounds of the reduced axes (threadIdx.x < 2 under a split on TIDx)
+   must not keep threads from storing their copy of it. */
+const wf_val *lower_reduce_final_pred(lower_ctx *c, kir_node *s, const wf_val *p);
 bool lower_sync(lower_ctx *c);
 bool lower_launch(lower_ctx *c);
 bool lower_verify(lower_ctx *c);

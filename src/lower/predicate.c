@@ -92,8 +92,12 @@ static bool guard(lower_ctx *c, kir_node *s) {
     if (init_fills_cell(&s->u.stmt))
         return true;
     const wf_val *p = and_into(c->a, coverage(c, s), single_writer(c, &s->u.stmt));
+    if (s->u.stmt.red == KRED_FINAL)
+        p = lower_reduce_final_pred(c, s, p);
     if (s->u.stmt.pred)
-        p = and_into(c->a, p, s->u.stmt.pred);
+        p = and_into(c->a, p,
+                     s->u.stmt.red == KRED_FINAL ? lower_reduce_final_pred(c, s, s->u.stmt.pred)
+                                                 : s->u.stmt.pred);
     if (!p || val_is_const_eq(p, 1))
         return true;
     kir_node *parent = s->parent;

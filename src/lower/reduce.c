@@ -400,6 +400,27 @@ static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
     return p && q ? val_and(a, p, q) : p ? p : q;
 }
 
+/* Does v use the index of a loop around s (the store of an accumulator, which
+   sits outside the serial reduction loops but inside thread-parallel ones)
+   that iterates a reduction axis of s's tensor? */
+static bool uses_enclosing_reduced(lower_ctx *c, kir_node *s, const wf_val *v) {
+    const wf_tv *t = s->u.stmt.op->out;
+    for (kir_node *n = s->parent; n; n = n->parent) {
+        const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
+        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
+            continue;
+        for (int j = 0; j < t->loop.n; j++)
+            if (t->loop.ptr[j]->itype == IT_REDUCTION &&
+                c->loops.group_of[t->loop.ptr[j]->id] == n->u.loop.group)
+                return true;
+    }
+    return false;
+}
+
+const wf_val *lower_reduce_final_pred(lower_ctx *c, kir_node *s, const wf_val *p) {
+    return keep(c, s, p, uses_enclosing_reduced);
+}
+
 bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover,
                         lower_single_writer single) {
     kir_stmt *st = &s->u.stmt;

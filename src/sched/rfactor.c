@@ -130,7 +130,11 @@ static wf_tv *make_producer(wf_tv *tv, const bool *rf, wf_iterdomain **map) {
         ext[d] = tv->logical.ptr[d]->extent;
         it[d] = tv->logical.ptr[d]->itype;
     }
-    wf_tv *p = ir_tv_new(f, tv->dtype, n, ext, it);
+    /* A 16-bit sum or product computes in float (docs/reductions.md): its
+       partial results are floats too, rounded once, by tv, not per partial. */
+    bool half =
+        (tv->dtype == WF_F16 || tv->dtype == WF_BF16) && (op->sub == WF_ADD || op->sub == WF_MUL);
+    wf_tv *p = ir_tv_new(f, half ? WF_F32 : tv->dtype, n, ext, it);
     ir_op *po = p ? ir_op_new(f, OP_REDUCE, p, 1, op->in) : NULL;
     id_transform **h = po ? history(tv, &nh) : NULL;
     if (!h)
