@@ -80,21 +80,27 @@ static const wf_val *coverage(lower_ctx *c, kir_node *s) {
    registers (thread axes are not allocated in them), and with the default
    allocation (the loop domain) every index the init's loops make is inside
    the allocation, so neither the bounds nor the coverage predicate is
-   needed. An explicit allocation domain keeps both. */
+   needed. An explicit allocation domain keeps both. The same holds for an
+   accumulator in shared memory (an rfactor producer a block reduction reads
+   in every thread: fuzz -s 3 -c 118525), except that its thread axes are
+   allocated: the coverage predicate keeps threads past a thread loop's
+   extent out of the allocation, and one thread writes each cell. */
 static bool init_fills_cell(const kir_stmt *s) {
     const wf_tv *t = s->op->out;
-    return s->red == KRED_INIT && t->mem == WF_MEM_LOCAL && t->alloc.n == 0;
+    return s->red == KRED_INIT && (t->mem == WF_MEM_LOCAL || t->mem == WF_MEM_SHARED) &&
+           t->alloc.n == 0;
 }
 
 static bool guard(lower_ctx *c, kir_node *s) {
     if (s->u.stmt.red >= KRED_BLOCK) /* a collective: its predicates are arguments */
         return lower_reduce_guard(c, s, coverage(c, s), single_writer);
-    if (init_fills_cell(&s->u.stmt))
+    bool fills = init_fills_cell(&s->u.stmt);
+    if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
         return true;
     const wf_val *p = and_into(c->a, coverage(c, s), single_writer(c, &s->u.stmt));
     if (s->u.stmt.red == KRED_FINAL)
         p = lower_reduce_final_pred(c, s, p);
-    if (s->u.stmt.pred)
+    if (s->u.stmt.pred && !fills)
         p = and_into(c->a, p,
                      s->u.stmt.red == KRED_FINAL ? lower_reduce_final_pred(c, s, s->u.stmt.pred)
                                                  : s->u.stmt.pred);

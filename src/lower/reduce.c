@@ -421,14 +421,31 @@ const wf_val *lower_reduce_final_pred(lower_ctx *c, kir_node *s, const wf_val *p
     return keep(c, s, p, uses_enclosing_reduced);
 }
 
+/* Does v use no block index? */
+static bool uses_no_bid(lower_ctx *c, kir_node *s, const wf_val *v) {
+    (void)c, (void)s;
+    for (int d = 0; d < 3; d++)
+        if (val_uses_sym(v, SYM_BID, d))
+            return false;
+    return true;
+}
+
 bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover,
                         lower_single_writer single) {
     kir_stmt *st = &s->u.stmt;
     const wf_val *read = and_into(c->a, cover, st->pred);
     st->pred = keep(c, s, read, uses_reduced);
-    st->wpred = and_into(c->a, st->pred, single(c, st));
+    const wf_val *writer = single(c, st); /* which sees the write's own bounds */
+    st->wpred = and_into(c->a, st->pred, writer);
     if (st->red == KRED_GRID)
         st->wpred = keep(c, s, st->wpred, uses_reduced_bid);
+    /* A block that will not write the result (blockIdx.x == 0 writes a global
+       cell no block index picks) need not read the input either: its reads
+       would race with the writing block's stores into the same tensor (fuzz
+       -s 2 -c 7582). The condition is uniform across the block, so every
+       thread still reaches the collective. */
+    else
+        read = and_into(c->a, read, keep(c, s, writer, uses_no_bid));
     st->pred = read;
     return !err_set(&c->f->err);
 }
