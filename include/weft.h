@@ -213,6 +213,8 @@ WF_API int64_t wf_iterdomain_extent(const wf_iterdomain *id); /* -1 if symbolic 
 WF_API bool wf_iterdomain_is_reduction(const wf_iterdomain *id);
 WF_API wf_fusion *wf_tv_fusion(const wf_tv *tv);
 WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
+/* Its element type (an rfactor producer of a 16-bit sum holds float partials). */
+WF_API wf_dtype wf_tv_dtype(const wf_tv *tv);
 
 /* ---- schedule ----
    Parallel types. Not supported yet (wf_compile refuses them with

@@ -266,3 +266,21 @@ def test_reader_of_a_sum_runs_after_the_sum():
     assert b.compute_at == 0
     got = f.compile().run(x)
     np.testing.assert_allclose(got, x * x.sum(), rtol=1e-5, atol=1e-5)
+
+
+def test_rfactor_from_python():
+    """t.rfactor(axes) splits a reduction: an f16 row sum whose partials the
+    producer holds in float, each thread summing its own elements first."""
+    x = np.random.default_rng(11).uniform(-4, 4, (8, 64)).astype(np.float16)
+    f = weft.Fusion()
+    a = f.input(weft.f16, [8, 64])
+    s = weft.sum(a, [1])
+    f.output(s)
+    s.split(1, 16).parallelize(2, weft.TIDX).parallelize(0, weft.BIDX)
+    p = s.rfactor([1])
+    assert p.dtype == weft.f32 and s.dtype == weft.f16
+    assert [d.is_reduction for d in p.loop_domain] == [False, True, False]
+    f.inline_most()
+    got = f.compile().run(x)
+    assert got.shape == (8,) and got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float64), x.astype(np.float64).sum(1), rtol=2e-3, atol=2e-2)

@@ -161,6 +161,8 @@ _SIGS = {
     "wf_iterdomain_is_reduction": (ctypes.c_bool, [P]),
     "wf_tv_fusion": (P, [P]),
     "wf_tv_name": (I, [P]),
+    "wf_tv_dtype": (I, [P]),
+    "wf_tv_rfactor": (P, [P, I, P]),
     "wf_tv_split": (V, [P, I, I64]),
     "wf_tv_split_outer": (V, [P, I, I64]),
     "wf_tv_merge": (V, [P, I]),

@@ -584,6 +584,16 @@ class Tensor:
         self._f._check(p, "wf_cache_after")
         return self._f._wrap(p, self._shape, self._dtype)
 
+    def rfactor(self, axes):
+        """Split this reduction in two (wf_tv_rfactor): the returned producer
+        reduces the listed loop axes and keeps this tensor's other reduction
+        axes as one partial result each; this tensor then reduces those."""
+        axes = [int(a) for a in axes]
+        arr = (ctypes.c_int * max(1, len(axes)))(*axes)
+        p = lib.wf_tv_rfactor(self._live(), len(axes), arr)
+        self._f._check(p, "wf_tv_rfactor")
+        return self._f._wrap(p, None, DType(lib.wf_tv_dtype(p)))
+
     def cache_before(self):
         """A new tensor computing what this one computed."""
         p = lib.wf_cache_before(self._live())

@@ -255,6 +255,10 @@ int wf_tv_name(const wf_tv *tv) {
     return tv ? tv->id : -1;
 }
 
+wf_dtype wf_tv_dtype(const wf_tv *tv) {
+    return tv ? tv->dtype : WF_F32;
+}
+
 int wf_tv_compute_at(const wf_tv *tv) {
     return tv ? tv->ca_pos : -1;
 }

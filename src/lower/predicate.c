@@ -97,9 +97,10 @@ static bool guard(lower_ctx *c, kir_node *s) {
     bool fills = init_fills_cell(&s->u.stmt);
     if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
         return true;
-    const wf_val *p = and_into(c->a, coverage(c, s), single_writer(c, &s->u.stmt));
+    const wf_val *cover = coverage(c, s);
     if (s->u.stmt.red == KRED_FINAL)
-        p = lower_reduce_final_pred(c, s, p);
+        cover = lower_reduce_final_pred(c, s, cover);
+    const wf_val *p = and_into(c->a, cover, single_writer(c, &s->u.stmt));
     if (s->u.stmt.pred && !fills)
         p = and_into(c->a, p,
                      s->u.stmt.red == KRED_FINAL ? lower_reduce_final_pred(c, s, s->u.stmt.pred)

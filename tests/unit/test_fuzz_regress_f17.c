@@ -101,3 +101,120 @@ TEST(fuzz_regress_f17_broadcast_resolved_to_an_own_axis_is_not_inlined_there) {
               "mapped to T4's own rS6{2}: one loop index cannot stand for both");
     wf_fusion_free(f);
 }
+
+/* The rest of F17, found with the switch off (2026-11-23). Each runs on the
+   executor, which reports what a GPU would get wrong silently: a read of a
+   never-written cell or a race. */
+
+/* A sum over a broadcast axis that another consumer resolves to 32: one loop
+   of 32 held the reduction axis of extent 1, and the sum counted its one
+   value 32 times (fuzz -s 1 -c 140743: 864 for 27). */
+TEST(fuzz_regress_f17_reduction_loop_is_not_shared_with_another_extent) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[1] = {32};
+    bool bc[2] = {true, false};
+    int inner[1] = {1}, outer[1] = {0}, rf[1] = {1};
+    wf_tv *t0 = wf_input(f, WF_I32, 1, shape);
+    wf_tv *t1 = wf_broadcast(t0, 2, bc);
+    wf_tv *t2 = wf_sum(t1, 1, inner);
+    wf_tv *t3 = wf_sum(t2, 1, outer);
+    wf_tv *t4 = wf_sub(t2, t0);
+    wf_output(f, t3);
+    wf_output(f, t4);
+    wf_tv_split(t2, 1, 3);
+    wf_tv_parallelize(t2, 2, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(t2, 1, rf);
+    wf_tv_inline_at(p, 1);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* The partial sums of a bf16 rfactor are floats: rounded to bf16 each, they
+   gave -1.914 for -1.758 (fuzz -s 1 -c 42359). */
+TEST(fuzz_regress_f17_bf16_rfactor_partials_are_float) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[2] = {32, 4};
+    int axes[2] = {1, 0}, rf[1] = {1};
+    wf_tv *t0 = wf_input(f, WF_BF16, 2, shape);
+    wf_tv *t1 = wf_sum(t0, 2, axes);
+    wf_output(f, t1);
+    wf_tv_split(t1, 1, 2);
+    wf_tv_parallelize(t1, 2, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(t1, 1, rf);
+    wf_tv_inline_at(p, 0);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    CHECK_HAS(wf_kernel_source(k), "float T2[");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* An f16 sum's float accumulator is stored in every thread of a block
+   reduction, not only in those inside the split's bounds (threadIdx.x < 2):
+   the broadcast of the result read a never-written register in thread 2
+   (fuzz -s 1 -c 34364). */
+TEST(fuzz_regress_f17_accumulator_store_ignores_the_reduced_bounds) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[2] = {2, 3};
+    bool bc[1] = {true};
+    int axes[2] = {1, 0};
+    wf_tv *t0 = wf_input(f, WF_F16, 2, shape);
+    wf_tv *t1 = wf_sum(t0, 2, axes);
+    wf_tv *t2 = wf_broadcast(t1, 1, bc);
+    wf_output(f, t2);
+    wf_tv_split(t1, 0, 4);
+    wf_tv_parallelize(t1, 1, WF_TIDX);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    CHECK_HAS(wf_kernel_source(k), "  T1[0] = wf_acc1;\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* An rfactor producer in shared memory is initialized in all 16 cells of its
+   TIDx loop, though only 8 are in bounds: the block reduction reads all 16
+   (fuzz -s 3 -c 118525). */
+TEST(fuzz_regress_f17_shared_accumulator_is_initialized_past_the_bounds) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[3] = {2, 8, 8};
+    int axes[3] = {1, 2, 0}, rf[1] = {2};
+    wf_tv *t0 = wf_input(f, WF_F32, 3, shape);
+    wf_tv *t1 = wf_max(t0, 3, axes); /* exact, as the executor's check is */
+    wf_output(f, t1);
+    wf_tv_split(t1, 2, 16);
+    wf_tv_parallelize(t1, 3, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(t1, 1, rf);
+    wf_tv_set_memory(p, WF_MEM_SHARED);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* A block reduction of a global tensor in a kernel of two blocks: block 1
+   does not write the result (block 0 does), so it does not read the input,
+   which block 0 writes (fuzz -s 2 -c 7582: a cross-block race). */
+TEST(fuzz_regress_f17_non_writing_block_skips_the_block_reduction_reads) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[1] = {8};
+    int axes[1] = {0};
+    wf_tv *t0 = wf_input(f, WF_F32, 1, shape);
+    wf_tv *t1 = wf_set(t0);
+    wf_tv *t2 = wf_max(t1, 1, axes);
+    wf_tv *t3 = wf_unary(WF_NEG, t0);
+    wf_output(f, t1);
+    wf_output(f, t2);
+    wf_output(f, t3);
+    wf_tv_split(t2, 0, 4);
+    wf_tv_parallelize(t2, 1, WF_TIDX);
+    wf_tv_split(t3, 0, 4);
+    wf_tv_parallelize(t3, 0, WF_BIDX);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    CHECK_HAS(wf_kernel_source(k), "blockIdx.x == 0");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
