@@ -54,11 +54,17 @@ static bool refuse_axis(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id, w
 }
 
 /* An iteration IterDomain (extent not 1) among the ones id was made from, or
-   NULL. The history is a DAG of at most a few transforms per axis; depth
-   caps the walk all the same. */
+   NULL: a logical one, or one made an iteration axis on the way (an rfactor
+   producer's partial axis, split from a reduction axis: merged back with a
+   reduction axis by propagate_transforms, it summed the partials into one,
+   and its consumer counted that twice: fuzz -s 20261123 -c 286325). The
+   history is a DAG of at most a few transforms per axis; depth caps the walk
+   all the same. */
 static const wf_iterdomain *iteration_root(const wf_iterdomain *id, int depth) {
+    if (id->itype == IT_ITER && binds(id))
+        return id;
     if (!id->def)
-        return id->itype == IT_ITER && binds(id) ? id : NULL;
+        return NULL;
     for (int i = 0; i < id->def->nin && depth < 64; i++) {
         const wf_iterdomain *r = iteration_root(id->def->in[i], depth + 1);
         if (r)

@@ -168,10 +168,11 @@
    broadcast counted 32 times), 16-bit rfactor partials rounded each, a float
    accumulator's store predicated on the reduced bounds, shared-memory
    accumulators not initialized past a split's end, blocks that do not write
-   a block reduction's global result reading its input. Still open, rare
-   (about one in 150000 cases): fuzz -s 20261123 -c 276244 and -c 286325
-   (rfactor, then propagate_transforms / inline_all_at: 8x and 2x the sum),
-   -s 6 -c 71324 (an rfactor producer with an explicit allocation domain is
+   a block reduction's global result reading its input, an rfactor
+   producer's partial axis merged back with a reduction axis by
+   propagate_transforms (8x and 2x the sum: fuzz -s 20261123 -c 276244,
+   -c 286325; now refused by the mixed-merge check). Still open, rare (a few
+   in a million cases): -s 6 -c 71324 (an rfactor producer with an explicit allocation domain is
    read before its init), -s 20261123 -c 672274, -c 743375, -s 2 -c 51911
    (never-written reads, an init race), -s 3 -c 33170 (cross-block race).
    -s 3 -c 92754 is a grid reduction refused at launch (work buffer too

@@ -218,3 +218,37 @@ TEST(fuzz_regress_f17_non_writing_block_skips_the_block_reduction_reads) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* propagate_transforms merged an rfactor producer's partial axis (an
+   iteration axis split from the reduction axis) back with the reduction axis
+   of extent 1: the producer summed its two partials into one, and the final
+   sum counted it twice (fuzz -s 20261123 -c 286325: -3.918 for -1.959). The
+   mixed-merge check now sees iteration axes made on the way, not only
+   logical ones. */
+TEST(fuzz_regress_f17_propagated_merge_of_an_rfactor_partial_axis_is_refused) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[1] = {2};
+    int axes[1] = {0}, rf[1] = {0};
+    wf_tv *t0 = wf_input(f, WF_F32, 1, shape);
+    wf_tv *t1 = wf_unary(WF_TANH, t0);
+    wf_tv *t2 = wf_sum(t1, 1, axes);
+    wf_output(f, t1);
+    wf_output(f, t2);
+    wf_tv_split(t2, 0, 2);
+    wf_tv_parallelize(t2, 1, WF_TIDY);
+    wf_tv *p = wf_tv_rfactor(t2, 1, rf);
+    wf_cache_after(t0);
+    wf_cache_before(t2);
+    wf_tv_split(t1, 0, 2);
+    wf_tv_merge_axes(t1, 1, 0);
+    wf_propagate_transforms(t1);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    CHECK(wf_compile(f, NULL) == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
+    char want[256];
+    snprintf(want, sizeof want, "not supported yet: T%d's reduction loop axis ", wf_tv_name(p));
+    CHECK_HAS(wf_fusion_error(f), want);
+    CHECK_HAS(wf_fusion_error(f), "is made from the iteration axis ithreadIdx.y");
+    wf_fusion_free(f);
+}
