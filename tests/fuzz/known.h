@@ -171,12 +171,16 @@
    a block reduction's global result reading its input, an rfactor
    producer's partial axis merged back with a reduction axis by
    propagate_transforms (8x and 2x the sum: fuzz -s 20261123 -c 276244,
-   -c 286325; now refused by the mixed-merge check). Still open, rare (a few
-   in a million cases): -s 6 -c 71324 (an rfactor producer with an explicit allocation domain is
+   -c 286325; now refused by the mixed-merge check). Still open, all caught
+   by the executor (150 CPU s of seed 20261123, 1.12 million cases: 9
+   failures, no wrong value): never-written reads -c 672274, -c 743375,
+   -c 1073032; an out-of-bounds read -c 760736; races -c 846856, -c 895232,
+   -c 1091635; and -s 6 -c 71324 (an rfactor producer with an explicit allocation domain is
    read before its init), -s 20261123 -c 672274, -c 743375, -s 2 -c 51911
    (never-written reads, an init race), -s 3 -c 33170 (cross-block race).
-   -s 3 -c 92754 is a grid reduction refused at launch (work buffer too
-   small), which the fuzzer counts as a failure.
+   -s 3 -c 92754, -s 20261123 -c 663680 and -c 774211 are grid reductions
+   refused at launch (work buffer too small), which the fuzzer counts as
+   failures.
    The switch is 0: the CI budget run (seed 20261123, about 90000 cases)
    finds none of these, and checks reduction values again.
    Counted as known: any wrong result or run failure of a case with a
