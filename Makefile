@@ -121,7 +121,17 @@ step-runner  := runner-test
 # summary line show even if a caller's time limit stops the other steps; those
 # run niced beside it, so the runner gets the cores first.
 TEST_BG_STEPS := $(filter-out runner,$(TEST_STEPS))
+# A caller that starts make with SIGCHLD ignored (a wrapper that did so) makes
+# every make and wait below fail with "wait: No child processes", before any
+# summary: the steps run in a make whose SIGCHLD is the default again (GNU
+# env's --default-signal; as they are where env lacks it). Checked by running
+# make test from a process that ignores SIGCHLD: all steps ran, exit status 0.
+SIGCHLD_DEFAULT := $(shell env --default-signal=CHLD true 2>/dev/null && \
+  echo env --default-signal=CHLD)
 test:
+	$(Q)$(SIGCHLD_DEFAULT) $(MAKE) --no-print-directory test-steps
+
+test-steps:
 	$(Q)$(MAKE) --no-print-directory -j$(TEST_JOBS) test-build
 	$(Q)rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS)
 	$(Q)nice -n 10 $(MAKE) --no-print-directory -j$(words $(TEST_BG_STEPS)) \
@@ -219,7 +229,7 @@ check-symbols: $(BUILD)/libweft.a
 clean:
 	rm -rf build build-asan build-tirfuzz
 
-.PHONY: all test test-build runner-test $(TEST_STEPS:%=test-%) $(TEST_STEPS:%=test-log-%) test-asan fuzz fuzz-long fuzz-asan-build demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-layers-only check-cycles check-symbols clean
+.PHONY: all test test-steps test-build runner-test $(TEST_STEPS:%=test-%) $(TEST_STEPS:%=test-log-%) test-asan fuzz fuzz-long fuzz-asan-build demo bench gpu-test gpu-test-asan gpu-check format check-format check-headers check-layers check-layers-only check-cycles check-symbols clean
 -include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(GPU_TEST_OBJ:.o=.d) \
   $(BENCHES:=.d)
 

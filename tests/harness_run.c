@@ -310,6 +310,9 @@ static run_item *select_tests(const run_options *o, int *nsel) {
 }
 
 int main(int argc, char **argv) {
+    /* Started with SIGCHLD ignored, the children would be reaped by the
+       kernel and waitpid could not see how a test ended. */
+    signal(SIGCHLD, SIG_DFL);
     run_options o;
     if (!parse_args(argc, argv, &o))
         return usage(argv[0]);
