@@ -97,14 +97,12 @@ static bool guard(lower_ctx *c, kir_node *s) {
     bool fills = init_fills_cell(&s->u.stmt);
     if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
         return true;
-    const wf_val *cover = coverage(c, s);
-    if (s->u.stmt.red == KRED_FINAL)
+    const wf_val *cover = coverage(c, s), *bounds = fills ? NULL : s->u.stmt.pred;
+    if (s->u.stmt.red == KRED_FINAL) { /* not the single writer's threadIdx.x == 0 */
         cover = lower_reduce_final_pred(c, s, cover);
-    const wf_val *p = and_into(c->a, cover, single_writer(c, &s->u.stmt));
-    if (s->u.stmt.pred && !fills)
-        p = and_into(c->a, p,
-                     s->u.stmt.red == KRED_FINAL ? lower_reduce_final_pred(c, s, s->u.stmt.pred)
-                                                 : s->u.stmt.pred);
+        bounds = lower_reduce_final_pred(c, s, bounds);
+    }
+    const wf_val *p = and_into(c->a, and_into(c->a, cover, single_writer(c, &s->u.stmt)), bounds);
     if (!p || val_is_const_eq(p, 1))
         return true;
     kir_node *parent = s->parent;

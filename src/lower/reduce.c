@@ -60,13 +60,13 @@ static bool refuse_axis(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id, w
    and its consumer counted that twice: fuzz -s 20261123 -c 286325). The
    history is a DAG of at most a few transforms per axis; depth caps the walk
    all the same. */
-static const wf_iterdomain *iteration_root(const wf_iterdomain *id, int depth) {
+static const wf_iterdomain *iteration_ancestor(const wf_iterdomain *id, int depth) {
     if (id->itype == IT_ITER && binds(id))
         return id;
     if (!id->def)
         return NULL;
     for (int i = 0; i < id->def->nin && depth < 64; i++) {
-        const wf_iterdomain *r = iteration_root(id->def->in[i], depth + 1);
+        const wf_iterdomain *r = iteration_ancestor(id->def->in[i], depth + 1);
         if (r)
             return r;
     }
@@ -77,7 +77,7 @@ static const wf_iterdomain *iteration_root(const wf_iterdomain *id, int depth) {
    across the output's elements: one init for all of them, one result
    written to the last index. Refused (fuzzer class F17, known.h). */
 static bool check_mixed(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id) {
-    const wf_iterdomain *it = iteration_root(id, 0);
+    const wf_iterdomain *it = iteration_ancestor(id, 0);
     if (!it)
         return true;
     sbuf b = {0}, r = {0};
@@ -367,15 +367,20 @@ bool lower_reduce(lower_ctx *c) {
 
 /* ---- the block reduction's predicates ---- */
 
-/* Does v use the index of a reduced loop around s? */
+/* Does v use the index of a loop around s that iterates a reduction axis of
+   s's tensor? By loop group, so that it holds for a statement at any depth:
+   the reduction itself, or the store of its accumulator (outside the serial
+   reduction loops, inside the thread-parallel ones). */
 static bool uses_reduced(lower_ctx *c, kir_node *s, const wf_val *v) {
     const wf_tv *t = s->u.stmt.op->out;
-    kir_node **anc = ancestors(c, s, t->loop.n);
-    for (int j = 0; anc && j < t->loop.n; j++) {
-        const wf_val *var = anc[j]->u.loop.var;
-        if (t->loop.ptr[j]->itype == IT_REDUCTION && var->kind == V_SYM &&
-            val_uses_sym(v, var->sym, var->sym_a))
-            return true;
+    for (kir_node *n = s->parent; n; n = n->parent) {
+        const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
+        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
+            continue;
+        for (int j = 0; j < t->loop.n; j++)
+            if (t->loop.ptr[j]->itype == IT_REDUCTION &&
+                c->loops.group_of[t->loop.ptr[j]->id] == n->u.loop.group)
+                return true;
     }
     return false;
 }
@@ -406,25 +411,8 @@ static const wf_val *and_into(wf_arena *a, const wf_val *p, const wf_val *q) {
     return p && q ? val_and(a, p, q) : p ? p : q;
 }
 
-/* Does v use the index of a loop around s (the store of an accumulator, which
-   sits outside the serial reduction loops but inside thread-parallel ones)
-   that iterates a reduction axis of s's tensor? */
-static bool uses_enclosing_reduced(lower_ctx *c, kir_node *s, const wf_val *v) {
-    const wf_tv *t = s->u.stmt.op->out;
-    for (kir_node *n = s->parent; n; n = n->parent) {
-        const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
-        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
-            continue;
-        for (int j = 0; j < t->loop.n; j++)
-            if (t->loop.ptr[j]->itype == IT_REDUCTION &&
-                c->loops.group_of[t->loop.ptr[j]->id] == n->u.loop.group)
-                return true;
-    }
-    return false;
-}
-
 const wf_val *lower_reduce_final_pred(lower_ctx *c, kir_node *s, const wf_val *p) {
-    return keep(c, s, p, uses_enclosing_reduced);
+    return keep(c, s, p, uses_reduced);
 }
 
 /* Does v use no block index? */
