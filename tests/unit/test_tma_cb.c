@@ -22,13 +22,23 @@
 
 /* in [n, cols] -> T1 (shared, TMA load, rows x cols tiles, `stages`) -> T2 = set(T1),
    T2 over [n / rows, rows (TIDy), cols (TIDx)]; T1 inlined at the serial tile loop. */
+/* A copy of an f32 input through a shared-memory tensor loaded by TMA: both[0] the
+   shared tensor, both[1] the output; the caller schedules them. */
+static wf_fusion *tma_copy(const int64_t shape[2], wf_tv *both[2]) {
+    wf_fusion *f = wf_fusion_new();
+    both[0] = wf_set(wf_input(f, WF_F32, 2, shape));
+    both[1] = wf_set(both[0]);
+    wf_output(f, both[1]);
+    wf_tv_set_memory(both[0], WF_MEM_SHARED);
+    wf_tv_set_ldst(both[0], WF_LDST_TMA);
+    return f;
+}
+
 static wf_fusion *tiled_copy(int64_t n, int64_t cols, int64_t rows, int stages, wf_tv **smem) {
     int64_t shape[2] = {n, cols};
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *s = wf_set(wf_input(f, WF_F32, 2, shape)), *o = wf_set(s);
-    wf_output(f, o);
-    wf_tv_set_memory(s, WF_MEM_SHARED);
-    wf_tv_set_ldst(s, WF_LDST_TMA);
+    wf_tv *both[2];
+    wf_fusion *f = tma_copy(shape, both);
+    wf_tv *s = both[0], *o = both[1];
     wf_tv_split(s, 0, rows);
     wf_tv_split(o, 0, rows);
     wf_tv_parallelize(s, 1, WF_BULK);
@@ -72,12 +82,9 @@ TEST(tma_cb_more_stages_than_iterations_is_fine) {
 
 TEST(tma_cb_symbolic_rows) {
     int64_t shape[2] = {-1, 64};
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *s = wf_set(wf_input(f, WF_F32, 2, shape)), *o = wf_set(s);
-    wf_output(f, o);
-    wf_tv_set_memory(s, WF_MEM_SHARED);
-    wf_tv_set_ldst(s, WF_LDST_TMA);
-    wf_tv *both[2] = {s, o};
+    wf_tv *both[2];
+    wf_fusion *f = tma_copy(shape, both);
+    wf_tv *s = both[0], *o = both[1];
     for (int i = 0; i < 2; i++)
         wf_tv_split(both[i], 0, 8);
     wf_tv_parallelize(s, 1, WF_BULK);
@@ -185,12 +192,9 @@ TEST(tma_cb_stages_are_aligned_like_the_buffer) {
 /* A block axis outside the pipelined loop: [BIDx, serial, Bulk, Bulk]. */
 TEST(tma_cb_under_a_block_axis_exact) {
     int64_t shape[2] = {96, 32};
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *s = wf_set(wf_input(f, WF_F32, 2, shape)), *o = wf_set(s);
-    wf_output(f, o);
-    wf_tv_set_memory(s, WF_MEM_SHARED);
-    wf_tv_set_ldst(s, WF_LDST_TMA);
-    wf_tv *both[2] = {s, o};
+    wf_tv *both[2];
+    wf_fusion *f = tma_copy(shape, both);
+    wf_tv *s = both[0], *o = both[1];
     for (int i = 0; i < 2; i++) {
         wf_tv_split(both[i], 0, 4);  /* [24, 4, 32] */
         wf_tv_split(both[i], 0, 12); /* [2, 12, 4, 32] */
@@ -364,12 +368,9 @@ TEST(tma_cb_too_many_stages_is_refused) {
 /* The seed's rule, on an inlined tensor whose tile rows are issued by threads. */
 TEST(tma_cb_thread_parallel_consumer_is_in_an_elect_sync_if) {
     int64_t shape[2] = {64, 64};
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *s = wf_set(wf_input(f, WF_F32, 2, shape)), *o = wf_set(s);
-    wf_output(f, o);
-    wf_tv_set_memory(s, WF_MEM_SHARED);
-    wf_tv_set_ldst(s, WF_LDST_TMA);
-    wf_tv *both[2] = {s, o};
+    wf_tv *both[2];
+    wf_fusion *f = tma_copy(shape, both);
+    wf_tv *s = both[0], *o = both[1];
     for (int i = 0; i < 2; i++) {
         wf_tv_split(both[i], 0, 8);
         wf_tv_split(both[i], 1, 2); /* [8, 4, 2, 64] */
@@ -498,12 +499,9 @@ TEST(tma_cb_hazard_load_over_a_stage_still_being_read) {
    initializes, fills and drains the stages again. */
 TEST(tma_cb_inside_an_outer_serial_loop_exact) {
     int64_t shape[2] = {60, 32};
-    wf_fusion *f = wf_fusion_new();
-    wf_tv *s = wf_set(wf_input(f, WF_F32, 2, shape)), *o = wf_set(s);
-    wf_output(f, o);
-    wf_tv_set_memory(s, WF_MEM_SHARED);
-    wf_tv_set_ldst(s, WF_LDST_TMA);
-    wf_tv *both[2] = {s, o};
+    wf_tv *both[2];
+    wf_fusion *f = tma_copy(shape, both);
+    wf_tv *s = both[0], *o = both[1];
     for (int i = 0; i < 2; i++) {
         wf_tv_split(both[i], 0, 4); /* [15, 4, 32] */
         wf_tv_split(both[i], 0, 5); /* [3, 5, 4, 32] */
@@ -582,12 +580,9 @@ TEST(tma_cb_property_random_pipelines_exact_or_refused) {
         bool block = (seed >> 20) & 1, row_threads = (seed >> 21) & 1;
         bool box_rows = ((seed >> 22) & 3) != 0; /* else one box per row: a serial loop */
         int64_t shape[2] = {n, cols};
-        wf_fusion *f = wf_fusion_new();
-        wf_tv *s = wf_set(wf_input(f, WF_F32, 2, shape)), *o = wf_set(s);
-        wf_output(f, o);
-        wf_tv_set_memory(s, WF_MEM_SHARED);
-        wf_tv_set_ldst(s, WF_LDST_TMA);
-        wf_tv *both[2] = {s, o};
+        wf_tv *both[2];
+        wf_fusion *f = tma_copy(shape, both);
+        wf_tv *s = both[0], *o = both[1];
         for (int i = 0; i < 2; i++) {
             wf_tv_split(both[i], 0, rows);
             if (block) {
