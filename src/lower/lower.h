@@ -121,6 +121,13 @@ static inline int64_t lower_tma_tile(const wf_tma_info *m, int d) {
     return (m->box[d] + s - 1) / s;
 }
 
+/* An input and an output (indices into lower_result.params) that may share
+   one buffer: inplace.c proves each thread reads the input only at the very
+   cell of the output it then writes, and no two write one cell. */
+typedef struct {
+    int in, out;
+} lower_in_place_pair;
+
 typedef struct {
     wf_arena arena; /* owns everything below */
     kir_list top;
@@ -135,6 +142,9 @@ typedef struct {
     const wf_val *red_smem;  /* shared-memory offset of the block reductions' workspace, or NULL */
     int nacc; /* float accumulator registers of 16-bit reductions (kir_stmt.acc: 1..nacc) */
     int sm;
+    VEC(lower_in_place_pair)
+    in_place; /* the pairs safe in place (inplace.c); others must not
+                 overlap */
 } lower_result;
 
 bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out);

@@ -64,6 +64,8 @@ const wf_val *lower_reduce_final_pred(lower_ctx *c, kir_node *s, const wf_val *p
 bool lower_sync(lower_ctx *c);
 bool lower_launch(lower_ctx *c);
 bool lower_verify(lower_ctx *c);
+/* After every pass: the (input, output) pairs that may share a buffer (inplace.c). */
+bool lower_in_place(lower_ctx *c);
 
 /* alloc.c: the allocation layout of a tensor, shared with indexing. */
 typedef struct {

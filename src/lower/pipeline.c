@@ -150,7 +150,10 @@ bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out) {
         if (opt->dump & (1u << i))
             dump(&c, passes[i].name);
     }
-    return true;
+    /* Not a pass of the list: an analysis of the finished kernel IR that
+       changes nothing (it only fails when memory runs out). */
+    return lower_in_place(&c) ||
+           wf_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (in-place analysis)");
 }
 
 void lower_result_free(lower_result *r) {

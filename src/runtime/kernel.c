@@ -90,6 +90,12 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
         if (!k->checks[i].cond || !k->checks[i].message)
             return false;
     }
+    k->nin_place = r->in_place.n;
+    k->in_place = ARENA_ARRAY(&k->arena, lower_in_place_pair, r->in_place.n + 1);
+    if (!k->in_place)
+        return false;
+    for (int i = 0; i < r->in_place.n; i++)
+        k->in_place[i] = r->in_place.ptr[i];
     if (!(k->smem = val_clone(&k->arena, r->smem, m)))
         return false;
     for (int d = 0; d < LOWER_NPDIMS; d++)

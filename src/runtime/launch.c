@@ -6,7 +6,9 @@
  * negative; the dense ones where the fusion declared a dim contiguous), and
  * that every size computed from them fits in 64 bits; symbolic extents are
  * bound from the buffers (an input's size symbol must agree everywhere it
- * appears). Then the launch is evaluated: each parallel dimension is the
+ * appears), and no output may share memory with an input or another output
+ * unless lowering proved the pair safe in place and the buffers are the
+ * same array. Then the launch is evaluated: each parallel dimension is the
  * largest of its loops' extents, checked against CUDA's limits with
  * lowering's own checks (lower_check_launch, lower_check_smem), so that the
  * CUDA backend and the CPU reference executor refuse exactly the same
@@ -152,6 +154,105 @@ static wf_status check_extents(wf_kernel *k, int i, rt_launch *l) {
     return WF_OK;
 }
 
+/* ---- overlapping buffers ----
+   A kernel reads its inputs while it writes its outputs, with no order
+   between threads: an output that shares bytes with an input or another
+   output gives a wrong answer (an in-place transpose overwrites cells it
+   has yet to read). Every overlap is refused, except an output that is the
+   very same array as an input (address, shape, strides) where lowering
+   proved the pair safe (lower/inplace.c: elementwise, each thread reads the
+   cell it then writes). Byte ranges are compared (element 0 up to the last
+   element), so two interleaved strided views count as overlapping. */
+
+static bool is_user_buffer(const rt_param *p) {
+    return p->kind == KP_TENSOR;
+}
+
+/* Start address and one past the last byte; false for a buffer without elements. */
+static bool byte_range(const wf_kernel *k, const rt_launch *l, int i, uintptr_t *lo,
+                       uintptr_t *hi) {
+    const rt_param *p = &k->params[i];
+    int64_t last = 0; /* fits: layout() checked the span */
+    for (int d = 0; d < p->ndim; d++) {
+        if (l->shape[i][d] == 0)
+            return false;
+        last += (l->shape[i][d] - 1) * l->stride[i][d];
+    }
+    *lo = (uintptr_t)l->buf[i]->data;
+    *hi = *lo + (uintptr_t)((last + 1) * (int64_t)wf_dtype_size(p->dtype));
+    return true;
+}
+
+static bool same_array(const wf_kernel *k, const rt_launch *l, int i, int j) {
+    const rt_param *p = &k->params[i], *q = &k->params[j];
+    if (l->buf[i]->data != l->buf[j]->data || p->dtype != q->dtype || p->ndim != q->ndim)
+        return false;
+    for (int d = 0; d < p->ndim; d++)
+        if (l->shape[i][d] != l->shape[j][d] || l->stride[i][d] != l->stride[j][d])
+            return false;
+    return true;
+}
+
+static bool proved_in_place(const wf_kernel *k, int in, int out) {
+    for (int i = 0; i < k->nin_place; i++)
+        if (k->in_place[i].in == in && k->in_place[i].out == out)
+            return true;
+    return false;
+}
+
+/* Output o overlaps parameter j: refuse, saying how. */
+static wf_status overlap_error(wf_kernel *k, const rt_launch *l, int o, int j, uintptr_t olo,
+                               uintptr_t jlo) {
+    const rt_param *po = &k->params[o], *pj = &k->params[j];
+    sbuf how = {0};
+    if (same_array(k, l, o, j) && !pj->is_output)
+        sbuf_printf(&how,
+                    "they are the same buffer, and weft cannot prove that the kernel reads each "
+                    "element of T%d only in the thread that then writes that element of T%d "
+                    "(an elementwise kernel with the same indexing)",
+                    pj->tv, po->tv);
+    else if (same_array(k, l, o, j))
+        sbuf_puts(&how, "they are the same buffer");
+    else if (olo == jlo)
+        sbuf_printf(&how,
+                    "T%d's buffer starts at the same address as T%d's, and their bytes overlap",
+                    po->tv, pj->tv);
+    else
+        sbuf_printf(&how, "T%d's buffer starts %llu bytes %s T%d's, and their bytes overlap",
+                    po->tv, (unsigned long long)(olo > jlo ? olo - jlo : jlo - olo),
+                    olo > jlo ? "after" : "before", pj->tv);
+    wf_fails(&k->err, WF_ERR_ARG, "output %d (T%d) overlaps %s %d (T%d): %s; %s", po->index, po->tv,
+             which(pj), pj->index, pj->tv, sbuf_str(&how),
+             pj->is_output ? "two outputs cannot share memory: pass a separate buffer for each"
+                           : "a kernel reads its inputs while it writes its outputs: pass a "
+                             "separate output buffer");
+    sbuf_free(&how);
+    return k->err.code;
+}
+
+/* Each output against every input, then against the outputs before it. */
+static wf_status check_overlaps(wf_kernel *k, const rt_launch *l) {
+    for (int o = 0; o < k->nparams; o++) {
+        const rt_param *po = &k->params[o];
+        uintptr_t olo, ohi;
+        if (!po->is_output || !is_user_buffer(po) || !byte_range(k, l, o, &olo, &ohi))
+            continue;
+        for (int pass = 0; pass < 2; pass++)
+            for (int j = 0; j < k->nparams; j++) {
+                const rt_param *pj = &k->params[j];
+                uintptr_t jlo, jhi;
+                if (j == o || !is_user_buffer(pj) || pj->is_output != (pass == 1) ||
+                    (pj->is_output && pj->index >= po->index) || !byte_range(k, l, j, &jlo, &jhi) ||
+                    olo >= jhi || jlo >= ohi)
+                    continue;
+                if (!pj->is_output && same_array(k, l, o, j) && proved_in_place(k, j, o))
+                    continue;
+                return overlap_error(k, l, o, j, olo, jlo);
+            }
+    }
+    return WF_OK;
+}
+
 /* ---- the launch ---- */
 
 /* Dimension d's launch extent: the largest of its loops' extents (1 if none). */
@@ -232,5 +333,7 @@ wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
     for (int i = 0; i < k->nparams; i++)
         if (check_extents(k, i, l) != WF_OK)
             return k->err.code;
+    if (check_overlaps(k, l) != WF_OK)
+        return k->err.code;
     return eval_launch(k, l);
 }

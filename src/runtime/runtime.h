@@ -7,8 +7,10 @@
  * symbols, contiguity), the grid/block extents as expressions, the checks
  * that can only be made at launch, and the backends' state. rt_bind turns a
  * call's buffers into concrete launch values, refusing any buffer that does
- * not match the fusion (count, dtype, rank, extents, strides) with a clear
- * error in k->err, so that a mismatch never reaches a launch.
+ * not match the fusion (count, dtype, rank, extents, strides) or overlaps
+ * another in a way the kernel cannot run with (an output sharing memory with
+ * an input or another output) with a clear error in k->err, so that a
+ * mismatch never reaches a launch.
  */
 #ifndef WF_RUNTIME_RUNTIME_H
 #define WF_RUNTIME_RUNTIME_H
@@ -73,6 +75,10 @@ struct wf_kernel {
     struct it_program *interp; /* the CPU reference executor's program (interp.h) */
     rt_tma *tmas;              /* TMA copies, in issue order */
     int ntmas;
+    /* (input, output) parameter pairs that may be one buffer (lower/inplace.c); any
+       other overlap of an output with an input or another output is refused */
+    lower_in_place_pair *in_place;
+    int nin_place;
 };
 
 /* Build a kernel from a lowering result and its source (copied). NULL on OOM. */
