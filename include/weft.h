@@ -390,7 +390,11 @@ typedef struct {
 /* Runs the kernel: inputs in fusion-input order, outputs in fusion-output
    order (output buffers are allocated by the caller). Errors (a NULL array
    with a nonzero count, counts, shapes, races...) are the status and
-   wf_last_run_error(k), which every kernel call below reports through. */
+   wf_last_run_error(k), which every kernel call below reports through.
+   An output may not share memory with an input or another output
+   (WF_ERR_ARG naming both), except the very same array as an input where
+   the kernel is provably safe in place (elementwise: each thread reads the
+   element it then writes; docs/api.md "Running"). */
 WF_API wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
                         int nout);
 WF_API const char *wf_last_run_error(const wf_kernel *k);

@@ -284,3 +284,34 @@ def test_rfactor_from_python():
     got = f.compile().run(x)
     assert got.shape == (8,) and got.dtype == np.float16
     np.testing.assert_allclose(got.astype(np.float64), x.astype(np.float64).sum(1), rtol=2e-3, atol=2e-2)
+
+
+def test_run_in_place_refuses_a_transpose_and_runs_an_elementwise_kernel():
+    # outputs=x for a transpose: each thread reads an element another one
+    # writes (it used to return 6 of 16 elements wrong): refused, x kept
+    f = weft.Fusion()
+    f.output(weft.transpose(f.input(weft.f32, [4, 4]), 0, 1))
+    k = f.compile()
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    with pytest.raises(weft.ArgumentError) as e:
+        k.run(x, outputs=x)
+    assert str(e.value) == (
+        "output 0 (T1) overlaps input 0 (T0): they are the same buffer, and weft cannot prove "
+        "that the kernel reads each element of T0 only in the thread that then writes that "
+        "element of T1 (an elementwise kernel with the same indexing); a kernel reads its "
+        "inputs while it writes its outputs: pass a separate output buffer"
+    )
+    np.testing.assert_array_equal(x, np.arange(16, dtype=np.float32).reshape(4, 4))
+    np.testing.assert_array_equal(k.run(x), x.T)
+    # a view one element further on: a partial overlap, refused for any kernel
+    g = weft.Fusion()
+    b = weft.relu(g.input(weft.f32, [-1]))
+    g.output(b)
+    b.parallelize(0, weft.TIDX)
+    k = g.compile()
+    x = np.arange(-8, 8, dtype=np.float32)
+    with pytest.raises(weft.ArgumentError, match=r"^output 0 \(T1\) overlaps input 0 \(T0\): T1's buffer starts 4 bytes after T0's"):
+        k.run(x[:15], outputs=x[1:])
+    # out = relu(x) into x itself: elementwise, each thread reads the element it writes
+    assert k.run(x, outputs=x) is x
+    np.testing.assert_array_equal(x, np.maximum(np.arange(-8, 8, dtype=np.float32), 0))
