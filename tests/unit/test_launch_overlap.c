@@ -232,3 +232,36 @@ TEST(run_two_outputs_overlap_rules) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* out0 = relu(in0) on TIDx, while out1 = neg(in1) launches TIDy too: out0's
+   index does not use threadIdx.y, and only threadIdx.y == 0 writes it (the
+   single writer), so out0 in place of in0 is still one read and one write
+   per element; out1 in place of in1 likewise. */
+TEST(run_in_place_with_a_launched_dim_the_write_does_not_use) {
+    int64_t s0[2] = {4, 16}, s1[1] = {8};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *o0 = wf_unary(WF_RELU, wf_input(f, WF_F32, 2, s0));
+    wf_tv *o1 = wf_unary(WF_NEG, wf_input(f, WF_F32, 1, s1));
+    wf_output(f, o0);
+    wf_output(f, o1);
+    wf_tv_parallelize(o0, 1, WF_TIDX);
+    wf_tv_parallelize(o1, 0, WF_TIDY);
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK(k != NULL);
+    if (k) {
+        float x[64], y[8];
+        iota(x, 64, -32);
+        iota(y, 8, -4);
+        wf_buffer in[2] = {buf2(x, 4, 16), buf2(y, 8, 1)};
+        in[1].ndim = 1;
+        wf_buffer out[2] = {in[0], in[1]};
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 2), WF_OK);
+        CHECK_STR(wf_last_run_error(k), "");
+        for (int i = 0; i < 64; i++)
+            CHECK(x[i] == (i < 32 ? 0.0f : (float)(i - 32)));
+        for (int i = 0; i < 8; i++)
+            CHECK(y[i] == (float)(4 - i));
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
