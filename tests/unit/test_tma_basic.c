@@ -376,3 +376,32 @@ TEST(tma_load_symbolic_sizes) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* Issue 18: a 1-D load whose boxes of 256 are issued by 4 threads each
+   (merge, merge, split 256, split 4: [BIDx, TIDx{4}, Bulk{256}]). */
+static void four_issuers(test_state *ts_, int64_t n0) {
+    int64_t shape[3] = {n0, 8, 64};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(3, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_merge(both[i], 0);
+        wf_tv_merge(both[i], 0);
+        wf_tv_split(both[i], 0, 256);
+        wf_tv_split(both[i], 0, 4);
+        wf_tv_parallelize(both[i], 0, WF_BIDX);
+        wf_tv_parallelize(both[i], 1, WF_TIDX);
+    }
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_parallelize(o, 2, WF_TIDY);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(tma_four_threads_issue_boxes_divisible_and_not) {
+    four_issuers(ts_, 8);
+    four_issuers(ts_, 9);
+}
