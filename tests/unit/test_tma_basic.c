@@ -405,3 +405,44 @@ TEST(tma_four_threads_issue_boxes_divisible_and_not) {
     four_issuers(ts_, 8);
     four_issuers(ts_, 9);
 }
+
+/* Issue 18: a 3-D load, [B, M, N] in 64 x 64 CTA tiles of 32 x 32 boxes,
+   the tile's two rows of boxes on TIDx (each thread issues its own boxes),
+   its two columns serial; the consumer reads the tile with TIDy x TIDx. */
+static void cta_tile_of_boxes(test_state *ts_, int64_t m, int64_t n) {
+    int64_t shape[3] = {2, m, n};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(3, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 2, 32);
+        wf_tv_split(both[i], 2, 2); /* [B, M, No, 2, 32] */
+        wf_tv_split(both[i], 1, 32);
+        wf_tv_split(both[i], 1, 2); /* [B, Mo, 2, 32, No, 2, 32] */
+        /* [B, Mo, No, 2 (rows of boxes), 2 (columns), 32, 32] */
+        wf_tv_reorder_all(both[i], (const int[]){0, 1, 3, 5, 2, 4, 6});
+        wf_tv_parallelize(both[i], 0, WF_BIDZ);
+        wf_tv_parallelize(both[i], 1, WF_BIDY);
+        wf_tv_parallelize(both[i], 2, WF_BIDX);
+    }
+    wf_tv_parallelize(s, 3, WF_TIDX);
+    wf_tv_parallelize(s, 5, WF_BULK);
+    wf_tv_parallelize(s, 6, WF_BULK);
+    wf_tv_parallelize(o, 5, WF_TIDY);
+    wf_tv_parallelize(o, 6, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
+    if (k) {
+        int64_t dims[3] = {n, m, 2}, strides[3] = {4, n * 4, m * n * 4}, box[3] = {32, 32, 1};
+        check_map(ts_, wf_kernel_tma(k, 0), false, 3, dims, strides, box, 0);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(tma_cta_tile_of_boxes_issued_by_threads_divisible_and_not) {
+    cta_tile_of_boxes(ts_, 128, 128);
+    cta_tile_of_boxes(ts_, 80, 100); /* row 96 and column 96 of boxes start past the end */
+    cta_tile_of_boxes(ts_, 100, 68);
+}
