@@ -3,7 +3,8 @@
  * what the copy wrote is in flight until a thread waits on its mbarrier, so
  * a kernel whose wait is missing (built here by removing it from the
  * lowered kernel IR, as a lowering bug would) reads in-flight shared memory
- * and is reported, naming the tensor, the thread and the statement.
+ * and is reported, naming the tensor, the thread and the statement; one
+ * whose mbarrier expects fewer bytes than the copy completes is reported too.
  */
 #include "codegen/codegen.h"
 #include "harness.h"
@@ -44,14 +45,29 @@ static wf_fusion *load_copy(void) {
     return f;
 }
 
-static wf_status run_without(test_state *ts_, kir_sync_kind k1, kir_sync_kind k2, char *msg,
-                             size_t n) {
+/* Halve the transaction bytes every arrive.expect_tx announces. */
+static void halve_bytes(kir_list *l, wf_arena *a) {
+    for (int i = 0; i < l->n; i++) {
+        kir_node *n = l->ptr[i];
+        if (kir_body(n))
+            halve_bytes(kir_body(n), a);
+        if (n->kind == KIR_SYNC && n->u.sync.kind == KSYNC_MBAR_ARRIVE_TX)
+            n->u.sync.bytes = val_const(a, n->u.sync.bytes->c / 2);
+    }
+}
+
+/* The 512-float copy, lowered, broken by hand (sync nodes of kinds k1 and k2
+   removed; with `halve`, the bytes expected halved), run on the executor. */
+static wf_status run_broken(test_state *ts_, kir_sync_kind k1, kir_sync_kind k2, bool halve,
+                            char *msg, size_t n) {
     wf_fusion *f = load_copy();
     lower_result r;
     wf_status st = WF_ERR_UNSUPPORTED;
     CHECK(lower_fusion(f, &(lower_options){.sm = 90}, &r));
     drop_sync(&r.top, k1);
     drop_sync(&r.top, k2);
+    if (halve)
+        halve_bytes(&r.top, &r.arena);
     char *src = cg_emit_cuda(&r);
     wf_kernel *k = src ? rt_kernel_new(&r, src) : NULL;
     free(src);
@@ -71,6 +87,11 @@ static wf_status run_without(test_state *ts_, kir_sync_kind k1, kir_sync_kind k2
     lower_result_free(&r);
     wf_fusion_free(f);
     return st;
+}
+
+static wf_status run_without(test_state *ts_, kir_sync_kind k1, kir_sync_kind k2, char *msg,
+                             size_t n) {
+    return run_broken(ts_, k1, k2, false, msg, n);
 }
 
 TEST(tma_hazard_read_before_the_mbarrier_wait_is_reported) {
@@ -94,4 +115,17 @@ TEST(tma_hazard_unchanged_kernel_runs) {
     char msg[1024];
     CHECK_EQ_I64(
         run_without(ts_, KSYNC_FENCE_PROXY_ASYNC, KSYNC_FENCE_PROXY_ASYNC, msg, sizeof msg), WF_OK);
+}
+
+/* The copy completes 512 bytes on an mbarrier whose arrival expects 256: on a
+   GPU the wait would never return. Reported where the bytes land, not only at
+   a wait. */
+TEST(tma_hazard_copy_completes_more_bytes_than_expected) {
+    char msg[1024];
+    CHECK_EQ_I64(run_broken(ts_, KSYNC_FENCE_PROXY_ASYNC, KSYNC_FENCE_PROXY_ASYNC, true, msg,
+                            sizeof msg),
+                 WF_ERR_SCHEDULE);
+    CHECK_STR(msg, "block (0, 0, 0): asynchronous copies complete 512 transaction bytes on "
+                   "mbarrier 0 in phase 0, but its arrivals expect only 256 (0 of 1 arrivals "
+                   "still to come)");
 }
