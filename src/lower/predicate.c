@@ -61,8 +61,8 @@ static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s) {
            axes (threadIdx.x < 7 for a split reduction on TIDx): every one of
            those threads would write the same cell. */
         const wf_val *bounds = bounds_of(s);
-        bool pred_picks = bounds && s->red != KRED_INIT && s->red != KRED_FINAL &&
-                          val_uses_sym(bounds, k, d % 3);
+        bool pred_picks =
+            bounds && s->red != KRED_INIT && s->red != KRED_FINAL && val_uses_sym(bounds, k, d % 3);
         if (val_is_const_eq(c->pdim[d], 1) || val_uses_sym(s->out_index, k, d % 3) || pred_picks)
             continue;
         p = and_into(c->a, p, val_eq(c->a, launched_index(c, d), val_const(c->a, 0)));

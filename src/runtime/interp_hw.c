@@ -16,9 +16,10 @@
  * a copy that completes more bytes than the arrivals so far expect (on a
  * GPU the phase could complete before every copy has landed, or never),
  * and a phase left unfinished by mbarrier.inval or by the end of the block
- * are reported as well, whether or not a thread waits on it. Every access of the executor is in program order, so a proxy fence
- * has nothing to do; tensor memory is block memory here, with its limits
- * checked at compile time, so its allocation statements are no-ops.
+ * are reported as well, whether or not a thread waits on it. Every access
+ * of the executor is in program order, so a proxy fence has nothing to do;
+ * tensor memory is block memory here, with its limits checked at compile
+ * time, so its allocation statements are no-ops.
  */
 #include "base/heap.h"
 #include "runtime/interp_hw.h"

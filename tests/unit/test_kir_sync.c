@@ -226,7 +226,7 @@ TEST(kir_sync_mbarrier_more_bytes_than_expected_are_reported) {
     handmade h;
     CHECK(copy32(&h));
     put(&h, KSYNC_MBAR_INIT, 32);
-    put(&h, KSYNC_MBAR_ARRIVE_TX, 4); /* 128 bytes expected */
+    put(&h, KSYNC_MBAR_ARRIVE_TX, 4);   /* 128 bytes expected */
     put(&h, KSYNC_MBAR_COMPLETE_TX, 8); /* 256 complete */
     wf_kernel *k = build(&h);
     if (k) {

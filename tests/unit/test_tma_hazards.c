@@ -131,9 +131,9 @@ TEST(tma_hazard_unchanged_kernel_runs) {
    a wait. */
 TEST(tma_hazard_copy_completes_more_bytes_than_expected) {
     char msg[1024];
-    CHECK_EQ_I64(run_broken(ts_, KSYNC_FENCE_PROXY_ASYNC, KSYNC_FENCE_PROXY_ASYNC, true, msg,
-                            sizeof msg),
-                 WF_ERR_SCHEDULE);
+    CHECK_EQ_I64(
+        run_broken(ts_, KSYNC_FENCE_PROXY_ASYNC, KSYNC_FENCE_PROXY_ASYNC, true, msg, sizeof msg),
+        WF_ERR_SCHEDULE);
     CHECK_STR(msg, "block (0, 0, 0): asynchronous copies complete 512 transaction bytes on "
                    "mbarrier 0 in phase 0, but its arrivals expect only 256 (0 of 1 arrivals "
                    "still to come)");
