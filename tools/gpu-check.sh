@@ -10,6 +10,8 @@
 #   WF_GPU_CHECK_MUTANTS=0 skips the GPU-only mutants of tools/mutants.sh.
 #   WF_GPU_CHECK_CORE=0 skips the core suite on the GPU.
 #   WF_GPU_CHECK_PYTHON=0 skips the Python tests (PyTorch CUDA tensors).
+#   WF_GPU_CHECK_TMA_TIMEOUT=S, WF_GPU_CHECK_SAN_TIMEOUT=S: the limits (seconds) of
+#     the TMA tests (120) and of each sanitizer run over them (1800).
 set -u
 out=${OUT:-/tmp/weft-gpu-check}
 tmp=$(mktemp -d /tmp/weft-gpu-check.XXXXXX)
@@ -27,15 +29,27 @@ summary=$out/summary.txt
 row() { printf '%-22s %s\n' "$1" "$2" >>"$summary"; }
 
 # step NAME CMD...: run CMD, its output into the log (and the terminal),
-# its last line and exit status into the table; remember a failure.
+# its last line and exit status into the table; remember a failure. A
+# command stopped by `timeout` (exit 124, or 137 once killed) is marked so:
+# the GPU test program prints "[RUN ] name" before each test, so its last
+# line names the test that hung.
 step() {
     name=$1
     shift
     echo "== $name: $*" | tee -a "$log"
     if "$@" >"$tmp/step.log" 2>&1; then rc=0; else rc=$?; status=1; fi
     cat "$tmp/step.log" | tee -a "$log"
-    row "$name" "$(tail -n 1 "$tmp/step.log") (exit $rc)"
+    case $rc in
+    124 | 137) row "$name" "TIMED OUT (a hang?) at: $(tail -n 1 "$tmp/step.log") (exit $rc)" ;;
+    *) row "$name" "$(tail -n 1 "$tmp/step.log") (exit $rc)" ;;
+    esac
 }
+
+# A kernel whose mbarrier never completes hangs the GPU (issue 18): the TMA
+# tests run under these limits (seconds), so that a hang is a failed row of
+# the table, not a stuck run.
+tma_limit=${WF_GPU_CHECK_TMA_TIMEOUT:-120}
+san_limit=${WF_GPU_CHECK_SAN_TIMEOUT:-1800}
 
 print_summary() {
     echo
@@ -53,7 +67,9 @@ if [ $status != 0 ]; then
     print_summary
     exit 1
 fi
-step "gpu tests" make gpu-test
+step "build gpu tests" make -j"$jobs" build/tests/gpu/gpu_tests
+step "gpu tests tma" timeout -k 10 "$tma_limit" build/tests/gpu/gpu_tests tma
+step "gpu tests" build/tests/gpu/gpu_tests -tma
 # Every kernel of the core suite (schedules, seeds, 500 random schedules) on the device too.
 #   WF_GPU_CHECK_CORE=0  skips it (a few minutes).
 if [ "${WF_GPU_CHECK_CORE:-1}" = 1 ]; then
@@ -98,13 +114,14 @@ row "sass" "$(grep -c '^###' "$out/sass.txt") kernels; LDG.E.128: $(grep -c 'LDG
 if [ "${WF_GPU_CHECK_QUICK:-0}" = 0 ]; then
     san="compute-sanitizer --error-exitcode 9"
     # shellcheck disable=SC2086 # the lists are meant to split
-    step "memcheck" $san --tool memcheck build/tests/gpu/gpu_tests \
+    step "memcheck" timeout -k 10 "$san_limit" $san --tool memcheck build/tests/gpu/gpu_tests \
         seed000 copy_ add_ exp_ relu transpose cast_ tma reduce_tutorial reduce_rfactor reduce_softmax tir scalar
     # shellcheck disable=SC2086
-    step "racecheck" $san --tool racecheck build/tests/gpu/gpu_tests \
+    step "racecheck" timeout -k 10 "$san_limit" $san --tool racecheck build/tests/gpu/gpu_tests \
         seed000_gsgcopy transpose shared_memory tma reduce_tutorial reduce_rfactor reduce_softmax tir
     # shellcheck disable=SC2086
-    step "synccheck" $san --tool synccheck build/tests/gpu/gpu_tests tma reduce_tutorial reduce_rfactor reduce_softmax
+    step "synccheck" timeout -k 10 "$san_limit" $san --tool synccheck build/tests/gpu/gpu_tests \
+        tma reduce_tutorial reduce_rfactor reduce_softmax
     step "gpu tests asan" make gpu-test-asan
 fi
 

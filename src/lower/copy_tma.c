@@ -10,7 +10,10 @@
  * place: requires sync, so that the predicate (one elected thread: the
  * predicate pass lets only index 0 of every thread dimension the box does
  * not depend on write; where the block has a full warp, elect.sync picks it
- * instead, tma_issue.c) and the barriers are in place. A circular-buffered
+ * instead, tma_issue.c) and the barriers are in place. The predicate has no
+ * bounds terms (predicate.c): TMA zero-fills or clips a box past the
+ * tensor's end, and every issuing thread must arrive on the mbarrier, at
+ * every size. A circular-buffered
  * load is pipelined by tma_cb.c. Any other load becomes
  *   mbarrier.init(1); arrive.expect_tx(box bytes); cp.async.bulk.tensor;
  *   try_wait(phase 0); mbarrier.inval

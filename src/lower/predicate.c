@@ -4,7 +4,11 @@
  *
  * Requires index (bounds predicates) and pdims. Provides IF nodes around
  * statements. A statement runs only where:
- *  - its indices are in bounds (non-divisible splits, from index.c);
+ *  - its indices are in bounds (non-divisible splits, from index.c), except
+ *    a TMA copy's: its box may lie partly or wholly past the tensor's end
+ *    (TMA zero-fills a load's elements out of bounds and clips a store), and
+ *    a load's mbarrier counts an arrival from every issuing thread, so the
+ *    issue must not depend on the bounds (copy_tma.c);
  *  - each thread/block loop around it covers the thread: threadIdx.x <
  *    extent when the launch dimension is larger than that loop;
  *  - for writes to shared or global memory, the thread is the one
@@ -35,6 +39,12 @@ static const wf_val *launched_index(lower_ctx *c, int d) {
                    NULL);
 }
 
+/* The bounds predicate the statement is guarded with (none for a TMA copy:
+   see the comment atop). */
+static const wf_val *bounds_of(const kir_stmt *s) {
+    return s->copy == WF_LDST_TMA ? NULL : s->pred;
+}
+
 /* A write to memory that threads (shared) or threads and blocks (global)
    share, at an index that does not depend on a launched dimension, would be
    done by every thread along it: only index 0 of that dimension writes. */
@@ -50,8 +60,9 @@ static const wf_val *single_writer(lower_ctx *c, const kir_stmt *s) {
            except in a reduction's init, whose predicate bounds the reduction
            axes (threadIdx.x < 7 for a split reduction on TIDx): every one of
            those threads would write the same cell. */
-        bool pred_picks = s->pred && s->red != KRED_INIT && s->red != KRED_FINAL &&
-                          val_uses_sym(s->pred, k, d % 3);
+        const wf_val *bounds = bounds_of(s);
+        bool pred_picks =
+            bounds && s->red != KRED_INIT && s->red != KRED_FINAL && val_uses_sym(bounds, k, d % 3);
         if (val_is_const_eq(c->pdim[d], 1) || val_uses_sym(s->out_index, k, d % 3) || pred_picks)
             continue;
         p = and_into(c->a, p, val_eq(c->a, launched_index(c, d), val_const(c->a, 0)));
@@ -97,7 +108,7 @@ static bool guard(lower_ctx *c, kir_node *s) {
     bool fills = init_fills_cell(&s->u.stmt);
     if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
         return true;
-    const wf_val *cover = coverage(c, s), *bounds = fills ? NULL : s->u.stmt.pred;
+    const wf_val *cover = coverage(c, s), *bounds = fills ? NULL : bounds_of(&s->u.stmt);
     if (s->u.stmt.red == KRED_FINAL) { /* not the single writer's threadIdx.x == 0 */
         cover = lower_reduce_final_pred(c, s, cover);
         bounds = lower_reduce_final_pred(c, s, bounds);

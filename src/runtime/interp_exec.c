@@ -227,7 +227,7 @@ static bool run_blocks(ix_exec *x) {
                 x->blin++;
                 ix_block_reset(x);
                 memset(x->mask, 1, (size_t)x->nthreads);
-                if (!run_list(x, x->p->root))
+                if (!run_list(x, x->p->root) || !ix_hw_block_end(x))
                     return false;
             }
     return true;

@@ -11,9 +11,15 @@
  * when every active thread reached it can never complete: it is reported
  * as a deadlock (a GPU would hang). A parity wait only tells the current
  * phase from the one before, so waiting for any other phase is reported
- * too. Every access of the executor is in program order, so a proxy fence
- * has nothing to do; tensor memory is block memory here, with its limits
- * checked at compile time, so its allocation statements are no-ops.
+ * too. Every phase must receive exactly the arrivals it was initialized
+ * for and exactly the transaction bytes its arrivals expect: more arrivals,
+ * a copy that completes more bytes than the arrivals so far expect (on a
+ * GPU the phase could complete before every copy has landed, or never),
+ * and a phase left unfinished by mbarrier.inval or by the end of the block
+ * are reported as well, whether or not a thread waits on it. Every access
+ * of the executor is in program order, so a proxy fence has nothing to do;
+ * tensor memory is block memory here, with its limits checked at compile
+ * time, so its allocation statements are no-ops.
  */
 #include "base/heap.h"
 #include "runtime/interp_hw.h"
@@ -133,11 +139,21 @@ static int64_t active_threads(const ix_exec *x) {
     return n;
 }
 
-static void complete_phase(ix_mbar *m) {
+/* Bytes have been completed on m: no more than its arrivals expect. */
+static bool complete_phase(ix_exec *x, int i, ix_mbar *m, int64_t bytes) {
+    if (m->tx < 0)
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "block (%lld, %lld, %lld): asynchronous copies complete %lld transaction "
+                       "bytes on mbarrier %d in phase %lld, but its arrivals expect only %lld "
+                       "(%lld of %lld arrivals still to come)",
+                       (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2],
+                       (long long)bytes, i, (long long)m->phase, (long long)(m->tx + bytes),
+                       (long long)m->pending, (long long)m->count);
     if (m->pending == 0 && m->tx == 0) {
         m->phase++;
         m->pending = m->count;
     }
+    return true;
 }
 
 /* The waiting thread has seen the phase: what the copies wrote is visible. */
@@ -176,6 +192,7 @@ static bool account(ix_exec *x, const ix_ref *h, ix_mbar *m) {
                        h->mbar);
     if (h->sync == KSYNC_MBAR_COMPLETE_TX) {
         m->tx -= bytes * n;
+        return complete_phase(x, h->mbar, m, bytes * n);
     } else {
         m->tx += bytes * n;
         m->pending -= n;
@@ -186,8 +203,7 @@ static bool account(ix_exec *x, const ix_ref *h, ix_mbar *m) {
                            h->mbar, (long long)-m->pending, (long long)m->phase,
                            (long long)m->count);
     }
-    complete_phase(m);
-    return true;
+    return complete_phase(x, h->mbar, m, 0);
 }
 
 bool ix_hw_sync(ix_exec *x, const in_node *n) {
@@ -236,7 +252,24 @@ bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes, int64_t lo, int64_
     m->tx -= bytes;
     m->lo = m->hi > m->lo && m->lo < lo ? m->lo : lo;
     m->hi = m->hi > hi ? m->hi : hi;
-    complete_phase(m);
+    return complete_phase(x, mbar, m, bytes);
+}
+
+bool ix_hw_block_end(ix_exec *x) {
+    struct ix_mbars *s = x->mbars;
+    if (!s || memcmp(s->bid, x->bid, sizeof s->bid) != 0)
+        return true;
+    for (int i = 0; i < s->n; i++) {
+        const ix_mbar *m = &s->m[i];
+        if (m->init && (m->pending != m->count || m->tx != 0))
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "block (%lld, %lld, %lld) ends in the middle of phase %lld of mbarrier "
+                           "%d: %lld of %lld arrivals and %lld transaction bytes are still "
+                           "pending",
+                           (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2],
+                           (long long)m->phase, i, (long long)m->pending, (long long)m->count,
+                           (long long)m->tx);
+    }
     return true;
 }
 

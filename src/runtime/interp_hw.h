@@ -32,6 +32,8 @@ void ix_hw_free(ix_exec *x);
    shared-memory bytes [lo, hi) it wrote are in flight (ix_cell.written == 2: reading them is
    an error) until a wait on the mbarrier sees the phase complete. */
 bool ix_mbar_complete_tx(ix_exec *x, int mbar, int64_t bytes, int64_t lo, int64_t hi);
+/* At the end of a block: every mbarrier it initialized is between phases. */
+bool ix_hw_block_end(ix_exec *x);
 
 /* A statement by its copy kind's execute hook. */
 bool ix_copy_execute(ix_exec *x, const in_node *n);

@@ -1,8 +1,10 @@
 /*
  * main.c -- the runner of the GPU test program: runs every registered test
- * (or those whose names contain one of the arguments) and prints one line
- * per test and "N passed, N failed, N skipped" last; exits non-zero if any
- * failed.
+ * (or those whose names contain one of the arguments, less those whose
+ * names contain an argument given as -NAME) and prints one line per test
+ * and "N passed, N failed, N skipped" last; exits non-zero if any failed.
+ * Each test's name is printed ("[RUN ] name") before it starts, so that a
+ * run stopped by a timeout (a kernel that hangs) names the test.
  *
  * Before the tests it points WF_CACHE_DIR at a fresh temporary directory,
  * so the program neither reads nor fills the user's kernel cache, and asks
@@ -78,12 +80,20 @@ static void remove_cache_dir(void) {
         fprintf(stderr, "could not remove %s\n", cache_dir);
 }
 
-/* With no filters every test runs; else those whose names contain one. */
+/* Not those whose names contain an excluding filter (-NAME); with no other
+   filter every other test runs, else those whose names contain one. */
 static bool selected(const char *name, int nfilters, char **filters) {
-    for (int i = 0; i < nfilters; i++)
-        if (strstr(name, filters[i]))
-            return true;
-    return nfilters == 0;
+    bool any = false, hit = false;
+    for (int i = 0; i < nfilters; i++) {
+        if (filters[i][0] == '-') {
+            if (filters[i][1] && strstr(name, filters[i] + 1))
+                return false;
+            continue;
+        }
+        any = true;
+        hit |= strstr(name, filters[i]) != NULL;
+    }
+    return hit || !any;
 }
 
 static int run_tests(int nfilters, char **filters) {
@@ -92,6 +102,8 @@ static int run_tests(int nfilters, char **filters) {
         if (!selected(tests[i].name, nfilters, filters))
             continue;
         gt_state ts = {0};
+        printf("[RUN ] %s\n", tests[i].name);
+        fflush(stdout);
         tests[i].fn(&ts);
         if (ts.failed) {
             printf("[FAIL] %s\n", tests[i].name);

@@ -67,6 +67,11 @@ GPU_TEST(tma_cb_4_stages_partial_last_tile) {
     run_copy(ts_, 8 * 16 * 64 - 3, 16, 4);
 }
 
+/* The last block's last 5 tiles lie wholly outside the tensor (zero-filled). */
+GPU_TEST(tma_cb_3_stages_tiles_past_the_end) {
+    run_copy(ts_, 8 * 16 * 64 - 8 * 5 - 3, 16, 3);
+}
+
 GPU_TEST(tma_cb_more_stages_than_iterations) {
     run_copy(ts_, 8 * 2 * 100, 2, 4);
 }

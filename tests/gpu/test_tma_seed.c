@@ -59,10 +59,10 @@ static void expect_copy(gt_state *ts_, wf_fusion *f, int ndim, const int64_t *sh
     wf_fusion_free(f);
 }
 
-/* Copies 1-3: [64, 128, 256] flattened, boxes of 256, one per block. */
-static void copy_1d(gt_state *ts_, copy_kind kind) {
+/* Copies 1-3: [64, 128, 256] flattened, boxes of 256, one per block; and
+   [63, 127, 252], whose last box is partial. */
+static void copy_1d_of(gt_state *ts_, copy_kind kind, const int64_t shape[3]) {
     NEED_GPU();
-    int64_t shape[3] = {64, 128, 256};
     wf_tv *s, *o;
     wf_fusion *f = copy_chain(3, shape, kind, &s, &o);
     wf_tv *t[2] = {s, o};
@@ -76,6 +76,12 @@ static void copy_1d(gt_state *ts_, copy_kind kind) {
     if (kind == BOTH)
         wf_tv_parallelize(s, 1, WF_BULK);
     expect_copy(ts_, f, 3, shape, kind == BOTH ? 2 : 1);
+}
+
+static void copy_1d(gt_state *ts_, copy_kind kind) {
+    static const int64_t even[3] = {64, 128, 256}, odd[3] = {63, 127, 252};
+    copy_1d_of(ts_, kind, even);
+    copy_1d_of(ts_, kind, odd);
 }
 
 GPU_TEST(tma_seed_copy1_load_1d) {
@@ -145,9 +151,9 @@ static void bcast_schedule(wf_tv *t, bool has_i0) {
     wf_tv_parallelize(t, 1, WF_BIDY);
 }
 
-GPU_TEST(tma_seed_broadcast_add_discontiguous_input) {
+static void broadcast_add(gt_state *ts_, int64_t I2, int64_t I3) {
     NEED_GPU();
-    enum { I0 = 16, I1 = 32, I2 = 16, I3 = 32 };
+    enum { I0 = 16, I1 = 32 };
     int64_t s0[3] = {I1, I2, I3}, s1[4] = {I0, I1, I2, I3};
     int64_t st1[4] = {(int64_t)I1 * 1024, 1024, I3, 1};
     int8_t c1[4] = {1, 0, 1, 1};
@@ -188,6 +194,11 @@ GPU_TEST(tma_seed_broadcast_add_discontiguous_input) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+GPU_TEST(tma_seed_broadcast_add_discontiguous_input) {
+    broadcast_add(ts_, 16, 32);
+    broadcast_add(ts_, 15, 28); /* I2 * I3 = 420: the second box of 256 is partial */
 }
 
 /* ---- strided tiles (seed 001, step 3) ---- */

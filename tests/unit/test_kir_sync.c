@@ -4,7 +4,9 @@
  * fence, put in front of a lowered 32-thread copy kernel. The printer names
  * them, codegen emits PTX that NVRTC accepts for sm_90, and the executor
  * models the phase and transaction count: a wait for a phase that never
- * completes is a deadlock, reported with the counts still pending.
+ * completes is a deadlock, reported with the counts still pending; more
+ * bytes than expected, and a phase unfinished when the block ends, are
+ * reported too.
  */
 #include "codegen/codegen.h"
 #include "harness.h"
@@ -215,6 +217,41 @@ TEST(kir_sync_mbarrier_state_is_per_block) {
         CHECK_STR(wf_last_run_error(k),
                   "block (1, 0, 0) uses mbarrier 0 before it is initialized (mbarrier.init)");
         CHECK_HAS(wf_kernel_source(k), "if (blockIdx.x < 1) {");
+    }
+    done(&h, k);
+}
+
+/* More bytes completed than the arrivals expect: reported when they land. */
+TEST(kir_sync_mbarrier_more_bytes_than_expected_are_reported) {
+    handmade h;
+    CHECK(copy32(&h));
+    put(&h, KSYNC_MBAR_INIT, 32);
+    put(&h, KSYNC_MBAR_ARRIVE_TX, 4);   /* 128 bytes expected */
+    put(&h, KSYNC_MBAR_COMPLETE_TX, 8); /* 256 complete */
+    wf_kernel *k = build(&h);
+    if (k) {
+        CHECK_EQ_I64(run(ts_, k), WF_ERR_SCHEDULE);
+        CHECK_STR(wf_last_run_error(k),
+                  "block (0, 0, 0): asynchronous copies complete 256 transaction bytes on "
+                  "mbarrier 0 in phase 0, but its arrivals expect only 128 (0 of 32 arrivals "
+                  "still to come)");
+    }
+    done(&h, k);
+}
+
+/* A phase that never completes, with nobody waiting on it (no hang, but the
+   arrivals differ from the count): reported at the end of the block. */
+TEST(kir_sync_mbarrier_unfinished_phase_at_the_end_of_the_block_is_reported) {
+    handmade h;
+    CHECK(copy32(&h));
+    put(&h, KSYNC_MBAR_INIT, 64);
+    put(&h, KSYNC_MBAR_ARRIVE_TX, 0); /* 32 of the 64 arrivals */
+    wf_kernel *k = build(&h);
+    if (k) {
+        CHECK_EQ_I64(run(ts_, k), WF_ERR_SCHEDULE);
+        CHECK_STR(wf_last_run_error(k),
+                  "block (0, 0, 0) ends in the middle of phase 0 of mbarrier 0: 32 of 64 "
+                  "arrivals and 0 transaction bytes are still pending");
     }
     done(&h, k);
 }

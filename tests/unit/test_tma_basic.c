@@ -38,9 +38,10 @@ static wf_fusion *load_fusion(int ndim, const int64_t *shape, wf_tv **smem, wf_t
     return f;
 }
 
-/* 1-D TMA: the whole tensor viewed as one dimension, boxes of 256. */
-TEST(tma_load_1d_partitioned_merged_view) {
-    int64_t shape[3] = {4, 8, 64};
+/* 1-D TMA: the whole tensor viewed as one dimension, boxes of 256 (the last
+   one partial where 256 does not divide the size). */
+static void load_1d(test_state *ts_, int64_t n0, int64_t n2) {
+    int64_t shape[3] = {n0, 8, n2};
     wf_tv *s, *o;
     wf_fusion *f = load_fusion(3, shape, &s, &o);
     wf_tv *both[2] = {s, o};
@@ -57,7 +58,7 @@ TEST(tma_load_1d_partitioned_merged_view) {
         CHECK_NVRTC(k, 90);
     if (k) {
         CHECK_EQ_I64(wf_kernel_tma_count(k), 1);
-        int64_t dims[1] = {2048}, strides[1] = {4}, box[1] = {256};
+        int64_t dims[1] = {n0 * 8 * n2}, strides[1] = {4}, box[1] = {256};
         check_map(ts_, wf_kernel_tma(k, 0), false, 1, dims, strides, box, 0);
         CHECK(wf_kernel_tma(k, 1) == NULL);
         CHECK_HAS(wf_kernel_source(k), "cp.async.bulk.tensor.1d.shared::cluster.global.tile");
@@ -66,6 +67,11 @@ TEST(tma_load_1d_partitioned_merged_view) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_load_1d_partitioned_merged_view) {
+    load_1d(ts_, 4, 64);
+    load_1d(ts_, 3, 60); /* 1440 = 5 x 256 + 160 */
 }
 
 /* 2-D boxes by partitioning both dims; 100 rows do not divide by 16, so the
@@ -138,8 +144,9 @@ static wf_fusion *store_fusion(int ndim, const int64_t *shape, wf_tv **smem, wf_
     return f;
 }
 
-TEST(tma_store_1d_partitioned) {
-    int64_t shape[2] = {16, 128};
+/* The last box of a size 128 does not divide is clipped by the store. */
+static void store_1d(test_state *ts_, int64_t rows, int64_t cols) {
+    int64_t shape[2] = {rows, cols};
     wf_tv *s, *o;
     wf_fusion *f = store_fusion(2, shape, &s, &o);
     wf_tv *both[2] = {s, o};
@@ -154,7 +161,7 @@ TEST(tma_store_1d_partitioned) {
     if (k)
         CHECK_NVRTC(k, 90);
     if (k) {
-        int64_t dims[1] = {2048}, strides[1] = {4}, box[1] = {128};
+        int64_t dims[1] = {rows * cols}, strides[1] = {4}, box[1] = {128};
         check_map(ts_, wf_kernel_tma(k, 0), true, 1, dims, strides, box, 0);
         const char *src = wf_kernel_source(k);
         CHECK_HAS(src,
@@ -167,9 +174,14 @@ TEST(tma_store_1d_partitioned) {
     wf_fusion_free(f);
 }
 
+TEST(tma_store_1d_partitioned) {
+    store_1d(ts_, 16, 128);
+    store_1d(ts_, 15, 100); /* 1500 = 11 x 128 + 92 */
+}
+
 /* A 2-D store whose last boxes reach past the tensor: TMA skips what is out of bounds. */
-TEST(tma_store_2d_partial_boxes_skip_out_of_bounds) {
-    int64_t shape[2] = {40, 72};
+static void store_2d(test_state *ts_, int64_t rows, int64_t cols) {
+    int64_t shape[2] = {rows, cols};
     wf_tv *s, *o;
     wf_fusion *f = store_fusion(2, shape, &s, &o);
     wf_tv *both[2] = {s, o};
@@ -188,17 +200,22 @@ TEST(tma_store_2d_partial_boxes_skip_out_of_bounds) {
     if (k)
         CHECK_NVRTC(k, 90);
     if (k) {
-        int64_t dims[2] = {72, 40}, strides[2] = {4, 288}, box[2] = {16, 8};
+        int64_t dims[2] = {cols, rows}, strides[2] = {4, cols * 4}, box[2] = {16, 8};
         check_map(ts_, wf_kernel_tma(k, 0), true, 2, dims, strides, box, 0);
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
 
+TEST(tma_store_2d_partial_boxes_skip_out_of_bounds) {
+    store_2d(ts_, 40, 72); /* columns 72 .. 79 of the last boxes */
+    store_2d(ts_, 37, 68); /* and rows 37 .. 39 */
+}
+
 /* A TMA load and a TMA store in one kernel; the block's serial loop issues
    a box per iteration, each with its mbarrier initialized and invalidated. */
-TEST(tma_load_and_store_in_a_serial_loop) {
-    int64_t shape[2] = {64, 256};
+static void serial_loop(test_state *ts_, int64_t rows, int64_t cols) {
+    int64_t shape[2] = {rows, cols};
     wf_fusion *f = wf_fusion_new();
     wf_tv *in = wf_input(f, WF_F32, 2, shape);
     wf_tv *a = wf_set(in), *b = wf_set(a), *o = wf_set(b);
@@ -226,13 +243,18 @@ TEST(tma_load_and_store_in_a_serial_loop) {
         CHECK_NVRTC(k, 90);
     if (k) {
         CHECK_EQ_I64(wf_kernel_tma_count(k), 2);
-        int64_t dims[2] = {256, 64}, strides[2] = {4, 1024}, box[2] = {64, 8};
+        int64_t dims[2] = {cols, rows}, strides[2] = {4, cols * 4}, box[2] = {64, 8};
         check_map(ts_, wf_kernel_tma(k, 0), false, 2, dims, strides, box, 0);
         check_map(ts_, wf_kernel_tma(k, 1), true, 2, dims, strides, box, 0);
         CHECK_HAS(wf_kernel_source(k), "for (wf_index i");
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_load_and_store_in_a_serial_loop) {
+    serial_loop(ts_, 64, 256);
+    serial_loop(ts_, 60, 200); /* the last iteration's boxes are partial in both dims */
 }
 
 /* Seed 001, Figure 11: a TMA domain of nine IterDomains, contiguities
@@ -254,8 +276,8 @@ static void figure11(wf_tv *t, bool tma) {
         wf_tv_parallelize(t, 9, WF_TIDX);
 }
 
-TEST(tma_load_figure11_five_dims_mixed_strategies) {
-    int64_t shape[5] = {8, 16, 3, 16, 32};
+static void figure11_case(test_state *ts_, int64_t d0, int64_t d1) {
+    int64_t shape[5] = {d0, d1, 3, 16, 32};
     int8_t contig[5] = {1, 1, 0, 1, 1};
     wf_fusion *f = wf_fusion_new();
     wf_tv *in = wf_input_strided(f, WF_F32, 5, shape, contig), *s = wf_set(in), *o = wf_set(s);
@@ -270,7 +292,7 @@ TEST(tma_load_figure11_five_dims_mixed_strategies) {
         CHECK_NVRTC(k, 90);
     if (k) {
         const wf_tma_info *m = wf_kernel_tma(k, 0);
-        int64_t dims[5] = {32, 16, 3, 16, 8}, box[5] = {16, 16, 1, 4, 2};
+        int64_t dims[5] = {32, 16, 3, d1, d0}, box[5] = {16, 16, 1, 4, 2};
         int64_t strides[5] = {4, 128, -1, -1, -1}; /* d2's stride is known at run time */
         check_map(ts_, m, false, 5, dims, strides, box, 0);
     }
@@ -278,12 +300,17 @@ TEST(tma_load_figure11_five_dims_mixed_strategies) {
     wf_fusion_free(f);
 }
 
+TEST(tma_load_figure11_five_dims_mixed_strategies) {
+    figure11_case(ts_, 8, 16);
+    figure11_case(ts_, 7, 14); /* the boxing splits of I1 (by 2) and I2 (by 4) do not divide */
+}
+
 /* Boxes by rotation (seed 001, Figures 8-9): a split of a split. Rotated
    left: [I0, 256] -> [I0, 4, 2, 32] with [2, 32] the box, I1 = 8 x 32 seen as
    partitioned by 64; rotated right: [I0, 4, 64] -> [I0, 4, 2, 32] with 32 the
    box, the divisible outer split a view. */
-static void rotation(test_state *ts_, bool left, int64_t box0, int64_t box1) {
-    int64_t shape[2] = {16, 256};
+static void rotation(test_state *ts_, bool left, int64_t cols, int64_t box0, int64_t box1) {
+    int64_t shape[2] = {16, cols};
     wf_tv *s, *o;
     wf_fusion *f = load_fusion(2, shape, &s, &o);
     wf_tv *both[2] = {s, o};
@@ -309,15 +336,18 @@ static void rotation(test_state *ts_, bool left, int64_t box0, int64_t box1) {
 }
 
 TEST(tma_load_box_by_rotation_left_and_right) {
-    rotation(ts_, true, 32, 2);
-    rotation(ts_, false, 32, 1);
+    rotation(ts_, true, 256, 32, 2);
+    rotation(ts_, false, 256, 32, 1);
+    /* 7 x 32: the last box of 2 x 32 is half outside (rotated right, the outer split by
+       64 is a view and must divide) */
+    rotation(ts_, true, 224, 32, 2);
 }
 
 /* Seed 001, step 5: a non-tile axis on threads, each thread issuing its own
    box: the mbarrier counts all their arrivals (init by one thread between
    barriers, invalidated after every wait); stores need no mbarrier. */
-static void many_issuers(test_state *ts_, bool store) {
-    int64_t shape[2] = {64, 64};
+static void many_issuers(test_state *ts_, bool store, int64_t rows) {
+    int64_t shape[2] = {rows, 64};
     wf_tv *s, *o;
     wf_fusion *f = store ? store_fusion(2, shape, &s, &o) : load_fusion(2, shape, &s, &o);
     wf_tv *both[2] = {s, o};
@@ -333,7 +363,7 @@ static void many_issuers(test_state *ts_, bool store) {
     if (k)
         CHECK_NVRTC(k, 90);
     if (k) {
-        int64_t dims[2] = {64, 64}, strides[2] = {4, 256}, box[2] = {64, 8};
+        int64_t dims[2] = {64, rows}, strides[2] = {4, 256}, box[2] = {64, 8};
         check_map(ts_, wf_kernel_tma(k, 0), store, 2, dims, strides, box, 0);
         if (!store)
             CHECK_HAS(wf_kernel_source(k), "mbarrier.init.shared::cta.b64 [%0], %1;\" :: "
@@ -345,8 +375,10 @@ static void many_issuers(test_state *ts_, bool store) {
 }
 
 TEST(tma_several_threads_issue_a_box_each) {
-    many_issuers(ts_, false);
-    many_issuers(ts_, true);
+    many_issuers(ts_, false, 64);
+    many_issuers(ts_, true, 64);
+    many_issuers(ts_, false, 60); /* the 8th thread's box is half outside */
+    many_issuers(ts_, true, 60);
 }
 
 /* Symbolic sizes: the tensor map's dims and strides are encoded per launch
@@ -375,4 +407,74 @@ TEST(tma_load_symbolic_sizes) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+/* Issue 18: a 1-D load whose boxes of 256 are issued by 4 threads each
+   (merge, merge, split 256, split 4: [BIDx, TIDx{4}, Bulk{256}]). */
+static void four_issuers(test_state *ts_, int64_t n0) {
+    int64_t shape[3] = {n0, 8, 64};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(3, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_merge(both[i], 0);
+        wf_tv_merge(both[i], 0);
+        wf_tv_split(both[i], 0, 256);
+        wf_tv_split(both[i], 0, 4);
+        wf_tv_parallelize(both[i], 0, WF_BIDX);
+        wf_tv_parallelize(both[i], 1, WF_TIDX);
+    }
+    wf_tv_parallelize(s, 2, WF_BULK);
+    wf_tv_parallelize(o, 2, WF_TIDY);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(tma_four_threads_issue_boxes_divisible_and_not) {
+    four_issuers(ts_, 8);
+    four_issuers(ts_, 9);
+}
+
+/* Issue 18: a 3-D load, [B, M, N] in 64 x 64 CTA tiles of 32 x 32 boxes,
+   the tile's two rows of boxes on TIDx (each thread issues its own boxes),
+   its two columns serial; the consumer reads the tile with TIDy x TIDx. */
+static void cta_tile_of_boxes(test_state *ts_, int64_t m, int64_t n) {
+    int64_t shape[3] = {2, m, n};
+    wf_tv *s, *o;
+    wf_fusion *f = load_fusion(3, shape, &s, &o);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 2, 32);
+        wf_tv_split(both[i], 2, 2); /* [B, M, No, 2, 32] */
+        wf_tv_split(both[i], 1, 32);
+        wf_tv_split(both[i], 1, 2); /* [B, Mo, 2, 32, No, 2, 32] */
+        /* [B, Mo, No, 2 (rows of boxes), 2 (columns), 32, 32] */
+        wf_tv_reorder_all(both[i], (const int[]){0, 1, 3, 5, 2, 4, 6});
+        wf_tv_parallelize(both[i], 0, WF_BIDZ);
+        wf_tv_parallelize(both[i], 1, WF_BIDY);
+        wf_tv_parallelize(both[i], 2, WF_BIDX);
+    }
+    wf_tv_parallelize(s, 3, WF_TIDX);
+    wf_tv_parallelize(s, 5, WF_BULK);
+    wf_tv_parallelize(s, 6, WF_BULK);
+    wf_tv_parallelize(o, 5, WF_TIDY);
+    wf_tv_parallelize(o, 6, WF_TIDX);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_NVRTC(k, 90);
+    if (k) {
+        int64_t dims[3] = {n, m, 2}, strides[3] = {4, n * 4, m * n * 4}, box[3] = {32, 32, 1};
+        check_map(ts_, wf_kernel_tma(k, 0), false, 3, dims, strides, box, 0);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(tma_cta_tile_of_boxes_issued_by_threads_divisible_and_not) {
+    cta_tile_of_boxes(ts_, 128, 128);
+    cta_tile_of_boxes(ts_, 80, 100); /* row 96 and column 96 of boxes start past the end */
+    cta_tile_of_boxes(ts_, 100, 68);
 }

@@ -189,9 +189,10 @@ TEST(tma_cb_stages_are_aligned_like_the_buffer) {
     wf_fusion_free(f);
 }
 
-/* A block axis outside the pipelined loop: [BIDx, serial, Bulk, Bulk]. */
-TEST(tma_cb_under_a_block_axis_exact) {
-    int64_t shape[2] = {96, 32};
+/* A block axis outside the pipelined loop: [BIDx, serial, Bulk, Bulk]; with 90 rows
+   the second block's last tile lies wholly outside the tensor (zero-filled). */
+static void under_a_block_axis(test_state *ts_, int64_t rows) {
+    int64_t shape[2] = {rows, 32};
     wf_tv *both[2];
     wf_fusion *f = tma_copy(shape, both);
     wf_tv *s = both[0], *o = both[1];
@@ -211,9 +212,14 @@ TEST(tma_cb_under_a_block_axis_exact) {
     wf_fusion_free(f);
 }
 
+TEST(tma_cb_under_a_block_axis_exact) {
+    under_a_block_axis(ts_, 96);
+    under_a_block_axis(ts_, 90);
+}
+
 /* Two circular-buffered loads in one kernel: mbarriers 0-2 and 3-4. */
-TEST(tma_cb_two_buffers_have_their_own_mbarriers) {
-    int64_t shape[2] = {40, 32};
+static void two_buffers(test_state *ts_, int64_t rows) {
+    int64_t shape[2] = {rows, 32};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_set(wf_input(f, WF_F32, 2, shape)), *b = wf_set(wf_input(f, WF_F32, 2, shape));
     wf_tv *o = wf_add(a, b);
@@ -241,11 +247,16 @@ TEST(tma_cb_two_buffers_have_their_own_mbarriers) {
     wf_fusion_free(f);
 }
 
+TEST(tma_cb_two_buffers_have_their_own_mbarriers) {
+    two_buffers(ts_, 40);
+    two_buffers(ts_, 37);
+}
+
 /* ---- elect.sync for loads that are not circular-buffered ---- */
 
 /* in [n] -> T1 (TMA, 128 a block) -> T2 with `threads` threads (128 / threads each). */
-static wf_kernel *plain_load(test_state *ts_, wf_fusion **fp, int64_t threads) {
-    int64_t shape[1] = {512};
+static wf_kernel *plain_load(test_state *ts_, wf_fusion **fp, int64_t n, int64_t threads) {
+    int64_t shape[1] = {n};
     wf_fusion *f = *fp = wf_fusion_new();
     wf_tv *s = wf_set(wf_input(f, WF_F32, 1, shape)), *o = wf_set(s);
     wf_output(f, o);
@@ -262,33 +273,38 @@ static wf_kernel *plain_load(test_state *ts_, wf_fusion **fp, int64_t threads) {
 }
 
 TEST(tma_load_issuer_is_elected_in_a_full_warp) {
-    wf_fusion *f;
-    wf_kernel *k = plain_load(ts_, &f, 32);
-    if (k) {
-        CHECK_HAS(wf_kernel_source(k),
-                  "  if (wf_elect_one()) {\n"
-                  "    asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\"");
-        CHECK_LACKS(wf_kernel_source(k), "threadIdx.x == 0");
+    for (int64_t n = 512; n >= 500; n -= 12) { /* 500: the last box is partial */
+        wf_fusion *f;
+        wf_kernel *k = plain_load(ts_, &f, n, 32);
+        if (k) {
+            CHECK_HAS(wf_kernel_source(k),
+                      "  if (wf_elect_one()) {\n"
+                      "    asm volatile(\"mbarrier.init.shared::cta.b64 [%0], %1;\"");
+            CHECK_LACKS(wf_kernel_source(k), "threadIdx.x == 0");
+        }
+        wf_kernel_free(k);
+        wf_fusion_free(f);
     }
-    wf_kernel_free(k);
-    wf_fusion_free(f);
 }
 
 TEST(tma_load_issuer_is_thread_0_without_a_full_warp) {
-    wf_fusion *f;
-    wf_kernel *k = plain_load(ts_, &f, 16);
-    if (k) {
-        CHECK_HAS(wf_kernel_source(k), "  if (threadIdx.x == 0) {\n"
-                                       "    asm volatile(\"mbarrier.init.shared::cta.b64");
-        CHECK_LACKS(wf_kernel_source(k), "if (wf_elect_one())");
+    for (int64_t n = 512; n >= 500; n -= 12) {
+        wf_fusion *f;
+        wf_kernel *k = plain_load(ts_, &f, n, 16);
+        if (k) {
+            CHECK_HAS(wf_kernel_source(k), "  if (threadIdx.x == 0) {\n"
+                                           "    asm volatile(\"mbarrier.init.shared::cta.b64");
+            CHECK_LACKS(wf_kernel_source(k), "if (wf_elect_one())");
+        }
+        wf_kernel_free(k);
+        wf_fusion_free(f);
     }
-    wf_kernel_free(k);
-    wf_fusion_free(f);
 }
 
-/* A TMA store of 128 floats a block written by 128 threads: elect.sync issues it. */
-TEST(tma_store_issuer_is_elected_in_a_full_warp) {
-    int64_t shape[1] = {512};
+/* A TMA store of 128 floats a block written by 128 threads: elect.sync issues it
+   (with 500 floats, the last block's box is clipped). */
+static void store_elected(test_state *ts_, int64_t n) {
+    int64_t shape[1] = {n};
     wf_fusion *f = wf_fusion_new();
     wf_tv *s = wf_set(wf_input(f, WF_F32, 1, shape)), *o = wf_set(s);
     wf_output(f, o);
@@ -310,6 +326,11 @@ TEST(tma_store_issuer_is_elected_in_a_full_warp) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_store_issuer_is_elected_in_a_full_warp) {
+    store_elected(ts_, 512);
+    store_elected(ts_, 500);
 }
 
 /* ---- refusals ---- */
@@ -497,8 +518,8 @@ TEST(tma_cb_hazard_load_over_a_stage_still_being_read) {
 
 /* The pipelined loop inside another serial loop: each outer iteration
    initializes, fills and drains the stages again. */
-TEST(tma_cb_inside_an_outer_serial_loop_exact) {
-    int64_t shape[2] = {60, 32};
+static void inside_an_outer_serial_loop(test_state *ts_, int64_t rows) {
+    int64_t shape[2] = {rows, 32};
     wf_tv *both[2];
     wf_fusion *f = tma_copy(shape, both);
     wf_tv *s = both[0], *o = both[1];
@@ -517,6 +538,12 @@ TEST(tma_cb_inside_an_outer_serial_loop_exact) {
         CHECK_HAS(wf_kernel_source(k), "&wf_mbar[0 + ((i1 + 1) % 2)]");
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_cb_inside_an_outer_serial_loop_exact) {
+    inside_an_outer_serial_loop(ts_, 60);
+    inside_an_outer_serial_loop(ts_, 58); /* the last tile half outside */
+    inside_an_outer_serial_loop(ts_, 50); /* the last outer iteration's last 2 tiles outside */
 }
 
 /* A stage whose transaction count never reaches zero: the wait would hang on a GPU. */

@@ -12,8 +12,8 @@
 /* T2 = T0 + T1, [M, N] f32: each input cached in shared memory by TMA
    (boxes of 256 along the flattened tensor), the sum in registers, the
    output stored 4 floats at a time. */
-TEST(tma_example1_pointwise_add_vectorized_store) {
-    int64_t shape[2] = {64, 512};
+static void example1(test_state *ts_, int64_t rows, int64_t cols) {
+    int64_t shape[2] = {rows, cols};
     wf_fusion *f = wf_fusion_new();
     wf_tv *a = wf_input(f, WF_F32, 2, shape), *b = wf_input(f, WF_F32, 2, shape);
     wf_tv *out = wf_add(a, b);
@@ -46,7 +46,7 @@ TEST(tma_example1_pointwise_add_vectorized_store) {
         for (int i = 0; i < 2; i++) {
             const wf_tma_info *m = wf_kernel_tma(k, i);
             CHECK_EQ_I64(m->rank, 1);
-            CHECK_EQ_I64(m->global_dims[0], 64 * 512);
+            CHECK_EQ_I64(m->global_dims[0], rows * cols);
             CHECK_EQ_I64(m->box[0], 256);
             CHECK(m->shared_tv == smem[i]);
         }
@@ -54,6 +54,11 @@ TEST(tma_example1_pointwise_add_vectorized_store) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_example1_pointwise_add_vectorized_store) {
+    example1(ts_, 64, 512);
+    example1(ts_, 63, 500); /* 31500 = 123 x 256 + 12: the last boxes partial */
 }
 
 /* T1 = transpose(T0), [N, N] f32, by 32 x 32 tiles: TMA load into a
@@ -147,4 +152,21 @@ TEST(tma_example3_transpose_through_swizzled_tiles) {
     CHECK_EQ_I64(plain.smem_accesses, 640);
     CHECK_EQ_I64(plain.smem_wavefronts, 4608);
     CHECK_EQ_I64(plain.smem_max_conflict_degree, 8);
+}
+
+/* 120 x 120: the last row and column of tiles are partial, zero-filled by the
+   load and clipped by the store. */
+TEST(tma_example3_transpose_partial_tiles) {
+    for (int sw = 0; sw < 2; sw++) {
+        wf_tv *tiles[2];
+        wf_fusion *f = transpose(120, sw, tiles);
+        wf_kernel *k = CHECK_INTERP(f, NULL);
+        if (k) {
+            CHECK_NVRTC(k, 90);
+            CHECK_EQ_I64(wf_kernel_tma(k, 0)->global_dims[0], 120);
+            CHECK_EQ_I64(wf_kernel_tma(k, 1)->box[1], 32);
+        }
+        wf_kernel_free(k);
+        wf_fusion_free(f);
+    }
 }

@@ -9,9 +9,10 @@
 #include "harness.h"
 
 /* A TMA load into a 128-byte-swizzled tile and a TMA store back, run on
-   the executor. True when everything succeeded and the copy is exact. */
-static bool program(void) {
-    int64_t shape[2] = {32, 64};
+   the executor, for [32, 64] and for [30, 60] (partial boxes: zero-filled,
+   then clipped). True when everything succeeded and the copy is exact. */
+static bool program_of(int64_t rows, int64_t cols) {
+    int64_t shape[2] = {rows, cols};
     wf_fusion *f = wf_fusion_new();
     if (!f)
         return false;
@@ -35,16 +36,21 @@ static bool program(void) {
     bool ok = k != NULL;
     if (k) {
         float x[32 * 64], y[32 * 64];
-        for (int i = 0; i < 32 * 64; i++)
+        for (int i = 0; i < rows * cols; i++)
             x[i] = (float)i;
-        wf_buffer bx = {x, WF_F32, 2, {32, 64}, {0}, -1}, by = {y, WF_F32, 2, {32, 64}, {0}, -1};
+        wf_buffer bx = {x, WF_F32, 2, {rows, cols}, {0}, -1},
+                  by = {y, WF_F32, 2, {rows, cols}, {0}, -1};
         ok = wf_run(k, WF_BACKEND_INTERP, &bx, 1, &by, 1) == WF_OK;
-        for (int i = 0; ok && i < 32 * 64; i++)
+        for (int i = 0; ok && i < rows * cols; i++)
             ok = y[i] == x[i];
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
     return ok;
+}
+
+static bool program(void) {
+    return program_of(32, 64) && program_of(30, 60);
 }
 
 TEST(tma_fault_every_arena_failure_is_a_clean_error) {

@@ -66,9 +66,9 @@ TEST(tma_smem_serial_axis_between_tile_axes_is_refused) {
 
 /* Figure 14 (a): a BIDx IterDomain between the tile IterDomains is not
    allocated in shared memory, so the tile stays contiguous. */
-TEST(tma_smem_block_axis_between_tile_axes_is_valid) {
+static void block_axis_between(test_state *ts_, int64_t rows, int64_t cols) {
     wf_tv *s;
-    wf_fusion *f = tiled_load(32, 64, 8, 32, &s);
+    wf_fusion *f = tiled_load(rows, cols, 8, 32, &s);
     bulk_from(s, 2);
     wf_iterdomain *alloc[4] = {wf_tv_axis(s, 0), wf_tv_axis(s, 2), wf_tv_axis(s, 1),
                                wf_tv_axis(s, 3)};
@@ -80,6 +80,11 @@ TEST(tma_smem_block_axis_between_tile_axes_is_valid) {
         CHECK_EQ_I64(wf_kernel_tma(k, 0)->swizzle_bytes, 0);
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_smem_block_axis_between_tile_axes_is_valid) {
+    block_axis_between(ts_, 32, 64);
+    block_axis_between(ts_, 30, 52); /* partial tiles in both dimensions */
 }
 
 /* Figure 15 (d): the tile's two IterDomains in the wrong order. */
@@ -103,9 +108,9 @@ TEST(tma_smem_tile_axes_flipped_are_refused) {
 
 /* Figure 15 (a), (b): any view of the tile that keeps it contiguous, here
    merged and split again, is valid. */
-TEST(tma_smem_tile_viewed_arbitrarily_is_valid) {
+static void viewed_arbitrarily(test_state *ts_, int64_t rows, int64_t cols) {
     wf_tv *s;
-    wf_fusion *f = tiled_load(32, 64, 8, 32, &s);
+    wf_fusion *f = tiled_load(rows, cols, 8, 32, &s);
     wf_iterdomain *ids[2] = {wf_tv_axis(s, 0), wf_tv_axis(s, 1)};
     wf_tv_merge(s, 2); /* [I0o, BIDx, 256] */
     wf_tv_split(s, 2, 16);
@@ -122,6 +127,11 @@ TEST(tma_smem_tile_viewed_arbitrarily_is_valid) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_smem_tile_viewed_arbitrarily_is_valid) {
+    viewed_arbitrarily(ts_, 32, 64);
+    viewed_arbitrarily(ts_, 30, 52);
 }
 
 /* Figure 15 (c), (e): a non-divisible split inside the tile leaves holes, and
@@ -142,10 +152,10 @@ TEST(tma_smem_holes_in_the_tile_are_refused) {
 /* The TMA swizzles: [rows, s * 16 bytes] viewed as [-1, s, 8/s, s, 16 B] with the
    XOR of axes 1 and 3 (wf_tv_tma_swizzle); the mode is inferred from it, the
    buffer starts on 1024 bytes. */
-static void swizzle_case(test_state *ts_, int sw) {
+static void swizzle_case(test_state *ts_, int sw, int64_t rows, int64_t ncols) {
     wf_tv *s;
     int64_t cols = sw / 4;
-    wf_fusion *f = tiled_load(64, 4 * cols, 16, cols, &s);
+    wf_fusion *f = tiled_load(rows, ncols, 16, cols, &s);
     bulk_from(s, 2);
     wf_tv_tma_swizzle(s, sw);
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
@@ -157,7 +167,7 @@ static void swizzle_case(test_state *ts_, int sw) {
         CHECK_EQ_I64(m->swizzle_bytes, sw);
         CHECK_EQ_I64(m->box[0], cols);
         CHECK_EQ_I64(m->box[1], 16);
-        CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, 64 * sw + 1008);
+        CHECK_EQ_I64(wf_kernel_launch(k)->smem_bytes, (rows + 15) / 16 * 16 * sw + 1008);
         CHECK_HAS(wf_kernel_source(k), "+ 1023ull) & ~1023ull");
     }
     wf_kernel_free(k);
@@ -165,9 +175,10 @@ static void swizzle_case(test_state *ts_, int sw) {
 }
 
 TEST(tma_smem_swizzle_32_64_128_inferred) {
-    swizzle_case(ts_, 32);
-    swizzle_case(ts_, 64);
-    swizzle_case(ts_, 128);
+    for (int sw = 32; sw <= 128; sw *= 2) {
+        swizzle_case(ts_, sw, 64, sw);
+        swizzle_case(ts_, sw, 60, sw - 4); /* partial tiles in both dimensions */
+    }
 }
 
 /* A swizzled layout whose rows are wider than the swizzle is not a TMA mode. */
@@ -192,9 +203,9 @@ TEST(tma_smem_swizzle_wider_than_the_box_row_is_refused) {
 
 /* Figure 14 (c), (e): IterDomains of extent 1 -- a non-tile one between the
    tile IterDomains, or a tile one anywhere -- do not break the tile. */
-TEST(tma_smem_extent_one_axes_between_tile_axes_are_valid) {
+static void extent_one_axes(test_state *ts_, int64_t rows, int64_t cols) {
     wf_tv *s;
-    wf_fusion *f = tiled_load(32, 64, 8, 32, &s);
+    wf_fusion *f = tiled_load(rows, cols, 8, 32, &s);
     wf_tv_split(s, 0, 1); /* [I0o{4}, 1, BIDx, 8, 32] */
     wf_tv_split(s, 3, 8); /* [I0o, 1, BIDx, 1 (tile), 8, 32] */
     bulk_from(s, 3);
@@ -210,4 +221,9 @@ TEST(tma_smem_extent_one_axes_between_tile_axes_are_valid) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_smem_extent_one_axes_between_tile_axes_are_valid) {
+    extent_one_axes(ts_, 32, 64);
+    extent_one_axes(ts_, 30, 52);
 }

@@ -168,8 +168,8 @@ TEST(tma_strided_composited_box_merged_then_strided) {
 
 /* The stride IterDomain on blocks: each block loads its own phase of every
    box; a 128-byte swizzle of the 8-row tiles in shared memory is inferred. */
-TEST(tma_strided_stride_on_blocks_with_128b_swizzle) {
-    int64_t shape[2] = {64, 32};
+static void stride_on_blocks(test_state *ts_, int64_t rows) {
+    int64_t shape[2] = {rows, 32};
     wf_tv *s, *o;
     wf_fusion *f = chain(2, shape, true, &s, &o);
     schedule(s, o, 16, 2); /* [4 (BIDx), 2, 8 (Bulk), 32 (Bulk)] */
@@ -180,11 +180,16 @@ TEST(tma_strided_stride_on_blocks_with_128b_swizzle) {
     if (k)
         CHECK_NVRTC(k, 90);
     if (k) {
-        int64_t dims[2] = {32, 64}, box[2] = {32, 16}, es[2] = {1, 2};
+        int64_t dims[2] = {32, rows}, box[2] = {32, 16}, es[2] = {1, 2};
         check_map(ts_, wf_kernel_tma(k, 0), false, 2, dims, box, es, 128);
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_strided_stride_on_blocks_with_128b_swizzle) {
+    stride_on_blocks(ts_, 64);
+    stride_on_blocks(ts_, 60); /* the last box partial */
 }
 
 static void expect(test_state *ts_, wf_fusion *f, wf_status st, const char *msg) {
@@ -339,8 +344,8 @@ TEST(tma_strided_executor_applies_the_driver_rules) {
 /* Two strided dimensions: [16, 12, 32] in boxes of (4, 6) rows, strided by 2
    and 3; both stride IterDomains issue their own boxes, one serially, one
    from a thread each (three issuing threads). */
-TEST(tma_strided_two_strided_dims_stride_on_threads) {
-    int64_t shape[3] = {16, 12, 32};
+static void two_strided_dims(test_state *ts_, int64_t a, int64_t b) {
+    int64_t shape[3] = {a, b, 32};
     wf_tv *s, *o;
     wf_fusion *f = chain(3, shape, true, &s, &o);
     wf_tv *both[2] = {s, o};
@@ -363,9 +368,14 @@ TEST(tma_strided_two_strided_dims_stride_on_threads) {
     if (k)
         CHECK_NVRTC(k, 90);
     if (k) {
-        int64_t dims[3] = {32, 12, 16}, box[3] = {32, 6, 4}, es[3] = {1, 3, 2};
+        int64_t dims[3] = {32, b, a}, box[3] = {32, 6, 4}, es[3] = {1, 3, 2};
         check_map(ts_, wf_kernel_tma(k, 0), false, 3, dims, box, es, 0);
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+TEST(tma_strided_two_strided_dims_stride_on_threads) {
+    two_strided_dims(ts_, 16, 12);
+    two_strided_dims(ts_, 14, 10); /* the last boxes partial in both strided dimensions */
 }
