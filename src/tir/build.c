@@ -38,9 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most buffers (and blocks) one program may have to be built, and ops per block. */
+/* The most buffers (and blocks) one program may have to be built. */
 #define TIR_MAX_BUFFERS 64
-#define TIR_MAX_OPS     64
 
 typedef struct tir_bctx {
     wf_tir *s;
@@ -590,17 +589,17 @@ static bool lower_block(bctx *c, tir_block *b) {
 }
 
 /* build.c's steps as build_rfactor.c uses them (build_int.h). */
-static wf_tv *rf_value(bctx *c, tir_block *b, wf_tv *const **made, int *nmade) {
+static wf_tv *rf_value(bctx *c, tir_block *b, wf_tv *const **made, const uint32_t **iters,
+                       int *nmade) {
     c->nmade = 0;
     wf_tv *tv = block_value(c, b);
-    *made = c->made, *nmade = c->nmade;
+    *made = c->made, *iters = c->iters, *nmade = c->nmade;
     return tv;
 }
 
-/* tv has one loop axis per iter of b (the rfactor hook's contract). */
-static bool rf_schedule(bctx *c, const tir_block *b, wf_tv *tv) {
-    uint32_t all = b->niters >= 32 ? UINT32_MAX : (1u << b->niters) - 1;
-    return schedule_tv(c, b, tv, all, false);
+/* tv has one loop axis per iter of b in mask (the rfactor hook's contract). */
+static bool rf_schedule(bctx *c, const tir_block *b, wf_tv *tv, uint32_t mask, bool inner) {
+    return schedule_tv(c, b, tv, mask, inner);
 }
 
 static const tir_build_ops rf_ops = {rf_value, rf_schedule, set_tv, tir_loop_ptype};
