@@ -106,9 +106,9 @@ static bool expr_reads(const tir_expr *e, const tir_buffer *buf) {
     return false;
 }
 
-/* Does the loop hold a live block that reads what b writes (compute_at put b in its
-   consumer's loop)? b is computed inside the outer loops for which this holds. */
-static bool reader_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
+/* The live block in the loop that reads what b writes (compute_at put b in its
+   consumer's loop), or NULL. b is computed inside the outer loops that have one. */
+static const tir_block *loop_reader(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
     for (int j = 0; j < s->blocks.n; j++) {
         const tir_block *o = s->blocks.ptr[j];
         if (o == b || o->dead || o->body->kind != TS_STORE ||
@@ -116,9 +116,30 @@ static bool reader_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loo
             continue;
         for (const tir_stmt *p = o->stmt->parent; p; p = p->parent)
             if (p == loop)
-                return true;
+                return o;
     }
-    return false;
+    return NULL;
+}
+
+static bool reader_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
+    return loop_reader(s, b, loop) != NULL;
+}
+
+/* A reduction block shares its reduce loops with no reader: the core computes the whole
+   reduction before its result is read (reverse_compute_at into a reduce loop). */
+static bool check_reader_outside(wf_tir *s, const tir_block *b, tir_stmt *const *loops, int pos) {
+    for (int j = 0; j < pos; j++)
+        for (int k = 0; k < b->niters; k++)
+            if (b->iters[k].reduce && tir_expr_uses(b->iters[k].value, loops[j]->loop_var))
+                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                "build: not supported yet: block \"%s\" reads %s inside the "
+                                "loop %s, over which block \"%s\" reduces (its reduction iter "
+                                "%s): the core finishes a reduction before its result is read "
+                                "(reverse_compute_at \"%s\" at a loop outside %s)",
+                                loop_reader(s, b, loops[j])->name, b->body->buf->name,
+                                loops[j]->loop_var->name, b->name, b->iters[k].var->name,
+                                loop_reader(s, b, loops[j])->name, loops[j]->loop_var->name);
+    return true;
 }
 
 /* The spatial iters of b, in order (the indices a reduction block writes). */
@@ -583,6 +604,8 @@ static bool lower_block(bctx *c, tir_block *b) {
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;
     while (pos < nl && reader_loop(c->s, b, loops[pos]))
         pos++;
+    if (!check_reader_outside(c->s, b, loops, pos))
+        return false;
     if (pos > 0)
         wf_tv_inline_at(tv, pos);
     return set_tv(c, st->buf, tv);

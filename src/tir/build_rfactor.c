@@ -700,16 +700,38 @@ static bool take_w_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops
     return ops->schedule(c, r->w, tv, wmask, inner);
 }
 
-/* Does the loop hold a live block other than the pair's (a consumer computed there)? */
-static bool holds_other(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
+/* The live block other than the pair's in the loop (a consumer computed there), or
+   NULL. */
+static const tir_block *other_in(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
     for (int i = 0; i < s->blocks.n; i++) {
         const tir_block *o = s->blocks.ptr[i];
         for (const tir_stmt *q = o->stmt->parent; !o->dead && o != r->p && o != r->w && q;
              q = q->parent)
             if (q == loop)
-                return true;
+                return o;
     }
-    return false;
+    return NULL;
+}
+
+static bool holds_other(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
+    return other_in(s, r, loop) != NULL;
+}
+
+/* W shares none of its reduce loops (the first pos of its loops) with a consumer. */
+static bool consumer_outside(wf_tir *s, const rf_pair *r, int pos) {
+    const tir_block *w = r->w;
+    for (int j = 0; j < pos; j++)
+        for (int k = 0; k < w->niters; k++)
+            if (w->iters[k].reduce && tir_expr_uses(w->iters[k].value, r->wl[j]->loop_var))
+                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                "build: not supported yet: block \"%s\" sits inside the loop "
+                                "%s, over which block \"%s\" reduces (its reduction iter %s): "
+                                "the core finishes a reduction before its result is read "
+                                "(reverse_compute_at \"%s\" at a loop outside %s)",
+                                other_in(s, r, r->wl[j])->name, r->wl[j]->loop_var->name,
+                                w->name, w->iters[k].var->name, other_in(s, r, r->wl[j])->name,
+                                r->wl[j]->loop_var->name);
+    return true;
 }
 
 bool tir_rf_lower(tir_bctx *c, wf_tir *s, const tir_block *w, const tir_build_ops *ops) {
@@ -756,6 +778,8 @@ bool tir_rf_lower(tir_bctx *c, wf_tir *s, const tir_block *w, const tir_build_op
     int pos = 0;
     while (pos < r.nwl && holds_other(s, &r, r.wl[pos]))
         pos++;
+    if (!consumer_outside(s, &r, pos))
+        return false;
     if (pos > 0)
         wf_tv_inline_at(red, pos);
     return (!part || ops->set_tv(c, r.x, part)) && ops->set_tv(c, r.w->body->buf, red);

@@ -160,3 +160,213 @@ TEST(tir_combo_matmul_rfactor_axis2_script) {
     wf_kernel_free(k);
     wf_tir_free(s);
 }
+
+#define TIR_RSUM24                                                                                 \
+    "@T.prim_func\n"                                                                               \
+    "def rsum(A: T.Buffer((8, 24), \"float32\"), B: T.Buffer((8,), \"float32\")):\n"               \
+    "    for i, k in T.grid(8, 24):\n"                                                             \
+    "        with T.block(\"B\"):\n"                                                               \
+    "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"                                          \
+    "            with T.init():\n"                                                                 \
+    "                B[vi] = T.float32(0)\n"                                                       \
+    "            B[vi] = B[vi] + A[vi, vk]\n"
+
+/* A row sum over 24 in order must equal the kernel's B bit for bit. */
+static void run_rsum(test_state *ts_, wf_kernel *k) {
+    static float a[8 * 24], b[8];
+    fill_random(a, 8 * 24, 5u);
+    for (int i = 0; i < 8; i++)
+        b[i] = NAN;
+    wf_buffer in[1] = {{a, WF_F32, 2, {8, 24}, {0}, -1}};
+    wf_buffer out[1] = {{b, WF_F32, 1, {8}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 1, out, 1), WF_OK);
+    int bad = 0;
+    for (int i = 0; i < 8; i++) {
+        float s = 0.0f;
+        for (int q = 0; q < 24; q++)
+            s = s + a[i * 24 + q];
+        bad += memcmp(&s, &b[i], sizeof s) != 0;
+    }
+    CHECK_EQ_I64(bad, 0);
+}
+
+/* split then fuse the parts back: vk = k_0_k_1_fused // 4 * 4 + k_0_k_1_fused % 4 is
+   the fused loop itself, as TVM's simplifier prints it (the build had refused the
+   two-part value as "not a split or fuse of loops"). */
+TEST(tir_combo_split_then_fuse_back) {
+    wf_tir *s = wf_tir_parse(TIR_RSUM24);
+    wf_tir_block *b = wf_tir_get_block(s, "B");
+    wf_tir_loop *l[2], *k2[2];
+    int64_t f[2] = {-1, 4};
+    wf_tir_get_loops(s, b, l, 2);
+    wf_tir_split(s, l[1], 2, f, k2);
+    wf_tir_fuse(s, 2, k2);
+    CHECK_HAS(wf_tir_script(s), "    for i, k_0_k_1_fused in T.grid(8, 24):\n"
+                                "        with T.block(\"B\"):\n"
+                                "            vi, vk = T.axis.remap(\"SR\", [i, k_0_k_1_fused])\n");
+    wf_kernel *k = build_ok(ts_, s);
+    if (k)
+        run_rsum(ts_, k);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+#define TIR_ADD12                                                                                  \
+    "@T.prim_func\n"                                                                               \
+    "def add(A: T.Buffer((12, 12), \"float32\"), B: T.Buffer((12, 12), \"float32\"), "             \
+    "C: T.Buffer((12, 12), \"float32\")):\n"                                                       \
+    "    for i, j in T.grid(12, 12):\n"                                                            \
+    "        with T.block(\"C\"):\n"                                                               \
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"                                          \
+    "            C[vi, vj] = A[vi, vj] + B[vj, vi]\n"
+
+static void run_add(test_state *ts_, wf_kernel *k) {
+    static float a[144], b[144], c[144];
+    fill_random(a, 144, 3u);
+    fill_random(b, 144, 4u);
+    for (int x = 0; x < 144; x++)
+        c[x] = NAN;
+    wf_buffer in[2] = {{a, WF_F32, 2, {12, 12}, {0}, -1}, {b, WF_F32, 2, {12, 12}, {0}, -1}};
+    wf_buffer out[1] = {{c, WF_F32, 2, {12, 12}, {0}, -1}};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1), WF_OK);
+    int bad = 0;
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++) {
+            float want = a[i * 12 + j] + b[j * 12 + i];
+            bad += memcmp(&want, &c[i * 12 + j], sizeof want) != 0;
+        }
+    CHECK_EQ_I64(bad, 0);
+}
+
+/* TVM's GPU elementwise schedule: i and j split by 4, the outer parts fused onto
+   blockIdx.x and the inner parts onto threadIdx.x, so that each iter takes a part of
+   two fused loops at strides 4 and 1 (the build had taken one fused part per iter, the
+   innermost: "binds vj to a value that is not a split or fuse of loops"). */
+TEST(tir_combo_tiles_fused_onto_blocks_and_threads) {
+    wf_tir *s = wf_tir_parse(TIR_ADD12);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *i2[2], *j2[2];
+    int64_t f[2] = {3, 4};
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_split(s, l[0], 2, f, i2);
+    wf_tir_split(s, l[1], 2, f, j2);
+    wf_tir_loop *o[4] = {i2[0], j2[0], i2[1], j2[1]};
+    wf_tir_reorder(s, 4, o);
+    wf_tir_loop *outer[2] = {i2[0], j2[0]}, *inner[2] = {i2[1], j2[1]};
+    wf_tir_loop *bx = wf_tir_fuse(s, 2, outer), *tx = wf_tir_fuse(s, 2, inner);
+    wf_tir_bind(s, bx, "blockIdx.x");
+    wf_tir_bind(s, tx, "threadIdx.x");
+    CHECK_HAS(wf_tir_script(s),
+              "                vi = T.axis.spatial(12, i_0_j_0_fused // 3 * 4 + i_1_j_1_fused // 4)\n"
+              "                vj = T.axis.spatial(12, i_0_j_0_fused % 3 * 4 + i_1_j_1_fused % 4)\n");
+    wf_kernel *k = build_ok(ts_, s);
+    if (k) {
+        const wf_launch_info *li = wf_kernel_launch(k);
+        CHECK_EQ_I64(li->grid[0], 9);
+        CHECK_EQ_I64(li->block[0], 16);
+        run_add(ts_, k);
+    }
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* fuse(j, i) after reorder(j, i): vj is the outer digit though it is the later iter
+   (the build had required a fuse's iters in iter order: "not a fuse of consecutive
+   iters"). */
+TEST(tir_combo_fuse_in_reordered_order) {
+    wf_tir *s = wf_tir_parse(TIR_ADD12);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2];
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_loop *o[2] = {l[1], l[0]};
+    wf_tir_reorder(s, 2, o);
+    wf_tir_fuse(s, 2, o);
+    CHECK_HAS(wf_tir_script(s), "            vi = T.axis.spatial(12, j_i_fused % 12)\n"
+                                "            vj = T.axis.spatial(12, j_i_fused // 12)\n");
+    wf_kernel *k = build_ok(ts_, s);
+    if (k)
+        run_add(ts_, k);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* Builds the matmul with the n loops l[idx[0..n)] fused; returns the build's error. */
+static const char *fuse_error(wf_tir *s, int n, const int *idx) {
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[3], *f[3];
+    wf_tir_get_loops(s, c, l, 3);
+    for (int x = 0; x < n; x++)
+        f[x] = l[idx[x]];
+    wf_tir_fuse(s, n, f);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    wf_kernel_free(k);
+    return wf_tir_error(s);
+}
+
+/* A loop fusing a spatial and a reduction iter: refused in TIR terms (the core's
+   "T6's reduction loop axis rS23{144} is made from the iteration axis iS16{12}" had
+   come through). */
+TEST(tir_combo_fuse_spatial_with_reduce_refused) {
+    static const int jk[2] = {1, 2};
+    wf_tir *s = wf_tir_parse(TIR_MM16);
+    CHECK_STR(fuse_error(s, 2, jk),
+              "build: not supported yet: block \"C\" binds the spatial iter vj and the reduction "
+              "iter vk to one fused loop (j_k_fused): the core reduces over loops that fuse "
+              "reduction iters only (fuse spatial loops and reduction loops separately)");
+    wf_tir_free(s);
+}
+
+/* fuse(i, j) on the matmul: A[vi, vk] and B[vk, vj] each index one of the two. */
+TEST(tir_combo_fuse_partly_indexed_refused) {
+    static const int ij[2] = {0, 1};
+    wf_tir *s = wf_tir_parse(TIR_MM16);
+    CHECK_STR(fuse_error(s, 2, ij),
+              "build: not supported yet: block \"C\" binds vi and vj to one fused loop "
+              "(i_j_fused), but reads an operand indexed by some of them only: the core fuses "
+              "the dims of one tensor, so every operand must be indexed by all the iters of a "
+              "fused loop (fuse loops whose iters every operand indexes, as in a cache_read "
+              "stage, or leave these loops unfused)");
+    wf_tir_free(s);
+}
+
+/* The write-back of cache_write moved into the reduction loop by reverse_compute_at:
+   refused naming the blocks and the loop (the core's "T6.inline_at(3): position 3 is
+   beyond the maximum inline position 2" had come through), for a plain reduction and
+   for rfactor's write-back. */
+TEST(tir_combo_reverse_compute_at_into_reduce_loop_refused) {
+    wf_tir *s = wf_tir_parse(TIR_MM16);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[3];
+    wf_tir_get_loops(s, c, l, 3);
+    wf_tir_block *cl = wf_tir_cache_write(s, c, 0, "local");
+    wf_tir_reverse_compute_at(s, cl, l[2]);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: block \"C_local\" reads C_local inside the loop k, over "
+              "which block \"C\" reduces (its reduction iter vk): the core finishes a reduction "
+              "before its result is read (reverse_compute_at \"C_local\" at a loop outside k)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+
+    s = wf_tir_parse(TIR_MM16);
+    c = wf_tir_get_block(s, "C");
+    wf_tir_loop *k2[2], *w[3];
+    int64_t f[2] = {-1, 4};
+    wf_tir_get_loops(s, c, l, 3);
+    wf_tir_split(s, l[2], 2, f, k2);
+    wf_tir_rfactor(s, k2[1], 0);
+    cl = wf_tir_cache_write(s, c, 0, "local");
+    wf_tir_get_loops(s, c, w, 3);
+    wf_tir_reverse_compute_at(s, cl, w[2]);
+    CHECK_STR(wf_tir_error(s), "");
+    k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: block \"C_local\" sits inside the loop k_1, over which "
+              "block \"C\" reduces (its reduction iter vk_1): the core finishes a reduction "
+              "before its result is read (reverse_compute_at \"C_local\" at a loop outside k_1)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
