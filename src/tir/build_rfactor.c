@@ -543,11 +543,31 @@ static bool analyze(rf_pair *r) {
     return link_dims(r) && make_groups(r) && check_groups(r) && check_where(r) && line_up(r);
 }
 
+/* The block of the pair that is also in another pair, as its partial block or its
+   write-back (rfactor applied to rfactor's write-back), or NULL. */
+static const tir_block *chained(const wf_tir *s, const rf_pair *r) {
+    rf_pair o;
+    memset(&o, 0, sizeof o);
+    if (find_pair(s, r->p, &o) && o.w == r->p)
+        return r->p;
+    memset(&o, 0, sizeof o);
+    return find_pair(s, r->w, &o) && o.p == r->w ? r->w : NULL;
+}
+
 tir_rf_role tir_rf_role_of(wf_tir *s, const tir_block *b) {
     rf_pair r;
     memset(&r, 0, sizeof r);
     if (!find_pair(s, b, &r))
         return TIR_RF_NONE;
+    const tir_block *mid = chained(s, &r);
+    if (mid) {
+        wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" is the write-back of one rfactor and "
+                 "the partial block of another (rfactor applied to rfactor's write-back): the "
+                 "core splits a reduction in two once (rfactor one loop of the original block)",
+                 mid->name);
+        return TIR_RF_REFUSED;
+    }
     if (!analyze(&r)) {
         if (plain(&r))
             return TIR_RF_NONE;

@@ -370,3 +370,90 @@ TEST(tir_combo_reverse_compute_at_into_reduce_loop_refused) {
     wf_kernel_free(k);
     wf_tir_free(s);
 }
+
+/* rfactor at the only reduce loop (no split): B_rf has no reduce iter left, each cell
+   its T.init() value plus one element; with the write-back's k split [5, None] (a
+   T.where) the pair does not line up and is built as two blocks (the core's "sum(T1):
+   give at least one axis to reduce" had come through). */
+TEST(tir_combo_rfactor_whole_reduce_loop) {
+    wf_tir *s = wf_tir_parse(TIR_RSUM24);
+    wf_tir_block *b = wf_tir_get_block(s, "B");
+    wf_tir_loop *l[2], *w[2], *k2[2];
+    int64_t f[2] = {5, -1};
+    wf_tir_get_loops(s, b, l, 2);
+    wf_tir_rfactor(s, l[1], 0);
+    wf_tir_get_loops(s, b, w, 2);
+    wf_tir_split(s, w[1], 2, f, k2);
+    CHECK_HAS(wf_tir_script(s), "            vk, vi = T.axis.remap(\"SS\", [k, i])\n");
+    CHECK_HAS(wf_tir_script(s), "            T.where(k_0 * 5 + k_1 < 24)\n");
+    wf_kernel *k = build_ok(ts_, s);
+    if (k)
+        run_rsum(ts_, k);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* The matmul's i bound to threadIdx.x, then rfactor at k: C_rf is written by each
+   thread and read by the serial write-back nest (rfactor's loops are not bound): the
+   core's "T6 is in local memory, but T7 reads it across threads on TIDx" had come
+   through. */
+TEST(tir_combo_intermediate_read_across_threads_refused) {
+    wf_tir *s = wf_tir_parse(TIR_MM16);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[3];
+    wf_tir_get_loops(s, c, l, 3);
+    wf_tir_bind(s, l[0], "threadIdx.x");
+    wf_tir_rfactor(s, l[2], 0);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: block \"C_rf\" writes C_rf inside the loop i bound to "
+              "threadIdx.x, and block \"C\" reads it outside that loop, on no loop bound to "
+              "threadIdx.x: each thread would read what others wrote, but the core keeps the "
+              "intermediate C_rf in each thread's registers (compute_at \"C_rf\" into a loop of "
+              "\"C\", or bind the loops of both alike)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* Two loops of one nest on threadIdx.x (the core's "the loops of axes 1
+   (ithreadIdx.x5{12}) and 2 (ithreadIdx.x6{12}) both run on TIDx" had come through). */
+TEST(tir_combo_two_loops_on_one_thread_axis_refused) {
+    wf_tir *s = wf_tir_parse(TIR_MM16);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[3];
+    wf_tir_get_loops(s, c, l, 3);
+    wf_tir_bind(s, l[1], "threadIdx.x");
+    wf_tir_bind(s, l[2], "threadIdx.x");
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: the loops j and k around block \"C\" are both bound to threadIdx.x, so both "
+              "would take its index (bind each thread axis to one loop of a nest, or fuse the two "
+              "loops and bind the fused loop)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* rfactor applied to rfactor's write-back: three blocks in a chain (the build had said
+   "block \"B_rf\" reads B_rf before any block writes it"). */
+TEST(tir_combo_rfactor_of_write_back_refused) {
+    wf_tir *s = wf_tir_parse(TIR_RSUM24);
+    wf_tir_block *b = wf_tir_get_block(s, "B");
+    wf_tir_loop *l[2];
+    wf_tir_get_loops(s, b, l, 2);
+    wf_tir_rfactor(s, l[1], 1);
+    wf_tir_get_loops(s, b, l, 2);
+    wf_tir_rfactor(s, l[1], 0);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: block \"B_rf\" is the write-back of one rfactor and the "
+              "partial block of another (rfactor applied to rfactor's write-back): the core "
+              "splits a reduction in two once (rfactor one loop of the original block)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
