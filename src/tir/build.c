@@ -38,9 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most buffers (and blocks) one program may have to be built, and ops per block. */
+/* The most buffers (and blocks) one program may have to be built. */
 #define TIR_MAX_BUFFERS 64
-#define TIR_MAX_OPS     64
 
 typedef struct tir_bctx {
     wf_tir *s;
@@ -107,9 +106,9 @@ static bool expr_reads(const tir_expr *e, const tir_buffer *buf) {
     return false;
 }
 
-/* Does the loop hold a live block that reads what b writes (compute_at put b in its
-   consumer's loop)? b is computed inside the outer loops for which this holds. */
-static bool reader_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
+/* The live block in the loop that reads what b writes (compute_at put b in its
+   consumer's loop), or NULL. b is computed inside the outer loops that have one. */
+static const tir_block *loop_reader(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
     for (int j = 0; j < s->blocks.n; j++) {
         const tir_block *o = s->blocks.ptr[j];
         if (o == b || o->dead || o->body->kind != TS_STORE ||
@@ -117,9 +116,30 @@ static bool reader_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loo
             continue;
         for (const tir_stmt *p = o->stmt->parent; p; p = p->parent)
             if (p == loop)
-                return true;
+                return o;
     }
-    return false;
+    return NULL;
+}
+
+static bool reader_loop(const wf_tir *s, const tir_block *b, const tir_stmt *loop) {
+    return loop_reader(s, b, loop) != NULL;
+}
+
+/* A reduction block shares its reduce loops with no reader: the core computes the whole
+   reduction before its result is read (reverse_compute_at into a reduce loop). */
+static bool check_reader_outside(wf_tir *s, const tir_block *b, tir_stmt *const *loops, int pos) {
+    for (int j = 0; j < pos; j++)
+        for (int k = 0; k < b->niters; k++)
+            if (b->iters[k].reduce && tir_expr_uses(b->iters[k].value, loops[j]->loop_var))
+                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                "build: not supported yet: block \"%s\" reads %s inside the "
+                                "loop %s, over which block \"%s\" reduces (its reduction iter "
+                                "%s): the core finishes a reduction before its result is read "
+                                "(reverse_compute_at \"%s\" at a loop outside %s)",
+                                loop_reader(s, b, loops[j])->name, b->body->buf->name,
+                                loops[j]->loop_var->name, b->name, b->iters[k].var->name,
+                                loop_reader(s, b, loops[j])->name, loops[j]->loop_var->name);
+    return true;
 }
 
 /* The spatial iters of b, in order (the indices a reduction block writes). */
@@ -200,7 +220,112 @@ static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
     return op;
 }
 
+static bool inside(const tir_block *b, const tir_stmt *loop) {
+    for (const tir_stmt *p = b->stmt->parent; p; p = p->parent)
+        if (p == loop)
+            return true;
+    return false;
+}
+
+/* The dims of an access (n indices) whose index uses an iter of b bound with loop. */
+static uint32_t dims_using(const tir_block *b, int n, tir_expr *const *idx, const tir_stmt *loop) {
+    uint32_t m = 0;
+    for (int d = 0; d < n && d < 32; d++)
+        for (int k = 0; k < b->niters; k++)
+            if (tir_expr_uses(idx[d], b->iters[k].var) &&
+                tir_expr_uses(b->iters[k].value, loop->loop_var))
+                m |= 1u << d;
+    return m;
+}
+
+static const tir_expr *load_of(const tir_expr *e, const tir_buffer *x) {
+    if (e->kind == TE_LOAD && e->buf == x)
+        return e;
+    for (int i = 0; i < e->nargs; i++) {
+        const tir_expr *l = load_of(e->args[i], x);
+        if (l)
+            return l;
+    }
+    return NULL;
+}
+
+/* Does r read x under a loop bound to the thread axis of w's loop wl, of wl's extent,
+   that indexes the same dims of x as wl does in w's store (the nests bound alike)? */
+static bool bound_alike(const tir_block *w, const tir_stmt *wl, const tir_block *r,
+                        const tir_buffer *x) {
+    const tir_expr *ld = load_of(r->body->value, x);
+    uint32_t wd = dims_using(w, w->body->nidx, w->body->idx, wl);
+    for (const tir_stmt *p = r->stmt->parent; ld && p; p = p->parent)
+        if (p->kind == TS_FOR && p->for_kind == TIR_THREAD && !strcmp(p->thread, wl->thread) &&
+            p->extent == wl->extent && wd && dims_using(r, ld->nargs, ld->args, p) == wd)
+            return true;
+    return false;
+}
+
+/* What b writes (not a parameter: a tensor of the core, kept in each thread's
+   registers unless it is shared) under a loop bound to a thread axis is read by
+   another block only inside that loop, or under a loop bound alike (the same axis and
+   extent, indexing the same dims: the core then checks that each thread reads what it
+   wrote). */
+static bool check_thread_reads(wf_tir *s, const block_list *l, const tir_block *b) {
+    const tir_buffer *x = b->body->kind == TS_STORE ? b->body->buf : NULL;
+    if (!x || x->is_param || tir_rf_role_of(s, b) == TIR_RF_PARTIAL) /* a pair: one reduction */
+        return true;
+    for (const tir_stmt *p = b->stmt->parent; p; p = p->parent) {
+        if (p->kind != TS_FOR || p->for_kind != TIR_THREAD ||
+            (x->scope == TIR_SHARED && !strncmp(p->thread, "threadIdx", 9)))
+            continue;
+        for (int i = 0; i < l->n; i++) {
+            const tir_block *r = l->list[i];
+            if (r == b || r->body->kind != TS_STORE || !expr_reads(r->body->value, x) ||
+                inside(r, p) || bound_alike(b, p, r, x))
+                continue;
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: block \"%s\" writes %s inside the loop "
+                            "%s bound to %s, and block \"%s\" reads it outside that loop, on "
+                            "no loop bound to %s: each %s would read what others wrote, but the "
+                            "core keeps the intermediate %s in each %s (compute_at \"%s\" into "
+                            "a loop of \"%s\", or bind the loops of both alike)",
+                            b->name, x->name, p->loop_var->name, p->thread, r->name, p->thread,
+                            strncmp(p->thread, "threadIdx", 9) ? "block" : "thread", x->name,
+                            x->scope == TIR_SHARED ? "block's shared memory" : "thread's registers",
+                            b->name, r->name);
+        }
+    }
+    return true;
+}
+
+static bool loop_used(const tir_block *b, const tir_stmt *loop) {
+    for (int k = 0; k < b->niters; k++)
+        if (tir_expr_uses(b->iters[k].value, loop->loop_var))
+            return true;
+    return false;
+}
+
+/* A thread axis binds one loop around a block that its iters use: two such loops on
+   threadIdx.x would both take its index. (A loop the block does not use, such as a
+   consumer's thread loop around a cooperative fetch, may share the axis.) */
+static bool check_bindings(wf_tir *s, const tir_block *b) {
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+    for (int i = 0; i < nl; i++)
+        for (int j = 0; j < i; j++)
+            if (loops[i]->for_kind == TIR_THREAD && loops[j]->for_kind == TIR_THREAD &&
+                !strcmp(loops[i]->thread, loops[j]->thread) && loop_used(b, loops[i]) &&
+                loop_used(b, loops[j]))
+                return wf_failb(&s->err, WF_ERR_SCHEDULE,
+                                "build: the loops %s and %s around block \"%s\" are both bound "
+                                "to %s, so both would take its index (bind each thread axis to "
+                                "one loop of a nest, or fuse the two loops and bind the fused "
+                                "loop)",
+                                loops[j]->loop_var->name, loops[i]->loop_var->name, b->name,
+                                loops[i]->thread);
+    return true;
+}
+
 static bool check_block(wf_tir *s, const tir_block *b) {
+    if (!check_bindings(s, b))
+        return false;
     tir_rf_role role = tir_rf_role_of(s, b); /* rfactor's pair: build_rfactor.c checks it */
     if (role != TIR_RF_NONE)
         return role != TIR_RF_REFUSED;
@@ -551,7 +676,11 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
         for (int k = 0; k < b->niters; k++)
             if (b->iters[k].reduce)
                 axes[na++] = k;
-        tv = made(c, wf_reduce((wf_binary_op)op, tv, na, axes));
+        /* no reduce iter (rfactor of a block's only reduce loop): each cell is its
+           T.init() value combined with one value */
+        double init = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
+        tv = made(c, na ? wf_reduce((wf_binary_op)op, tv, na, axes)
+                        : wf_binary((wf_binary_op)op, wf_full(c->f, tv->dtype, init), tv));
     }
     if (tv && tv->dtype != st->buf->dtype)
         tv = made(c, wf_cast(tv, st->buf->dtype));
@@ -584,23 +713,25 @@ static bool lower_block(bctx *c, tir_block *b) {
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;
     while (pos < nl && reader_loop(c->s, b, loops[pos]))
         pos++;
+    if (!check_reader_outside(c->s, b, loops, pos))
+        return false;
     if (pos > 0)
         wf_tv_inline_at(tv, pos);
     return set_tv(c, st->buf, tv);
 }
 
 /* build.c's steps as build_rfactor.c uses them (build_int.h). */
-static wf_tv *rf_value(bctx *c, tir_block *b, wf_tv *const **made, int *nmade) {
+static wf_tv *rf_value(bctx *c, tir_block *b, wf_tv *const **made, const uint32_t **iters,
+                       int *nmade) {
     c->nmade = 0;
     wf_tv *tv = block_value(c, b);
-    *made = c->made, *nmade = c->nmade;
+    *made = c->made, *iters = c->iters, *nmade = c->nmade;
     return tv;
 }
 
-/* tv has one loop axis per iter of b (the rfactor hook's contract). */
-static bool rf_schedule(bctx *c, const tir_block *b, wf_tv *tv) {
-    uint32_t all = b->niters >= 32 ? UINT32_MAX : (1u << b->niters) - 1;
-    return schedule_tv(c, b, tv, all, false);
+/* tv has one loop axis per iter of b in mask (the rfactor hook's contract). */
+static bool rf_schedule(bctx *c, const tir_block *b, wf_tv *tv, uint32_t mask, bool inner) {
+    return schedule_tv(c, b, tv, mask, inner);
 }
 
 static const tir_build_ops rf_ops = {rf_value, rf_schedule, set_tv, tir_loop_ptype};
@@ -630,7 +761,7 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
     block_list l = {.n = 0};
     tir_each_block(s->body, gather, &l);
     for (int i = 0; i < l.n; i++)
-        if (!check_block(s, l.list[i]))
+        if (!check_block(s, l.list[i]) || !check_thread_reads(s, &l, l.list[i]))
             return NULL;
     bctx *c = calloc(1, sizeof *c);
     if (!c)

@@ -14,14 +14,21 @@
 
 typedef struct tir_bctx tir_bctx; /* build.c's lowering context */
 
+/* The most ops one block's value may make. */
+#define TIR_MAX_OPS 64
+
 typedef struct {
     /* The ops of block b's value, reduction included, in creation order (*made, *nmade;
-       valid until the next call); the last one is the block's tensor, whose logical
-       domain is b's iters in order. */
-    wf_tv *(*value)(tir_bctx *c, tir_block *b, wf_tv *const **made, int *nmade);
-    /* tv, one loop axis per iter of b in order, takes b's loops (split, merge, reorder,
-       parallelize): its loop axes are then b's loops, outermost first. */
-    bool (*schedule)(tir_bctx *c, const tir_block *b, wf_tv *tv);
+       valid until the next call), and per op the iters its dims hold, in order (*iters:
+       bit k for iter k; a load's permuted view holds only the iters it reads); the last
+       one is the block's tensor, whose logical domain is b's iters in order. */
+    wf_tv *(*value)(tir_bctx *c, tir_block *b, wf_tv *const **made, const uint32_t **iters,
+                    int *nmade);
+    /* tv, one loop axis per iter of b in mask (bit k: iter k), in order, takes b's loops
+       (split, merge, reorder, parallelize): its loop axes are then b's loops, outermost
+       first. A loop no axis of tv uses is a loop-domain broadcast if inner (an op inlined
+       into the block's last one), else an error. */
+    bool (*schedule)(tir_bctx *c, const tir_block *b, wf_tv *tv, uint32_t mask, bool inner);
     /* buf is now held by tv. */
     bool (*set_tv)(tir_bctx *c, tir_buffer *buf, wf_tv *tv);
     /* The parallel type a loop's kind and thread binding give. */

@@ -21,15 +21,16 @@
 
 #include <string.h>
 
-/* The binding of one iter: loop terms (outermost first, with their strides) and an
-   optional fused part X // div % mod whose extent is comp. */
+/* The binding of one iter: terms outermost first, each a loop or a fused part X //
+   div % mod (loop -1), with their strides and extents. */
+#define TIR_MAX_TERMS (TIR_MAX_LOOPS + 1)
 typedef struct {
-    int loop[TIR_MAX_LOOPS]; /* indices into the block's loops */
-    int64_t stride[TIR_MAX_LOOPS];
+    int loop[TIR_MAX_TERMS]; /* indices into the block's loops, -1: a fused part */
+    int64_t stride[TIR_MAX_TERMS];
     int n;
-    const tir_expr *x; /* the fused value, or NULL */
-    int64_t div, mod;  /* mod 0: none */
-    int64_t comp;      /* the extent of the fused part */
+    const tir_expr *x[TIR_MAX_TERMS]; /* a fused part's fused value */
+    int64_t div[TIR_MAX_TERMS], mod[TIR_MAX_TERMS]; /* mod 0: none */
+    int64_t comp[TIR_MAX_TERMS];                    /* a fused part's extent */
 } binding;
 
 static int loop_index(tir_stmt *const *loops, int nl, const tir_var *v) {
@@ -39,25 +40,28 @@ static int loop_index(tir_stmt *const *loops, int nl, const tir_var *v) {
     return -1;
 }
 
-/* A term var or var * c: a loop term; X // n, X % n, X % m // n: the fused part. */
+/* A term var or var * c: a loop term; X // n, X % n, X % m // n (times c): a fused
+   part. */
 static bool add_term(binding *bd, const tir_expr *t, tir_stmt *const *loops, int nl) {
     int64_t k = 1;
     if (t->kind == TE_BIN && t->op == TB_MUL && t->args[1]->kind == TE_INT)
         k = t->args[1]->ival, t = t->args[0];
-    if (t->kind == TE_VAR && loop_index(loops, nl, t->var) >= 0 && bd->n < TIR_MAX_LOOPS) {
-        bd->loop[bd->n] = loop_index(loops, nl, t->var);
-        bd->stride[bd->n++] = k;
-        return true;
-    }
-    if (k != 1 || bd->x)
+    if (bd->n == TIR_MAX_TERMS)
         return false;
-    bd->div = 1, bd->mod = 0;
+    int j = bd->n++;
+    bd->stride[j] = k;
+    bd->loop[j] = t->kind == TE_VAR ? loop_index(loops, nl, t->var) : -1;
+    if (bd->loop[j] >= 0)
+        return true;
+    if (k < 1)
+        return false;
+    bd->div[j] = 1, bd->mod[j] = 0;
     if (t->kind == TE_BIN && t->op == TB_FLOORDIV && t->args[1]->kind == TE_INT)
-        bd->div = t->args[1]->ival, t = t->args[0];
+        bd->div[j] = t->args[1]->ival, t = t->args[0];
     if (t->kind == TE_BIN && t->op == TB_MOD && t->args[1]->kind == TE_INT)
-        bd->mod = t->args[1]->ival, t = t->args[0];
-    bd->x = t;
-    return bd->div != 1 || bd->mod != 0;
+        bd->mod[j] = t->args[1]->ival, t = t->args[0];
+    bd->x[j] = t;
+    return bd->div[j] != 1 || bd->mod[j] != 0;
 }
 
 static bool add_sum(binding *bd, const tir_expr *v, tir_stmt *const *loops, int nl) {
@@ -66,48 +70,74 @@ static bool add_sum(binding *bd, const tir_expr *v, tir_stmt *const *loops, int 
     return add_term(bd, v, loops, nl);
 }
 
-/* Parses iter k's binding; the loop terms must have a split's strides, the innermost
-   being the fused part's extent (or 1 without one). */
+/* Parses iter k's binding; the terms must have a split's strides (the innermost 1,
+   each other the product of the extents inside it). A fused part's extent is the
+   ratio of the next outer term's stride (or of the iter's extent) to its own. */
 static bool parse_binding(wf_tir *s, const tir_block *b, int k, tir_stmt *const *loops, int nl,
                           binding *bd) {
     memset(bd, 0, sizeof *bd);
-    if (!add_sum(bd, b->iters[k].value, loops, nl) || (bd->n == 0 && !bd->x))
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: block \"%s\" binds %s to a value that is not "
-                        "a split or fuse of loops",
-                        b->name, b->iters[k].var->name);
-    bd->comp = !bd->x ? 1 : bd->n ? bd->stride[bd->n - 1] : b->iters[k].extent;
-    int64_t expect = bd->x ? bd->comp : 1;
+    if (!add_sum(bd, b->iters[k].value, loops, nl)) {
+        sbuf t = {0};
+        tir_print_expr(&t, b->iters[k].value);
+        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: block \"%s\" binds %s to %s, which is not a sum of "
+                "its loops and of parts of fused loops (x // n, x %% n) as split and fuse make "
+                "them",
+                b->name, b->iters[k].var->name, sbuf_str(&t));
+        sbuf_free(&t);
+        return false;
+    }
+    for (int j = 0; j < bd->n; j++) {
+        int64_t outer = j > 0 ? bd->stride[j - 1] : b->iters[k].extent;
+        if (bd->loop[j] < 0)
+            bd->comp[j] = j > 0 ? outer / bd->stride[j] : (outer + bd->stride[j] - 1) / bd->stride[j];
+    }
+    int64_t expect = 1;
     for (int j = bd->n - 1; j >= 0; j--) {
         if (bd->stride[j] != expect)
             return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                             "build: not supported yet: the strides of iter %s of block \"%s\" "
                             "are not those of a split",
                             b->iters[k].var->name, b->name);
-        expect *= loops[bd->loop[j]]->extent;
+        expect *= bd->loop[j] >= 0 ? loops[bd->loop[j]]->extent : bd->comp[j];
     }
     return true;
 }
 
-/* The fused parts of iters k0..k (X // inner % (inner * comp), innermost last) are
-   X's mixed-radix digits, as fuse makes them. */
-static bool fused_run_ok(const binding *bd, int k0, int k) {
+/* A fused part: iter k's term j. */
+typedef struct {
+    int k, j;
+} part;
+
+/* The fused parts run[0..n) (outermost first: X // inner % (inner * comp), the
+   innermost last) are X's mixed-radix digits, as fuse makes them. */
+static bool fused_run_ok(const binding *bd, const part *run, int n) {
     int64_t inner = 1;
-    for (int j = k; j >= k0; j--) {
-        if (bd[j].div != inner || (j > k0 && bd[j].mod != inner * bd[j].comp) ||
-            (j == k0 && bd[j].mod))
+    for (int i = n - 1; i >= 0; i--) {
+        const binding *x = &bd[run[i].k];
+        int j = run[i].j;
+        if (x->div[j] != inner || (i > 0 && x->mod[j] != inner * x->comp[j]) ||
+            (i == 0 && x->mod[j]))
             return false;
-        inner *= bd[j].comp;
+        inner *= x->comp[j];
     }
     return true;
 }
 
-/* The tensor's axes, tagged: a loop index (>= 0), or -(k + 1) for iter k's dim (whole,
-   or its fused part once split). */
+/* The tensor's axes, tagged: a loop index (>= 0), iter k's dim (iter_tag) or, once
+   split, iter k's fused part j (part_tag). */
 typedef struct {
     int tag[2 * TIR_MAX_LOOPS];
     int n;
 } tags;
+
+static int iter_tag(int k) {
+    return -(k + 1);
+}
+
+static int part_tag(part p) {
+    return -(TIR_MAX_LOOPS + 1 + p.k * TIR_MAX_TERMS + p.j);
+}
 
 static int find_tag(const tags *t, int tag) {
     for (int i = 0; i < t->n; i++)
@@ -131,52 +161,109 @@ static bool split_axis(wf_tir *s, wf_tv *tv, tags *t, int d, const int *tg, cons
     return true;
 }
 
-/* Iter k's dim split as its loop terms, its fused part (if any) last. */
+/* Iter k's dim split as its terms. */
 static bool split_iter(wf_tir *s, wf_tv *tv, tags *t, const binding *bd, int k,
                        tir_stmt *const *loops) {
-    int tg[TIR_MAX_LOOPS + 1];
-    int64_t ext[TIR_MAX_LOOPS + 1];
-    int m = 0;
-    for (int j = 0; j < bd->n; j++)
-        tg[m] = bd->loop[j], ext[m++] = loops[bd->loop[j]]->extent;
-    if (bd->x)
-        tg[m] = -(k + 1), ext[m++] = bd->comp;
-    return split_axis(s, tv, t, find_tag(t, -(k + 1)), tg, ext, m);
+    int tg[TIR_MAX_TERMS];
+    int64_t ext[TIR_MAX_TERMS];
+    for (int j = 0; j < bd->n; j++) {
+        tg[j] = bd->loop[j] >= 0 ? bd->loop[j] : part_tag((part){k, j});
+        ext[j] = bd->loop[j] >= 0 ? loops[bd->loop[j]]->extent : bd->comp[j];
+    }
+    return split_axis(s, tv, t, find_tag(t, iter_tag(k)), tg, ext, bd->n);
 }
 
-/* The fused parts of iters k0..k merged into X, then split as X's loops are. */
-static bool unfuse_run(wf_tir *s, const tir_block *b, wf_tv *tv, tags *t, const binding *bd, int k0,
-                       int k, tir_stmt *const *loops, int nl) {
-    if (!fused_run_ok(bd, k0, k))
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: the iters of block \"%s\" bound with // "
-                        "and %% are not a fuse of consecutive iters",
-                        b->name);
-    for (int j = k0 + 1; j <= k; j++) {
-        int p0 = find_tag(t, -(k0 + 1)), pj = find_tag(t, -(j + 1));
+/* The fused parts run[0..n) (outermost first) merged into X, then split as X's loops
+   are. */
+static bool unfuse_run(wf_tir *s, const tir_block *b, wf_tv *tv, tags *t, const binding *bd,
+                       const part *run, int n, tir_stmt *const *loops, int nl) {
+    const tir_expr *x = bd[run[0].k].x[run[0].j];
+    if (!fused_run_ok(bd, run, n)) {
+        sbuf xs = {0};
+        tir_print_expr(&xs, x);
+        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: block \"%s\" binds its iters to parts of the fused "
+                "loop %s that are not its digits as fuse makes them (%s // n, %s %% n)",
+                b->name, sbuf_str(&xs), sbuf_str(&xs), sbuf_str(&xs));
+        sbuf_free(&xs);
+        return false;
+    }
+    int t0 = part_tag(run[0]);
+    for (int i = 1; i < n; i++) {
+        int p0 = find_tag(t, t0), pj = find_tag(t, part_tag(run[i]));
         wf_tv_merge_axes(tv, p0, pj);
         int hi = p0 > pj ? p0 : pj;
         memmove(t->tag + hi, t->tag + hi + 1, sizeof t->tag[0] * (size_t)(t->n - hi - 1));
         t->n--;
-        t->tag[p0 < pj ? p0 : pj] = -(k0 + 1);
+        t->tag[p0 < pj ? p0 : pj] = t0;
     }
     binding xb;
     memset(&xb, 0, sizeof xb);
-    bool ok = add_sum(&xb, bd[k0].x, loops, nl) && !xb.x;
+    bool ok = add_sum(&xb, x, loops, nl);
     int64_t expect = 1;
     for (int j = xb.n - 1; ok && j >= 0; j--) {
-        ok = xb.stride[j] == expect;
-        expect *= loops[xb.loop[j]]->extent;
+        ok = xb.loop[j] >= 0 && xb.stride[j] == expect;
+        expect *= ok ? loops[xb.loop[j]]->extent : 1;
     }
-    if (!ok)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: block \"%s\" binds %s to a value that is not "
-                        "a split or fuse of loops",
-                        b->name, b->iters[k0].var->name);
-    int64_t ext[TIR_MAX_LOOPS];
+    if (!ok) {
+        sbuf xs = {0};
+        tir_print_expr(&xs, x);
+        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: block \"%s\" binds its iters to parts of %s, which "
+                "is not a loop or a split of one",
+                b->name, sbuf_str(&xs));
+        sbuf_free(&xs);
+        return false;
+    }
+    int64_t ext[TIR_MAX_TERMS];
     for (int j = 0; j < xb.n; j++)
         ext[j] = loops[xb.loop[j]]->extent;
-    return split_axis(s, tv, t, find_tag(t, -(k0 + 1)), xb.loop, ext, xb.n);
+    return split_axis(s, tv, t, find_tag(t, t0), xb.loop, ext, xb.n);
+}
+
+/* The iters of the fused parts run[0..n) are all spatial or all reduced, and the tensor
+   (whose dims hold `held` of the parts' iters) holds all or none of them. */
+static bool check_run(wf_tir *s, const tir_block *b, const binding *bd, const part *run, int n,
+                      int held) {
+    int nred = 0, kr = run[0].k, ks = run[0].k;
+    for (int i = 0; i < n; i++) {
+        nred += b->iters[run[i].k].reduce;
+        if (b->iters[run[i].k].reduce)
+            kr = run[i].k;
+        else
+            ks = run[i].k;
+    }
+    if ((!nred || nred == n) && (!held || held == n))
+        return true;
+    sbuf x = {0}, it = {0};
+    tir_print_expr(&x, bd[run[0].k].x[run[0].j]);
+    int ks_[TIR_MAX_LOOPS], nk = 0; /* the iters, each once, in iter order */
+    for (int k = 0; k < b->niters; k++)
+        for (int i = 0; i < n; i++)
+            if (run[i].k == k) {
+                ks_[nk++] = k;
+                break;
+            }
+    for (int i = 0; i < nk; i++)
+        sbuf_printf(&it, "%s%s", i == 0 ? "" : i == nk - 1 ? " and " : ", ",
+                    b->iters[ks_[i]].var->name);
+    if (nred && nred != n)
+        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: block \"%s\" binds the spatial iter %s and the "
+                "reduction iter %s to one fused loop (%s): the core reduces over loops that "
+                "fuse reduction iters only (fuse spatial loops and reduction loops separately)",
+                b->name, b->iters[ks].var->name, b->iters[kr].var->name, sbuf_str(&x));
+    else
+        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
+                "build: not supported yet: block \"%s\" binds %s to one fused loop (%s), but "
+                "reads an operand indexed by some of them only: the core fuses the dims of one "
+                "tensor, so every operand must be indexed by all the iters of a fused loop "
+                "(fuse loops whose iters every operand indexes, as in a cache_read stage, or "
+                "leave these loops unfused)",
+                b->name, sbuf_str(&it), sbuf_str(&x));
+    sbuf_free(&x);
+    sbuf_free(&it);
+    return false;
 }
 
 /* The loops tv's dims use, outermost first, in dom[]; -1 with the error set. */
@@ -191,10 +278,10 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
                -1;
     for (int k = 0; k < b->niters; k++)
         if ((mask >> k) & 1)
-            t.tag[t.n++] = -(k + 1);
+            t.tag[t.n++] = iter_tag(k);
     for (int k = b->niters - 1; k >= 0; k--)
-        if (((mask >> k) & 1) && (!parse_binding(s, b, k, loops, nl, &bd[k]) ||
-                                  !split_iter(s, tv, &t, &bd[k], k, loops)))
+        if (!parse_binding(s, b, k, loops, nl, &bd[k]) ||
+            (((mask >> k) & 1) && !split_iter(s, tv, &t, &bd[k], k, loops)))
             return -1;
     /* Before the fused parts are merged and split again (over threads, with a tail):
        a shared buffer is laid out as these split dims, each cell once, not over the
@@ -205,24 +292,32 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
     bool fused = false;
     for (int i = 0; i < nsplit && i < 2 * TIR_MAX_LOOPS; i++)
         layout[i] = split[i];
-    for (int k = b->niters - 1; k >= 0; k--) {
-        if (!((mask >> k) & 1) || !bd[k].x)
-            continue;
-        int k0 = k;
-        while (k0 > 0 && bd[k0 - 1].x && tir_expr_equal(bd[k0 - 1].x, bd[k].x))
-            k0--;
-        for (int j = k0; j <= k; j++)
-            if (!((mask >> j) & 1))
-                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                "build: not supported yet: the fused iters of block \"%s\" are "
-                                "not all indexed by one operand",
-                                b->name),
-                       -1;
-        if (!unfuse_run(s, b, tv, &t, bd, k0, k, loops, nl))
-            return -1;
-        fused = true;
-        k = k0;
-    }
+    part run[TIR_MAX_LOOPS * 2];
+    bool done[TIR_MAX_LOOPS][TIR_MAX_TERMS];
+    memset(done, 0, sizeof done);
+    for (int k = b->niters - 1; k >= 0; k--)
+        for (int j = 0; j < bd[k].n; j++) {
+            if (bd[k].loop[j] >= 0 || done[k][j])
+                continue;
+            /* the parts of X, outermost (largest divisor) first */
+            const tir_expr *x = bd[k].x[j];
+            int n = 0, held = 0;
+            for (int k2 = 0; k2 < b->niters; k2++)
+                for (int j2 = 0; j2 < bd[k2].n; j2++) {
+                    if (bd[k2].loop[j2] >= 0 || !tir_expr_equal(bd[k2].x[j2], x) ||
+                        n == TIR_MAX_LOOPS * 2)
+                        continue;
+                    int i = n++;
+                    for (; i > 0 && bd[run[i - 1].k].div[run[i - 1].j] < bd[k2].div[j2]; i--)
+                        run[i] = run[i - 1];
+                    run[i] = (part){k2, j2}, done[k2][j2] = true;
+                    held += (mask >> k2) & 1;
+                }
+            if (!check_run(s, b, bd, run, n, held) ||
+                (held && !unfuse_run(s, b, tv, &t, bd, run, n, loops, nl)))
+                return -1;
+            fused |= held > 0;
+        }
     if (fused && tv->mem == WF_MEM_SHARED && nsplit <= 2 * TIR_MAX_LOOPS)
         wf_tv_set_allocation_domain(tv, nsplit, layout, true);
     for (int i = 0; i < t.n; i++) {

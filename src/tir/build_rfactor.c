@@ -543,11 +543,31 @@ static bool analyze(rf_pair *r) {
     return link_dims(r) && make_groups(r) && check_groups(r) && check_where(r) && line_up(r);
 }
 
+/* The block of the pair that is also in another pair, as its partial block or its
+   write-back (rfactor applied to rfactor's write-back), or NULL. */
+static const tir_block *chained(const wf_tir *s, const rf_pair *r) {
+    rf_pair o;
+    memset(&o, 0, sizeof o);
+    if (find_pair(s, r->p, &o) && o.w == r->p)
+        return r->p;
+    memset(&o, 0, sizeof o);
+    return find_pair(s, r->w, &o) && o.p == r->w ? r->w : NULL;
+}
+
 tir_rf_role tir_rf_role_of(wf_tir *s, const tir_block *b) {
     rf_pair r;
     memset(&r, 0, sizeof r);
     if (!find_pair(s, b, &r))
         return TIR_RF_NONE;
+    const tir_block *mid = chained(s, &r);
+    if (mid) {
+        wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" is the write-back of one rfactor and "
+                 "the partial block of another (rfactor applied to rfactor's write-back): the "
+                 "core splits a reduction in two once (rfactor one loop of the original block)",
+                 mid->name);
+        return TIR_RF_REFUSED;
+    }
     if (!analyze(&r)) {
         if (plain(&r))
             return TIR_RF_NONE;
@@ -624,24 +644,43 @@ static tir_block *original(wf_tir *s, const rf_pair *r) {
 
 /* ---- lowering ---- */
 
-/* tv's loop domain, one axis per group of O, becomes one axis per iter of P, in order. */
-static void to_p_iters(const rf_pair *r, wf_tv *tv) {
+static bool has(uint32_t mask, int k) {
+    return k >= 32 || ((mask >> k) & 1);
+}
+
+/* tv's loop domain, one axis per group of O in omask (bit g: group g), in order,
+   becomes one axis per iter of P those groups hold, in P's order; returns their mask
+   (bit j: P's iter j). */
+static uint32_t to_p_iters(const rf_pair *r, wf_tv *tv, uint32_t omask) {
+    int pos[WF_MAX_RANK], n = 0;
+    for (int g = 0; g < r->ngroups; g++)
+        pos[g] = has(omask, g) ? n++ : -1;
     for (int g = r->ngroups - 1; g >= 0; g--)
-        for (int m = r->nmem[g] - 1; m >= 1; m--)
-            wf_tv_split(tv, g, r->p->iters[r->mem[g][m]].extent);
+        for (int m = r->nmem[g] - 1; m >= 1 && pos[g] >= 0; m--)
+            wf_tv_split(tv, pos[g], r->p->iters[r->mem[g][m]].extent);
+    uint32_t pmask = 0;
+    for (int g = 0; g < r->ngroups; g++)
+        for (int m = 0; m < r->nmem[g] && pos[g] >= 0; m++)
+            pmask |= 1u << r->mem[g][m];
     int old2new[RF_MAX_ITERS], a = 0;
     bool same = true;
     for (int g = 0; g < r->ngroups; g++)
-        for (int m = 0; m < r->nmem[g]; m++, a++)
-            old2new[a] = r->mem[g][m], same &= old2new[a] == a;
+        for (int m = 0; m < r->nmem[g] && pos[g] >= 0; m++, a++) {
+            int j = r->mem[g][m], rank = 0; /* j's place among the P iters tv holds */
+            for (int i = 0; i < j; i++)
+                rank += has(pmask, i);
+            old2new[a] = rank, same &= rank == a;
+        }
     if (!same)
         wf_tv_reorder_all(tv, old2new);
+    return pmask;
 }
 
-/* tv (an axis per iter of P) takes P's loops; those lining up with W's loops come
-   first, in W's order, and run as W's do. */
-static bool take_p_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops, wf_tv *tv) {
-    if (!ops->schedule(c, r->p, tv))
+/* tv (an axis per iter of P in pmask) takes P's loops; those lining up with W's loops
+   come first, in W's order, and run as W's do. */
+static bool take_p_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops, wf_tv *tv,
+                         uint32_t pmask, bool inner) {
+    if (!ops->schedule(c, r->p, tv, pmask, inner))
         return false;
     int old2new[TIR_MAX_LOOPS], n = r->nwl;
     bool same = true;
@@ -659,28 +698,60 @@ static bool take_p_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops
     return true;
 }
 
-/* tv (an axis per iter of P that P keeps, in order) takes W's loops. */
-static bool take_w_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops, wf_tv *tv) {
+/* tv (an axis per iter of P in pmask, all of them iters P keeps, in order) takes W's
+   loops. */
+static bool take_w_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops, wf_tv *tv,
+                         uint32_t pmask, bool inner) {
     int old2new[WF_MAX_RANK], a = 0;
+    uint32_t wmask = 0;
     bool same = true;
     for (int j = 0; j < r->p->niters; j++)
-        if (!r->p->iters[j].reduce)
-            old2new[a] = r->w_of_p[j], same &= old2new[a] == a, a++;
+        if (!r->p->iters[j].reduce && has(pmask, j))
+            wmask |= 1u << r->w_of_p[j];
+    for (int j = 0; j < r->p->niters; j++)
+        if (!r->p->iters[j].reduce && has(pmask, j)) {
+            int rank = 0; /* the W iter's place among those tv holds */
+            for (int i = 0; i < r->w_of_p[j]; i++)
+                rank += has(wmask, i);
+            old2new[a] = rank, same &= rank == a, a++;
+        }
     if (!same)
         wf_tv_reorder_all(tv, old2new);
-    return ops->schedule(c, r->w, tv);
+    return ops->schedule(c, r->w, tv, wmask, inner);
 }
 
-/* Does the loop hold a live block other than the pair's (a consumer computed there)? */
-static bool holds_other(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
+/* The live block other than the pair's in the loop (a consumer computed there), or
+   NULL. */
+static const tir_block *other_in(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
     for (int i = 0; i < s->blocks.n; i++) {
         const tir_block *o = s->blocks.ptr[i];
         for (const tir_stmt *q = o->stmt->parent; !o->dead && o != r->p && o != r->w && q;
              q = q->parent)
             if (q == loop)
-                return true;
+                return o;
     }
-    return false;
+    return NULL;
+}
+
+static bool holds_other(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
+    return other_in(s, r, loop) != NULL;
+}
+
+/* W shares none of its reduce loops (the first pos of its loops) with a consumer. */
+static bool consumer_outside(wf_tir *s, const rf_pair *r, int pos) {
+    const tir_block *w = r->w;
+    for (int j = 0; j < pos; j++)
+        for (int k = 0; k < w->niters; k++)
+            if (w->iters[k].reduce && tir_expr_uses(w->iters[k].value, r->wl[j]->loop_var))
+                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                "build: not supported yet: block \"%s\" sits inside the loop "
+                                "%s, over which block \"%s\" reduces (its reduction iter %s): "
+                                "the core finishes a reduction before its result is read "
+                                "(reverse_compute_at \"%s\" at a loop outside %s)",
+                                other_in(s, r, r->wl[j])->name, r->wl[j]->loop_var->name,
+                                w->name, w->iters[k].var->name, other_in(s, r, r->wl[j])->name,
+                                r->wl[j]->loop_var->name);
+    return true;
 }
 
 bool tir_rf_lower(tir_bctx *c, wf_tir *s, const tir_block *w, const tir_build_ops *ops) {
@@ -690,25 +761,32 @@ bool tir_rf_lower(tir_bctx *c, wf_tir *s, const tir_block *w, const tir_build_op
         return wf_failb(&s->err, WF_ERR_UNSUPPORTED, "build: not supported yet: %s", r.why);
     tir_block *o = original(s, &r);
     wf_tv *const *made;
+    const uint32_t *iters;
+    uint32_t pmask[TIR_MAX_OPS];
     int nmade = 0, axes[RF_MAX_ITERS], nred = 0;
     if (!o && !err_set(&s->err))
         wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     if (!o)
         return false;
-    wf_tv *red = ops->value(c, o, &made, &nmade);
+    wf_tv *red = ops->value(c, o, &made, &iters, &nmade);
     if (!red)
         return false;
     for (int i = 0; i < nmade; i++)
-        to_p_iters(&r, made[i]);
+        pmask[i] = to_p_iters(&r, made[i], iters[i]);
     for (int j = 0; j < r.p->niters; j++)
         if (r.p->iters[j].reduce)
             axes[nred++] = j;
     /* the producer of the partials (P), if P reduces anything itself */
     wf_tv *part = nred ? wf_tv_rfactor(red, nred, axes) : NULL;
     bool ok = !nred || part;
+    uint32_t all = UINT32_MAX, kept = 0; /* red keeps the iters P keeps */
+    for (int j = 0; j < r.p->niters; j++)
+        kept |= (uint32_t)!r.p->iters[j].reduce << j;
     for (int i = 0; ok && i + 1 < nmade; i++)
-        ok = part ? take_p_loops(c, &r, ops, made[i]) : take_w_loops(c, &r, ops, made[i]);
-    ok = ok && (!part || take_p_loops(c, &r, ops, part)) && take_w_loops(c, &r, ops, red);
+        ok = part ? take_p_loops(c, &r, ops, made[i], pmask[i], true)
+                  : take_w_loops(c, &r, ops, made[i], pmask[i], true);
+    ok = ok && (!part || take_p_loops(c, &r, ops, part, all, false)) &&
+         take_w_loops(c, &r, ops, red, kept, false);
     if (!ok)
         return false;
     for (int i = 0; i + 1 < nmade; i++)
@@ -720,6 +798,8 @@ bool tir_rf_lower(tir_bctx *c, wf_tir *s, const tir_block *w, const tir_build_op
     int pos = 0;
     while (pos < r.nwl && holds_other(s, &r, r.wl[pos]))
         pos++;
+    if (!consumer_outside(s, &r, pos))
+        return false;
     if (pos > 0)
         wf_tv_inline_at(red, pos);
     return (!part || ops->set_tv(c, r.x, part)) && ops->set_tv(c, r.w->body->buf, red);

@@ -271,12 +271,61 @@ static tir_expr *rebuild(wf_tir *s, const affine *f) {
     return acc;
 }
 
+/* A digit of X: X // d, X % m or X % m // d (m 0: none); false if a is none. */
+typedef struct {
+    const tir_expr *x;
+    int64_t d, m;
+} digit;
+
+static bool digit_of(const tir_expr *a, digit *g) {
+    g->d = 1, g->m = 0;
+    if (a->kind == TE_BIN && a->op == TB_FLOORDIV && a->args[1]->kind == TE_INT &&
+        a->args[1]->ival > 0)
+        g->d = a->args[1]->ival, a = a->args[0];
+    if (a->kind == TE_BIN && a->op == TB_MOD && a->args[1]->kind == TE_INT && a->args[1]->ival > 0)
+        g->m = a->args[1]->ival, a = a->args[0];
+    g->x = a;
+    return (g->d != 1 || g->m != 0) && (g->m == 0 || g->m % g->d == 0);
+}
+
+/* Joins adjacent digits of one value, as fuse writes them: with m2 = d1 (d2 | m2 | m1),
+   (X % m1 // d1) * c2 * (m2 / d2) + (X % m2 // d2) * c2 = (X % m1 // d2) * c2, where
+   X // 1 % 0 is X itself (f // 4 * 4 + f % 4 = f: the loops of a split fused again).
+   Returns whether two were joined. */
+static bool join_digits(wf_tir *s, affine *f) {
+    for (int i = 0; i < f->n; i++)
+        for (int j = 0; j < f->n; j++) {
+            digit o, n;
+            if (i == j || !f->coef[i] || !f->coef[j] || !digit_of(f->atom[i], &o) ||
+                !digit_of(f->atom[j], &n) || !tir_expr_equal(o.x, n.x) || n.m == 0 ||
+                o.d != n.m || (o.m && o.m % n.m) || f->coef[i] != f->coef[j] * (n.m / n.d))
+                continue;
+            tir_expr *x = (tir_expr *)o.x;
+            if (o.m)
+                x = tir_bin(s, TB_MOD, x, tir_int(s, o.m));
+            if (n.d != 1)
+                x = tir_bin(s, TB_FLOORDIV, x, tir_int(s, n.d));
+            if (!x)
+                return false;
+            f->atom[j] = x, f->coef[i] = 0;
+            return true;
+        }
+    return false;
+}
+
 tir_expr *tir_simplify(wf_tir *s, tir_expr *e) {
     if (!e || e->kind != TE_BIN || e->dtype != WF_I32)
         return e;
     if (e->op == TB_ADD || e->op == TB_SUB || e->op == TB_MUL) {
         affine f = {0};
-        if (collect(e, 1, &f) && !(f.n == 1 && f.atom[0] == e))
+        if (!collect(e, 1, &f))
+            return e;
+        bool joined = false;
+        while (join_digits(s, &f))
+            joined = true;
+        if (joined) /* a joined value may be a sum itself: flatten it */
+            return tir_simplify(s, rebuild(s, &f));
+        if (!(f.n == 1 && f.atom[0] == e))
             return rebuild(s, &f);
         return e;
     }

@@ -378,7 +378,7 @@ bool tir_reorder(wf_tir *s, int n, tir_stmt *const *loops) {
             if (chain[i] == loops[j] && chain[i]->for_kind == TIR_THREAD)
                 return check_plain(s, chain[i], "reorder");
     /* new order, outer -> inner: given loops fill their positions in the given order */
-    tir_stmt *order[TIR_MAX_LOOPS * 4];
+    tir_stmt *order[TIR_MAX_LOOPS * 4] = {NULL};
     int k = 0;
     for (int i = m - 1; i >= 0; i--) {
         bool is_given = false;
@@ -386,14 +386,13 @@ bool tir_reorder(wf_tir *s, int n, tir_stmt *const *loops) {
             is_given |= chain[i] == loops[j];
         order[m - 1 - i] = is_given ? loops[k++] : chain[i];
     }
-    tir_stmt *inner_body = chain[0]->body, *old_top = chain[m - 1];
-    tir_stmt *parent = old_top->parent;
+    /* the new outermost loop takes the old one's place (found through the old one's
+       parent, so before the links change), then the chain is relinked */
+    tir_stmt *inner_body = chain[0]->body;
+    tir_replace(s, chain[m - 1], order[0]);
     for (int i = 0; i + 1 < m; i++)
         order[i]->body = order[i + 1], order[i + 1]->parent = order[i];
     order[m - 1]->body = inner_body, inner_body->parent = order[m - 1];
-    order[0]->parent = parent;
-    old_top->parent = parent;
-    tir_replace(s, old_top, order[0]);
     return true;
 }
 
