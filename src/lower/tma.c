@@ -274,6 +274,54 @@ static bool strided_box(tma_env *t, tma_entry *e, wf_iterdomain *box, const id_t
     return true;
 }
 
+/* Boxing by rotation (seed 001, Figures 7-10): splits of a mixed ID whose
+   leaves, outer to inner, are coordinate IDs then tile IDs are one boxing
+   split of it by the product of the tile leaves' extents, by the equivalence
+   of split-split (outer by b after a = by a * b, then inner by a). A split on
+   the outermost path needs not divide (its overflow is past the tensor's
+   end, where TMA zero-fills); any other one must, or its holes would cut the
+   box. *box accumulates the tile leaves' extents, *tile is the innermost
+   one; *coords says whether a coordinate leaf came yet, *tiles whether a tile
+   leaf did (a coordinate after a tile is not a box). */
+static bool rotated(tma_env *t, wf_iterdomain *id, bool outermost, int64_t *box,
+                    wf_iterdomain **tile, bool *tiles) {
+    int s = status(t, id);
+    if (s == ST_COORD)
+        return !*tiles;
+    if (s == ST_TILE) {
+        int64_t ext = ir_id_const_extent(id);
+        if (ext <= 0 || *box > TMA_MAX_BOX)
+            return false;
+        *box *= ext;
+        *tile = id;
+        *tiles = true;
+        return true;
+    }
+    id_transform *u = use_of(t, id);
+    if (!u || u->kind != TF_SPLIT || is_striding(t, u))
+        return false;
+    if (!outermost) {
+        int64_t ext = ir_id_const_extent(id);
+        if (ext <= 0 || ext % u->factor != 0)
+            return false;
+    }
+    return rotated(t, u->out[0], outermost, box, tile, tiles) &&
+           rotated(t, u->out[1], false, box, tile, tiles);
+}
+
+/* A mixed entry boxed by rotation becomes a partitioned one. */
+static bool rotate_box(tma_env *t, int i) {
+    int64_t box = 1;
+    wf_iterdomain *tile = NULL;
+    bool tiles = false;
+    if (!rotated(t, t->e[i].id, true, &box, &tile, &tiles) || !tiles)
+        return false;
+    t->e[i].kind = E_PART;
+    t->e[i].box = box;
+    t->e[i].tile = tile;
+    return true;
+}
+
 /* One step on a mixed entry; *changed says whether the list moved. */
 static bool step_mixed(tma_env *t, int i) {
     id_transform *u = use_of(t, t->e[i].id);
@@ -295,7 +343,7 @@ static bool step_mixed(tma_env *t, int i) {
         return strided_box(t, &t->e[i], t->e[i].id, u);
     }
     if (status(t, u->out[0]) != ST_COORD)
-        return view_split(t, i, u);
+        return rotate_box(t, i) || view_split(t, i, u);
     if (status(t, u->out[1]) == ST_TILE) {
         t->e[i].kind = E_PART; /* a boxing split */
         return const_box(t, &t->e[i], u->out[1]);
@@ -305,7 +353,7 @@ static bool step_mixed(tma_env *t, int i) {
         t->e[i].kind = E_PART;
         return strided_box(t, &t->e[i], u->out[1], v);
     }
-    return view_split(t, i, u);
+    return rotate_box(t, i) || view_split(t, i, u);
 }
 
 static bool build_domain(tma_env *t) {
@@ -464,7 +512,7 @@ static bool check_fttc(tma_env *t, const lower_tma *m, int d, const tma_entry *e
                                 "holes instead of zeros",
              (long long)(fit <= TMA_MAX_BOX ? fit : fit - s));
     const wf_val *ok = val_lt(a, m->gdim[d], val_const(a, box + 1));
-    if (box % s == 0 || val_is_const_eq(ok, 1))
+    if (box % s == 0 || val_is_const_eq(ok, 1) || !m->info.is_store)
         return true;
     if (val_is_const(ok))
         return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
