@@ -31,7 +31,9 @@
  * tile (in shared memory, dense) is the outer output, ceil(box / s) long,
  * and the stride IterDomain's index moves the box's start. A stride that
  * does not divide the box, on a tensor larger than the box, is the FTTC
- * case, refused (check_fttc says why).
+ * case: refused for a store; for a load, every reader must be guarded to
+ * the box (check_fttc, lower_tma_check_holes). A mixed ID whose splits end
+ * in coordinates then tiles is boxed by rotation (rotated()).
  */
 #include "lower/copy.h"
 

@@ -15,6 +15,9 @@
  *              reused); then the sync pass's barrier publishes the tile and
  *              the readers read stage i % D
  *   after L:   invalidate the D mbarriers.
+ * Several boxes per stage (serial loops between L and the load) are issued
+ * together: those loops are repeated around the load in each issue, under
+ * one arrive.expect_tx of the stage's bytes.
  * The load of iteration j overwrites stage (i - 1) % D, which iteration
  * i - 1 read: the sync pass's barrier at the end of L orders that (WAR).
  * The statement keeps its tensor map and box; only the loop index moves
@@ -353,7 +356,9 @@ static const wf_val *stage_cond(cb_env *e, const wf_val *p) {
 static bool holds_other(const kir_node *n, const kir_node *stmt) {
     if (n == stmt)
         return false;
-    const kir_list *l = n->kind == KIR_FOR ? &n->u.loop.body : n->kind == KIR_IF ? &n->u.cond.body : NULL;
+    const kir_list *l = n->kind == KIR_FOR  ? &n->u.loop.body
+                        : n->kind == KIR_IF ? &n->u.cond.body
+                                            : NULL;
     if (!l)
         return true;
     for (int i = 0; i < l->n; i++)

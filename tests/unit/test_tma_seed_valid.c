@@ -108,28 +108,30 @@ TEST(tma_seed_figure_14a_unguarded_reader_of_the_holes_is_refused) {
     wf_kernel *k = api_compile(f, NULL, &lo);
     CHECK(k == NULL);
     CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
-    CHECK_STR(wf_fusion_error(f), "T1: the striding split of iS9{4} by 3, the element stride of TMA dimension 1, "
-           "does not divide the box of 4 elements, and T0 is larger than the box along "
-           "that dimension: the last stride phase of each box reaches past its end, where "
-           "the TMA load puts the next box's elements into the tile's holes instead of "
-           "zeros (seed 001, the fundamental theorem of TMA correctness, FTTC); T2 reads "
-           "T1 where the index of iS9{4} (i4 * 3 + i3) is not guarded to its extent 4, so "
-           "it would read those holes. Guard T2 to the box (schedule it like T1, whose "
-           "split of iS9{4} bounds that index), make the element stride divide the box, "
-           "or the box hold the whole extent");
+    CHECK_STR(wf_fusion_error(f),
+              "T1: the striding split of iS9{4} by 3, the element stride of TMA dimension 1, "
+              "does not divide the box of 4 elements, and T0 is larger than the box along "
+              "that dimension: the last stride phase of each box reaches past its end, where "
+              "the TMA load puts the next box's elements into the tile's holes instead of "
+              "zeros (seed 001, the fundamental theorem of TMA correctness, FTTC); T2 reads "
+              "T1 where the index of iS9{4} (i4 * 3 + i3) is not guarded to its extent 4, so "
+              "it would read those holes. Guard T2 to the box (schedule it like T1, whose "
+              "split of iS9{4} bounds that index), make the element stride divide the box, "
+              "or the box hold the whole extent");
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
 
 TEST(tma_seed_figure_13a_serial_axis_inside_the_tile_is_refused) {
     wf_tv *s;
-    refused(ts_, fig13a_14a(16, 200, false, &s), "T1: the tile of its TMA copy (tile IterDomains iBulk10{2}, iBulk7{128}) must "
-           "be contiguous in the allocation of the shared-memory tensor T1, as a whole "
-           "number of tiles: box element 128 (counting dimension 0 fastest) is at element "
-           "384 of the tile in shared memory, which is neither the dense position nor a "
-           "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
-           "order the allocation so that the tile IterDomains are innermost and adjacent, "
-           "in the order of the box");
+    refused(ts_, fig13a_14a(16, 200, false, &s),
+            "T1: the tile of its TMA copy (tile IterDomains iBulk10{2}, iBulk7{128}) must "
+            "be contiguous in the allocation of the shared-memory tensor T1, as a whole "
+            "number of tiles: box element 128 (counting dimension 0 fastest) is at element "
+            "384 of the tile in shared memory, which is neither the dense position nor a "
+            "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
+            "order the allocation so that the tile IterDomains are innermost and adjacent, "
+            "in the order of the box");
 }
 
 /* ---- Figure 13 (b) / 14 (b): [16, 10], split(1, 6 or 10), split(0, 4). ---- */
@@ -152,13 +154,14 @@ TEST(tma_seed_figure_14b_whole_row_box) {
 }
 
 TEST(tma_seed_figure_13b_partial_row_box_is_refused) {
-    refused(ts_, fig13b_14b(16, 10, 6), "T1: the tile of its TMA copy (tile IterDomains iBulk9{4}, iBulk7{6}) must be "
-           "contiguous in the allocation of the shared-memory tensor T1, as a whole "
-           "number of tiles: box element 6 (counting dimension 0 fastest) is at element "
-           "12 of the tile in shared memory, which is neither the dense position nor a "
-           "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
-           "order the allocation so that the tile IterDomains are innermost and adjacent, "
-           "in the order of the box");
+    refused(ts_, fig13b_14b(16, 10, 6),
+            "T1: the tile of its TMA copy (tile IterDomains iBulk9{4}, iBulk7{6}) must be "
+            "contiguous in the allocation of the shared-memory tensor T1, as a whole "
+            "number of tiles: box element 6 (counting dimension 0 fastest) is at element "
+            "12 of the tile in shared memory, which is neither the dense position nor a "
+            "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
+            "order the allocation so that the tile IterDomains are innermost and adjacent, "
+            "in the order of the box");
 }
 
 /* ---- Figure 13 (c) / 14 (c): [16, 200], split(1, 128), split(0, 4 or 1),
@@ -183,13 +186,14 @@ TEST(tma_seed_figure_14c_extent_1_tile_axis) {
 }
 
 TEST(tma_seed_figure_13c_thread_axis_inside_the_tile_is_refused) {
-    refused(ts_, fig13c_14c(16, 200, 4), "T1: the tile of its TMA copy (tile IterDomains iBulk9{4}, iBulk7{128}) must "
-           "be contiguous in the allocation of the shared-memory tensor T1, as a whole "
-           "number of tiles: box element 128 (counting dimension 0 fastest) is at element "
-           "256 of the tile in shared memory, which is neither the dense position nor a "
-           "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
-           "order the allocation so that the tile IterDomains are innermost and adjacent, "
-           "in the order of the box");
+    refused(ts_, fig13c_14c(16, 200, 4),
+            "T1: the tile of its TMA copy (tile IterDomains iBulk9{4}, iBulk7{128}) must "
+            "be contiguous in the allocation of the shared-memory tensor T1, as a whole "
+            "number of tiles: box element 128 (counting dimension 0 fastest) is at element "
+            "256 of the tile in shared memory, which is neither the dense position nor a "
+            "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
+            "order the allocation so that the tile IterDomains are innermost and adjacent, "
+            "in the order of the box");
 }
 
 /* ---- Figure 13 (d) / 14 (d): a TMA store of [16, 12] from a shared T1
@@ -215,13 +219,14 @@ TEST(tma_seed_figure_14d_store_of_whole_rows) {
 }
 
 TEST(tma_seed_figure_13d_store_of_partial_rows_is_refused) {
-    refused(ts_, fig13d_14d(16, 12, 8), "T2: the tile of its TMA copy (tile IterDomains iBulk9{4}, iBulk7{8}) must be "
-           "contiguous in the allocation of the shared-memory tensor T1, as a whole "
-           "number of tiles: box element 8 (counting dimension 0 fastest) is at element "
-           "12 of the tile in shared memory, which is neither the dense position nor a "
-           "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
-           "order the allocation so that the tile IterDomains are innermost and adjacent, "
-           "in the order of the box");
+    refused(ts_, fig13d_14d(16, 12, 8),
+            "T2: the tile of its TMA copy (tile IterDomains iBulk9{4}, iBulk7{8}) must be "
+            "contiguous in the allocation of the shared-memory tensor T1, as a whole "
+            "number of tiles: box element 8 (counting dimension 0 fastest) is at element "
+            "12 of the tile in shared memory, which is neither the dense position nor a "
+            "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
+            "order the allocation so that the tile IterDomains are innermost and adjacent, "
+            "in the order of the box");
 }
 
 /* ---- Figure 13 (e) / 14 (e): a TMA store; T1 [4 (TIDx), 4, 2 or 1 (TIDy),
@@ -247,13 +252,14 @@ TEST(tma_seed_figure_14e_extent_1_axis_between_the_tile_axes) {
 }
 
 TEST(tma_seed_figure_13e_axis_between_the_tile_axes_is_refused) {
-    refused(ts_, fig13e_14e(16, 10, 6), "T2: the tile of its TMA copy (tile IterDomains iBulk13{4}, iBulk11{6}) must "
-           "be contiguous in the allocation of the shared-memory tensor T1, as a whole "
-           "number of tiles: box element 6 (counting dimension 0 fastest) is at element "
-           "12 of the tile in shared memory, which is neither the dense position nor a "
-           "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
-           "order the allocation so that the tile IterDomains are innermost and adjacent, "
-           "in the order of the box");
+    refused(ts_, fig13e_14e(16, 10, 6),
+            "T2: the tile of its TMA copy (tile IterDomains iBulk13{4}, iBulk11{6}) must "
+            "be contiguous in the allocation of the shared-memory tensor T1, as a whole "
+            "number of tiles: box element 6 (counting dimension 0 fastest) is at element "
+            "12 of the tile in shared memory, which is neither the dense position nor a "
+            "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
+            "order the allocation so that the tile IterDomains are innermost and adjacent, "
+            "in the order of the box");
 }
 
 /* ---- Figure 15 (a), (c), (d): [16, 10], tiles of 4 x 4 viewed as [8, 2]
@@ -283,23 +289,25 @@ TEST(tma_seed_figure_15a_tile_viewed_as_8_by_2) {
 }
 
 TEST(tma_seed_figure_15c_holes_inside_the_tile_are_refused) {
-    refused(ts_, fig15acd(16, 10, 3, false), "T1: the tile of its TMA copy (tile IterDomains iS9{4}, iS7{4}) must be "
-           "contiguous in the allocation of the shared-memory tensor T1, as a whole "
-           "number of tiles: box element 4 (counting dimension 0 fastest) is at element 6 "
-           "of the tile in shared memory, which is neither the dense position nor a "
-           "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
-           "order the allocation so that the tile IterDomains are innermost and adjacent, "
-           "in the order of the box");
+    refused(ts_, fig15acd(16, 10, 3, false),
+            "T1: the tile of its TMA copy (tile IterDomains iS9{4}, iS7{4}) must be "
+            "contiguous in the allocation of the shared-memory tensor T1, as a whole "
+            "number of tiles: box element 4 (counting dimension 0 fastest) is at element 6 "
+            "of the tile in shared memory, which is neither the dense position nor a "
+            "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
+            "order the allocation so that the tile IterDomains are innermost and adjacent, "
+            "in the order of the box");
 }
 
 TEST(tma_seed_figure_15d_tile_axes_flipped_are_refused) {
-    refused(ts_, fig15acd(16, 10, 2, true), "T1: the tile of its TMA copy (tile IterDomains iS9{4}, iS7{4}) must be "
-           "contiguous in the allocation of the shared-memory tensor T1, as a whole "
-           "number of tiles: box element 1 (counting dimension 0 fastest) is at element 2 "
-           "of the tile in shared memory, which is neither the dense position nor a "
-           "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
-           "order the allocation so that the tile IterDomains are innermost and adjacent, "
-           "in the order of the box");
+    refused(ts_, fig15acd(16, 10, 2, true),
+            "T1: the tile of its TMA copy (tile IterDomains iS9{4}, iS7{4}) must be "
+            "contiguous in the allocation of the shared-memory tensor T1, as a whole "
+            "number of tiles: box element 1 (counting dimension 0 fastest) is at element 2 "
+            "of the tile in shared memory, which is neither the dense position nor a "
+            "32/64/128-byte swizzle of it with the innermost box as wide as the swizzle; "
+            "order the allocation so that the tile IterDomains are innermost and adjacent, "
+            "in the order of the box");
 }
 
 /* ---- Figure 15 (b), (e): a TMA store of rows from a shared T1 viewed as
@@ -326,9 +334,10 @@ TEST(tma_seed_figure_15b_store_from_a_vectorized_view) {
 }
 
 TEST(tma_seed_figure_15e_not_a_whole_number_of_tiles_is_refused) {
-    refused(ts_, fig15be(15, 16, 7), "T2: the tile of its TMA copy (tile IterDomains iS5{16}) must be contiguous in "
-           "the allocation of the shared-memory tensor T1, as a whole number of tiles: "
-           "the allocation holds 245 elements, not a multiple of the 16 of a tile");
+    refused(ts_, fig15be(15, 16, 7),
+            "T2: the tile of its TMA copy (tile IterDomains iS5{16}) must be contiguous in "
+            "the allocation of the shared-memory tensor T1, as a whole number of tiles: "
+            "the allocation holds 245 elements, not a multiple of the 16 of a tile");
 }
 
 /* ---- Boxes by rotation (Figures 7-10): [n] f32 split by 32, the outer
@@ -408,7 +417,7 @@ static wf_fusion *broadcast_tma(int64_t d0, int64_t d1, int64_t d2, int64_t d3) 
     wf_tv_set_ldst(t0a, WF_LDST_TMA);
     wf_tv_set_ldst(t1a, WF_LDST_TMA);
     wf_tv_set_ldst(t3, WF_LDST_TMA);
-    wf_tv_merge(t3, 2);     /* [d0, d1, d2 * d3] */
+    wf_tv_merge(t3, 2);      /* [d0, d1, d2 * d3] */
     wf_tv_split(t3, 2, 256); /* [d0, d1, x, 256] */
     wf_tv_merge(t3, 0);      /* [d0 * d1, x, 256] */
     wf_tv_split(t3, 1, 4);   /* [d0 * d1, x / 4, 4, 256] */
