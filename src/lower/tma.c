@@ -311,6 +311,13 @@ static bool rotated(tma_env *t, wf_iterdomain *id, bool outermost, int64_t *box,
            rotated(t, u->out[1], false, box, tile, tiles);
 }
 
+/* Is split u a view as it is (it divides a constant extent)? Then it stays
+   one, and rotation is only for the splits that are not. */
+static bool view_divides(const id_transform *u) {
+    const wf_val *ext = u->in[0]->extent, *f = u->out[1]->extent;
+    return u->divisible || (val_is_const(ext) && val_is_const(f) && f->c > 0 && ext->c % f->c == 0);
+}
+
 /* A mixed entry boxed by rotation becomes a partitioned one. */
 static bool rotate_box(tma_env *t, int i) {
     int64_t box = 1;
@@ -345,7 +352,7 @@ static bool step_mixed(tma_env *t, int i) {
         return strided_box(t, &t->e[i], t->e[i].id, u);
     }
     if (status(t, u->out[0]) != ST_COORD)
-        return rotate_box(t, i) || view_split(t, i, u);
+        return (!view_divides(u) && rotate_box(t, i)) || view_split(t, i, u);
     if (status(t, u->out[1]) == ST_TILE) {
         t->e[i].kind = E_PART; /* a boxing split */
         return const_box(t, &t->e[i], u->out[1]);
@@ -355,7 +362,7 @@ static bool step_mixed(tma_env *t, int i) {
         t->e[i].kind = E_PART;
         return strided_box(t, &t->e[i], u->out[1], v);
     }
-    return rotate_box(t, i) || view_split(t, i, u);
+    return (!view_divides(u) && rotate_box(t, i)) || view_split(t, i, u);
 }
 
 static bool build_domain(tma_env *t) {
