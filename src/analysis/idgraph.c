@@ -150,6 +150,30 @@ static bool close_over_transforms(an_map *m, wf_fusion *f, wf_arena *scratch) {
     return true;
 }
 
+static bool index_zero(const wf_iterdomain *id) {
+    return (id->itype == IT_BROADCAST || val_is_const_eq(id->extent, 1)) && !id->loop_only;
+}
+
+/* Permissively, a merge with an axis whose index is always 0 (a broadcast, or
+   extent 1) is its other input: merge(b{1}, I) iterates I. A broadcast's
+   consumer merges the new broadcast axis with an axis its producer merges with
+   nothing (nvFuser's broadcast forwarding): without this, the producer's axis
+   and the consumer's merged one map to nothing, and the producer could not be
+   inlined into the consumer's loops. Returns whether anything changed. */
+static bool forward_trivial_merges(an_map *m, wf_fusion *f) {
+    bool changed = false;
+    for (int i = 0; i < f->transforms.n; i++) {
+        const id_transform *t = f->transforms.ptr[i];
+        if (t->kind != TF_MERGE)
+            continue;
+        if (index_zero(t->in[0]))
+            changed |= an_unite(m, t->out[0]->id, t->in[1]->id);
+        else if (index_zero(t->in[1]))
+            changed |= an_unite(m, t->out[0]->id, t->in[0]->id);
+    }
+    return changed;
+}
+
 bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch) {
     char *live = live_tensors(f, scratch);
     if (!live || !an_map_init(&g->exact, f->ids.n, scratch) ||
@@ -162,8 +186,10 @@ bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch) {
     /* Exactly mapped IDs are permissively mapped too. */
     for (int i = 0; i < f->ids.n; i++)
         an_unite(&g->permissive, i, an_find(&g->exact, i));
-    if (!close_over_transforms(&g->permissive, f, scratch))
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    do
+        if (!close_over_transforms(&g->permissive, f, scratch))
+            return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    while (forward_trivial_merges(&g->permissive, f));
     g->reductions = ARENA_ARRAY(scratch, wf_tv *, f->tvs.n + 1);
     if (!g->reductions)
         return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");

@@ -44,6 +44,40 @@ static int own_limit(const wf_tv *tv, char *why, size_t whysize) {
    through the op's dim map, a transformed one through the consumer's own
    transform of the same kind and factor on the partners of its inputs. NULL
    when the consumer did not transform alike. */
+static bool index_zero(const wf_iterdomain *id) {
+    return (id->itype == IT_BROADCAST || val_is_const_eq(id->extent, 1)) && !id->loop_only;
+}
+
+/* The merge of x with an axis whose index is always 0 that uses x, or NULL:
+   merge(b{1}, x) iterates x (a broadcast's new axis merged in: forwarding). */
+static const wf_iterdomain *trivial_merge_of(const wf_iterdomain *x) {
+    for (int u = 0; u < x->uses.n; u++) {
+        const id_transform *t = x->uses.ptr[u];
+        if (t->kind == TF_MERGE && index_zero(t->in[t->in[0] == x ? 1 : 0]))
+            return t->out[0];
+    }
+    return NULL;
+}
+
+static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id);
+
+/* The consumer's transform like t on in0 (and in1), each forwarded through
+   the consumer's trivial merges where no such transform uses it directly. */
+static const wf_iterdomain *partner_of_transform(const id_transform *t, const wf_iterdomain *id,
+                                                 const wf_iterdomain *in0,
+                                                 const wf_iterdomain *in1) {
+    for (int u = 0; u < in0->uses.n; u++) {
+        const id_transform *ct = in0->uses.ptr[u];
+        if (ct->kind != t->kind || ct->in[0] != in0 || (t->nin > 1 && ct->in[1] != in1) ||
+            (t->kind == TF_SPLIT && (ct->factor != t->factor || ct->inner != t->inner)))
+            continue;
+        return ct->out[t->out[0] == id ? 0 : 1];
+    }
+    const wf_iterdomain *f0 = trivial_merge_of(in0), *f1 = in1 ? trivial_merge_of(in1) : NULL;
+    const wf_iterdomain *r = f0 ? partner_of_transform(t, id, f0, in1) : NULL;
+    return r || !f1 ? r : partner_of_transform(t, id, in0, f1);
+}
+
 static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id) {
     const wf_tv *p = id->tv, *c = op->out;
     const id_transform *t = id->def;
@@ -58,14 +92,17 @@ static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id) {
     const wf_iterdomain *in1 = t->nin > 1 ? partner(op, t->in[1]) : NULL;
     if (!in0 || (t->nin > 1 && !in1))
         return NULL;
-    for (int u = 0; u < in0->uses.n; u++) {
-        const id_transform *ct = in0->uses.ptr[u];
-        if (ct->kind != t->kind || ct->in[0] != in0 || (t->nin > 1 && ct->in[1] != in1) ||
-            (t->kind == TF_SPLIT && (ct->factor != t->factor || ct->inner != t->inner)))
-            continue;
-        return ct->out[t->out[0] == id ? 0 : 1];
-    }
-    return NULL;
+    return partner_of_transform(t, id, in0, in1);
+}
+
+/* The consumer's image of producer loop ID p, forwarded through the
+   consumer's trivial merges (merge(b{1}, I) is I's image). */
+static bool partner_is(const ir_op *op, const wf_iterdomain *p, const wf_iterdomain *cid) {
+    const wf_iterdomain *x = partner(op, p);
+    for (int k = 0; x && k < 8; k++, x = trivial_merge_of(x))
+        if (x == cid)
+            return true;
+    return false;
 }
 
 /* May producer loop ID p share its loop with consumer loop ID cid? An axis
@@ -86,7 +123,7 @@ static bool shares_loop(an_idgraph *g, const ir_op *op, const wf_iterdomain *p,
         return p->loop_only || always_zero;
     if (!an_mapped(&g->permissive, p, cid))
         return false;
-    return always_zero || an_mapped(&g->exact, p, cid) || partner(op, p) == cid;
+    return always_zero || an_mapped(&g->exact, p, cid) || partner_is(op, p, cid);
 }
 
 /* The reason a producer axis that indexes its data cannot share a consumer's

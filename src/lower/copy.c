@@ -56,7 +56,7 @@ bool lower_copy_place(lower_ctx *c) {
         if (!lower_copy_kind_of(s->u.stmt.copy)->place(c, s))
             return false;
     }
-    return true;
+    return lower_tma_check_holes(c);
 }
 
 /* ---- kinds not implemented yet ---- */

@@ -52,6 +52,9 @@ bool lower_copy_place(lower_ctx *c);
    and the tensor map of a TMA statement, inferred from the schedule. */
 bool lower_tma_check_bulk(lower_ctx *c, const wf_tv *tv, int axis);
 bool lower_tma_infer(lower_ctx *c, kir_node *stmt, lower_tma *out);
+/* After placement: every reader of a TMA load's tile with holes (an element
+   stride that does not divide the box) must be guarded to the box. */
+bool lower_tma_check_holes(lower_ctx *c);
 
 /* TMA's issuing thread (tma_issue.c): a KHW_ELECT node (elect.sync) where the
    block has a full warp, else `if (threadIdx.x == 0 && ...)`; put the

@@ -111,6 +111,14 @@ typedef struct {
                                                   of the consumer that are not tile axes) */
     int mbar;                                  /* load: the mbarrier it completes; -1 store */
     int param;                                 /* index of its KP_TENSOR_MAP parameter */
+    /* A load's FTTC dimensions (seed 001, step 3): the box ID B of a striding
+       split that does not divide it; where B's index passes its extent, the
+       tile holds the next box's elements (holes), unless `fits` (the tensor is
+       no larger than the box). Its readers must be guarded to B's extent
+       (lower_tma_check_holes). `why` says it, for the message. */
+    const wf_iterdomain *hole_id[LOWER_TMA_MAX_RANK];
+    const wf_val *hole_fits[LOWER_TMA_MAX_RANK];
+    const char *hole_why[LOWER_TMA_MAX_RANK];
 } lower_tma;
 
 /* Elements of a TMA tile along dimension d: every element_strides[d]-th of

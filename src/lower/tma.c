@@ -31,7 +31,9 @@
  * tile (in shared memory, dense) is the outer output, ceil(box / s) long,
  * and the stride IterDomain's index moves the box's start. A stride that
  * does not divide the box, on a tensor larger than the box, is the FTTC
- * case, refused (check_fttc says why).
+ * case: refused for a store; for a load, every reader must be guarded to
+ * the box (check_fttc, lower_tma_check_holes). A mixed ID whose splits end
+ * in coordinates then tiles is boxed by rotation (rotated()).
  */
 #include "lower/copy.h"
 
@@ -274,6 +276,61 @@ static bool strided_box(tma_env *t, tma_entry *e, wf_iterdomain *box, const id_t
     return true;
 }
 
+/* Boxing by rotation (seed 001, Figures 7-10): splits of a mixed ID whose
+   leaves, outer to inner, are coordinate IDs then tile IDs are one boxing
+   split of it by the product of the tile leaves' extents, by the equivalence
+   of split-split (outer by b after a = by a * b, then inner by a). A split on
+   the outermost path needs not divide (its overflow is past the tensor's
+   end, where TMA zero-fills); any other one must, or its holes would cut the
+   box. *box accumulates the tile leaves' extents, *tile is the innermost
+   one; *coords says whether a coordinate leaf came yet, *tiles whether a tile
+   leaf did (a coordinate after a tile is not a box). */
+static bool rotated(tma_env *t, wf_iterdomain *id, bool outermost, int64_t *box,
+                    wf_iterdomain **tile, bool *tiles) {
+    int s = status(t, id);
+    if (s == ST_COORD)
+        return !*tiles;
+    if (s == ST_TILE) {
+        int64_t ext = ir_id_const_extent(id);
+        if (ext <= 0 || *box > TMA_MAX_BOX)
+            return false;
+        *box *= ext;
+        *tile = id;
+        *tiles = true;
+        return true;
+    }
+    id_transform *u = use_of(t, id);
+    if (!u || u->kind != TF_SPLIT || is_striding(t, u))
+        return false;
+    if (!outermost) {
+        int64_t ext = ir_id_const_extent(id);
+        if (ext <= 0 || ext % u->factor != 0)
+            return false;
+    }
+    return rotated(t, u->out[0], outermost, box, tile, tiles) &&
+           rotated(t, u->out[1], false, box, tile, tiles);
+}
+
+/* Is split u a view as it is (it divides a constant extent)? Then it stays
+   one, and rotation is only for the splits that are not. */
+static bool view_divides(const id_transform *u) {
+    const wf_val *ext = u->in[0]->extent, *f = u->out[1]->extent;
+    return u->divisible || (val_is_const(ext) && val_is_const(f) && f->c > 0 && ext->c % f->c == 0);
+}
+
+/* A mixed entry boxed by rotation becomes a partitioned one. */
+static bool rotate_box(tma_env *t, int i) {
+    int64_t box = 1;
+    wf_iterdomain *tile = NULL;
+    bool tiles = false;
+    if (!rotated(t, t->e[i].id, true, &box, &tile, &tiles) || !tiles)
+        return false;
+    t->e[i].kind = E_PART;
+    t->e[i].box = box;
+    t->e[i].tile = tile;
+    return true;
+}
+
 /* One step on a mixed entry; *changed says whether the list moved. */
 static bool step_mixed(tma_env *t, int i) {
     id_transform *u = use_of(t, t->e[i].id);
@@ -295,7 +352,7 @@ static bool step_mixed(tma_env *t, int i) {
         return strided_box(t, &t->e[i], t->e[i].id, u);
     }
     if (status(t, u->out[0]) != ST_COORD)
-        return view_split(t, i, u);
+        return (!view_divides(u) && rotate_box(t, i)) || view_split(t, i, u);
     if (status(t, u->out[1]) == ST_TILE) {
         t->e[i].kind = E_PART; /* a boxing split */
         return const_box(t, &t->e[i], u->out[1]);
@@ -305,7 +362,7 @@ static bool step_mixed(tma_env *t, int i) {
         t->e[i].kind = E_PART;
         return strided_box(t, &t->e[i], u->out[1], v);
     }
-    return view_split(t, i, u);
+    return (!view_divides(u) && rotate_box(t, i)) || view_split(t, i, u);
 }
 
 static bool build_domain(tma_env *t) {
@@ -442,37 +499,48 @@ static bool check_stride(tma_env *t, int d, const wf_val *bytes) {
 /* The FTTC case (seed 001, step 3): an element stride that does not divide
    the box leaves holes in the box's last stride phase; TMA reaches past the
    box's end for them, i.e. into the next box, and only past the tensor's end
-   are they zeros (load) or skipped (store). A load would leave the next
-   box's elements where the schedule has holes, and a store would write its
-   holes over the next box's elements: weft refuses it unless the tensor's
-   extent along the dimension fits in the box. */
-static bool check_fttc(tma_env *t, const lower_tma *m, int d, const tma_entry *e,
-                       const char *split) {
+   are they zeros (load) or skipped (store). A store would write its holes
+   over the next box's elements: weft refuses it unless the tensor's extent
+   along the dimension fits in the box. A load only leaves the next box's
+   elements in the holes, which a reader guarded to the box never reads (the
+   seed's Figure 14 (a)): it is accepted, and its readers are checked after
+   placement (lower_tma_check_holes). */
+static bool check_fttc(tma_env *t, lower_tma *m, int d, const tma_entry *e, const char *split) {
     wf_arena *a = t->c->a;
     int64_t box = m->info.box[d], s = e->estride, fit = (box + s - 1) / s * s;
     char msg[900];
     snprintf(msg, sizeof msg,
              "T%d: %s, the element stride of TMA dimension %d, does not divide the box of %lld "
              "elements, and T%d is larger than the box along that dimension: the last stride "
-             "phase of each box reaches past its end, where %s, which would be silently wrong "
-             "(seed 001, the fundamental theorem of TMA correctness, FTTC). Make the element "
-             "stride divide the box (a box of %lld), or the box hold the whole extent",
+             "phase of each box reaches past its end, where %s (seed 001, the fundamental "
+             "theorem of TMA correctness, FTTC)",
              t->cons->id, split, d, (long long)box, t->gmem->id,
              m->info.is_store ? "the TMA store would write the tile's holes over the next box's "
-                                "elements"
-                              : "the TMA load would put the next box's elements into the tile's "
-                                "holes instead of zeros",
-             (long long)(fit <= TMA_MAX_BOX ? fit : fit - s));
+                                "elements, which would be silently wrong"
+                              : "the TMA load puts the next box's elements into the tile's holes "
+                                "instead of zeros");
     const wf_val *ok = val_lt(a, m->gdim[d], val_const(a, box + 1));
     if (box % s == 0 || val_is_const_eq(ok, 1))
         return true;
+    if (!m->info.is_store) {
+        m->hole_id[d] = e->strided;
+        m->hole_fits[d] = ok;
+        m->hole_why[d] = arena_strdup(a, msg);
+        return m->hole_why[d] || wf_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
+    }
+    char fix[200];
+    snprintf(fix, sizeof fix,
+             ". Make the element stride divide the box (a box of %lld), or the box hold the "
+             "whole extent",
+             (long long)(fit <= TMA_MAX_BOX ? fit : fit - s));
+    strncat(msg, fix, sizeof msg - strlen(msg) - 1);
     if (val_is_const(ok))
         return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
     return add_check(t, ok, msg);
 }
 
 /* The driver's rules on a strided dimension, and the FTTC case. */
-static bool check_estride(tma_env *t, const lower_tma *m, int d, const tma_entry *e) {
+static bool check_estride(tma_env *t, lower_tma *m, int d, const tma_entry *e) {
     sbuf b = {0};
     ir_print_id(&b, e->strided);
     char split[300];
@@ -840,4 +908,79 @@ bool lower_tma_infer(lower_ctx *c, kir_node *stmt, lower_tma *m) {
     const wf_val **idx = ARENA_ARRAY(c->a, const wf_val *, TMA_MAX_ENTRIES);
     return idx && count_issuers(&t, m) && build_domain(&t) && group_dims(&t) && fill_dims(&t, m) &&
            coordinates(&t, m, idx) && check_smem(&t, m);
+}
+
+/* ---- readers of a tile with holes (FTTC loads) ---- */
+
+/* Is cond one of the conjuncts of p? */
+static bool has_conjunct(const wf_val *p, const wf_val *cond) {
+    if (!p)
+        return false;
+    if (p->kind == V_AND)
+        return has_conjunct(p->a, cond) || has_conjunct(p->b, cond);
+    return val_equal(p, cond);
+}
+
+/* Does the guard of statement s (the IFs around it; a collective's own
+   predicate) hold only where cond does? */
+static bool guarded_by(const kir_node *s, const wf_val *cond) {
+    if (s->u.stmt.red >= KRED_BLOCK && has_conjunct(s->u.stmt.pred, cond))
+        return true;
+    for (const kir_node *n = s->parent; n; n = n->parent)
+        if (n->kind == KIR_IF && has_conjunct(n->u.cond.cond, cond))
+            return true;
+    return false;
+}
+
+/* Reader r of m's tile, in statement s: the index it reads along hole
+   dimension d must stay below the box ID's extent wherever s runs. */
+static bool check_reader(lower_ctx *c, const lower_tma *m, int d, kir_node *s) {
+    wf_arena *a = c->a;
+    const wf_iterdomain *b = m->hole_id[d];
+    const wf_val *idx = NULL;
+    wf_tv *smem = s->u.stmt.op->in[0];
+    for (int q = 0; smem != m->info.shared_tv && q < s->u.stmt.op->nin; q++)
+        smem = s->u.stmt.op->in[q];
+    if (!lower_index_ids(c, s, smem, 0, NULL, NULL, 1, &b, &idx))
+        return false;
+    const wf_val *in_box = idx ? val_lt(a, idx, b->extent) : NULL;
+    if (idx && (val_prove_lt(idx, b->extent) || guarded_by(s, in_box)))
+        return true;
+    sbuf sb = {0}, si = {0};
+    ir_print_id(&sb, b);
+    if (idx)
+        val_print(&si, idx);
+    char msg[1800];
+    snprintf(msg, sizeof msg,
+             "%s; T%d reads T%d where the index of %s (%s) is not guarded to its extent %lld, so "
+             "it would read those holes. Guard T%d to the box (schedule it like T%d, whose split "
+             "of %s bounds that index), make the element stride divide the box, or the box hold "
+             "the whole extent",
+             m->hole_why[d], s->u.stmt.op->out->id, m->info.shared_tv->id, sbuf_str(&sb),
+             idx ? sbuf_str(&si) : "unknown", (long long)ir_id_const_extent(b),
+             s->u.stmt.op->out->id, m->info.shared_tv->id, sbuf_str(&sb));
+    sbuf_free(&sb);
+    sbuf_free(&si);
+    if (val_is_const(m->hole_fits[d]))
+        return wf_failb(&c->f->err, WF_ERR_SCHEDULE, "%s", msg);
+    lower_check chk = {m->hole_fits[d], arena_strdup(a, msg), false};
+    return (chk.message && vec_push_arena(a, &c->out->checks, chk)) ||
+           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+}
+
+bool lower_tma_check_holes(lower_ctx *c) {
+    for (int i = 0; i < c->out->tmas.n; i++) {
+        const lower_tma *m = &c->out->tmas.ptr[i];
+        for (int d = 0; d < m->info.rank; d++) {
+            if (!m->hole_id[d])
+                continue;
+            for (int k = 0; k < c->order.n; k++) {
+                const ir_op *op = c->order.ptr[k];
+                for (int q = 0; q < op->nin; q++)
+                    if (op->in[q] == m->info.shared_tv && !check_reader(c, m, d, c->stmt_of[k]))
+                        return false;
+            }
+        }
+    }
+    return true;
 }

@@ -15,6 +15,9 @@
  *              reused); then the sync pass's barrier publishes the tile and
  *              the readers read stage i % D
  *   after L:   invalidate the D mbarriers.
+ * Several boxes per stage (serial loops between L and the load) are issued
+ * together: those loops are repeated around the load in each issue, under
+ * one arrive.expect_tx of the stage's bytes.
  * The load of iteration j overwrites stage (i - 1) % D, which iteration
  * i - 1 read: the sync pass's barrier at the end of L orders that (WAR).
  * The statement keeps its tensor map and box; only the loop index moves
@@ -26,6 +29,8 @@
 #include "lower/copy.h"
 
 #include <string.h>
+
+#define LOWER_CB_MAX_INNER 8 /* serial loops between a circular buffer's loop and its load */
 
 /* ---- substituting the loop index ---- */
 
@@ -160,6 +165,11 @@ typedef struct {
     const wf_val *cond;  /* the load's uniform predicate at iteration i (NULL: none) */
     const wf_val *stage_elems;
     kir_stmt orig; /* the statement as indexing made it, for the prologue's copies */
+    /* Several boxes per stage: the serial loops between L and the load, outer
+       first, which each issue repeats around its copy of the load */
+    const kir_node *inner[LOWER_CB_MAX_INNER];
+    int ninner;
+    const wf_val *bytes; /* the stage's bytes: the box's times the boxes per stage */
 } cb_env;
 
 static kir_node *mbar_sync(cb_env *e, kir_sync_kind k, int stage, const wf_val *off) {
@@ -169,7 +179,7 @@ static kir_node *mbar_sync(cb_env *e, kir_sync_kind k, int stage, const wf_val *
     n->u.sync.mbar = e->m->mbar + stage;
     n->u.sync.mbar_off = off;
     n->u.sync.count = 1;
-    n->u.sync.bytes = val_const(e->c->a, e->m->box_bytes);
+    n->u.sync.bytes = e->bytes;
     return n;
 }
 
@@ -219,9 +229,19 @@ static bool issue(cb_env *e, kir_node *load, const wf_val *it, const wf_val *sta
     if (!cond || val_is_const_eq(cond, 0))
         return cond != NULL;
     kir_node *tx = mbar_sync(e, KSYNC_MBAR_ARRIVE_TX, 0, stage);
-    kir_node *kids[2] = {tx, load};
     if (!tx || !retarget(e, &load->u.stmt, it, stage))
         return false;
+    kir_node *kids[2] = {tx, load};
+    for (int k = e->ninner - 1; k >= 0; k--) { /* each box of the stage */
+        kir_node *l = kir_new(a, KIR_FOR);
+        if (!l)
+            return false;
+        l->u.loop = e->inner[k]->u.loop;
+        memset(&l->u.loop.body, 0, sizeof l->u.loop.body);
+        if (!kir_append(a, &l->u.loop.body, kids[1], l))
+            return false;
+        kids[1] = l;
+    }
     return (*out = guarded(e, cond, 2, kids)) != NULL;
 }
 
@@ -306,26 +326,78 @@ static const wf_val *load_cond(lower_ctx *c, kir_node *stmt) {
     return lower_tma_uniform_cond(c, p->u.cond.cond);
 }
 
-/* The child of L's body that holds stmt, through non-serial loops and IFs. */
-static kir_node *holder_in(lower_ctx *c, kir_node *stmt, const kir_node *L, const wf_tv *S) {
+/* Does v use loop variable var? */
+static bool uses_var(const wf_val *v, const wf_val *var) {
+    if (!v || v->kind == V_CONST)
+        return false;
+    if (v->kind == V_SYM)
+        return v->sym == var->sym && v->sym_a == var->sym_a;
+    return uses_var(v->a, var) || uses_var(v->b, var);
+}
+
+/* The conjuncts of the load's condition that hold for a whole stage: those
+   that use no index of the loops between L and the load. The others bound
+   single boxes, which TMA needs no guard for: a box past the tensor's end is
+   zero-filled, and its bytes arrive all the same. */
+static const wf_val *stage_cond(cb_env *e, const wf_val *p) {
+    if (!p)
+        return NULL;
+    if (p->kind == V_AND) {
+        const wf_val *x = stage_cond(e, p->a), *y = stage_cond(e, p->b);
+        return and_cond(e->c->a, x, y);
+    }
+    for (int k = 0; k < e->ninner; k++)
+        if (uses_var(p, e->inner[k]->u.loop.var))
+            return NULL;
+    return p;
+}
+
+/* Does the subtree n hold a statement other than stmt? */
+static bool holds_other(const kir_node *n, const kir_node *stmt) {
+    if (n == stmt)
+        return false;
+    const kir_list *l = n->kind == KIR_FOR  ? &n->u.loop.body
+                        : n->kind == KIR_IF ? &n->u.cond.body
+                                            : NULL;
+    if (!l)
+        return true;
+    for (int i = 0; i < l->n; i++)
+        if (holds_other(l->ptr[i], stmt))
+            return true;
+    return false;
+}
+
+/* The child of L's body that holds stmt, through IFs and loops; the serial
+   loops on the way (several boxes per stage) go to e->inner, outer first. */
+static kir_node *holder_in(cb_env *e, kir_node *stmt, const wf_tv *S) {
+    lower_ctx *c = e->c;
     kir_node *h = stmt;
-    while (h->parent && h->parent != L) {
-        const kir_node *p = h->parent;
+    e->ninner = 0;
+    while (h->parent && h->parent != e->L) {
+        kir_node *p = h->parent;
         if (p->kind == KIR_FOR && lower_pdim_index(p->u.loop.ptype) < 0 &&
             !val_is_const(p->u.loop.var)) {
-            sbuf b = {0};
-            ir_print_id(&b, p->u.loop.id);
-            wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                     "T%d: not supported yet: circular buffering with several boxes per stage "
-                     "(the serial loop %s lies between T%d's inline position and its TMA load); "
-                     "parallelize it on Bulk or inline T%d deeper",
-                     S->id, sbuf_str(&b), S->id, S->id);
-            sbuf_free(&b);
-            return NULL;
+            if (e->ninner == LOWER_CB_MAX_INNER || holds_other(p, stmt)) {
+                sbuf b = {0};
+                ir_print_id(&b, p->u.loop.id);
+                wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                         "T%d: not supported yet: circular buffering with several boxes per "
+                         "stage where the serial loop %s between T%d's inline position and its "
+                         "TMA load %s; inline T%d deeper",
+                         S->id, sbuf_str(&b), S->id,
+                         e->ninner == LOWER_CB_MAX_INNER ? "is one of more than 8 such loops"
+                                                         : "holds other statements too",
+                         S->id);
+                sbuf_free(&b);
+                return NULL;
+            }
+            memmove(&e->inner[1], &e->inner[0], sizeof *e->inner * (size_t)e->ninner);
+            e->inner[0] = p;
+            e->ninner++;
         }
         h = h->parent;
     }
-    return h->parent == L ? h : NULL;
+    return h->parent == e->L ? h : NULL;
 }
 
 bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
@@ -337,22 +409,25 @@ bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
                         "internal error: T%d's circular-buffer loop or stages are missing", S->id);
     if (lower_pdim_index(L->u.loop.ptype) >= 0 || L->u.loop.ptype == WF_BULK)
         return fail_loop(c, S, L->u.loop.id, "runs in parallel");
-    kir_node *h = holder_in(c, stmt, L, S);
+    cb_env e = {.c = c,
+                .stmt = stmt,
+                .L = L,
+                .m = m,
+                .stages = S->stages,
+                .i = L->u.loop.var,
+                .n = L->u.loop.extent,
+                .stage_elems = alloc->u.alloc.stage_elems,
+                .orig = stmt->u.stmt};
+    kir_node *h = holder_in(&e, stmt, S);
     if (!h)
         return err_set(&c->f->err) ||
                wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                         "internal error: T%d's TMA load is not inside its circular-buffer loop",
                         S->id);
-    cb_env e = {c,
-                stmt,
-                L,
-                m,
-                S->stages,
-                L->u.loop.var,
-                L->u.loop.extent,
-                load_cond(c, stmt),
-                alloc->u.alloc.stage_elems,
-                stmt->u.stmt};
+    e.cond = stage_cond(&e, load_cond(c, stmt));
+    e.bytes = val_const(c->a, m->box_bytes);
+    for (int k = 0; k < e.ninner; k++)
+        e.bytes = val_mul(c->a, e.bytes, e.inner[k]->u.loop.extent);
     kir_list *outer = L->parent ? kir_body(L->parent) : &c->out->top;
     int pos = 0;
     while (outer->ptr[pos] != L)

@@ -3,7 +3,8 @@
  * kernels of the basic tutorial (1-D loads, stores and both over the
  * flattened tensor; 2-D boxes by partitioning with partial edge boxes;
  * boxes by compositing), the broadcast add whose second input is
- * discontiguous, and strided tiles (element strides 2, 3 and 4, a stride
+ * discontiguous (also with a TMA store, nvFuser's PointwiseBroadcastTMA),
+ * and strided tiles (element strides 2, 3 and 4, a stride
  * that does not divide a box that holds the whole extent, strided stores).
  * The CPU suite runs the same schedules on the executor (test_tma_basic.c,
  * test_tma_examples.c, test_tma_strided.c); here they are larger, so many
@@ -199,6 +200,69 @@ static void broadcast_add(gt_state *ts_, int64_t I2, int64_t I3) {
 GPU_TEST(tma_seed_broadcast_add_discontiguous_input) {
     broadcast_add(ts_, 16, 32);
     broadcast_add(ts_, 15, 28); /* I2 * I3 = 420: the second box of 256 is partial */
+}
+
+/* nvFuser's Tutorial.PointwiseBroadcastTMA: t3 = broadcast(t0) + t1, t0 and
+   t1 TMA-loaded into shared caches and t3 TMA-stored from one, all viewed as
+   [d0 * d1 * ceil(d2 * d3 / 256) / 4 (BIDx), 4 (TIDx: one box each), 256
+   (Bulk)]. t0's cache lacks d0; inlined into the broadcast's merged block
+   axis, each block loads its own tile of t0 (test_tma_seed_valid.c runs the
+   same schedule on the executor). */
+GPU_TEST(tma_seed_pointwise_broadcast_tma_load_store) {
+    NEED_GPU();
+    enum { D0 = 32, D1 = 2, D2 = 4, D3 = 256 };
+    int64_t s0[3] = {D1, D2, D3}, s1[4] = {D0, D1, D2, D3};
+    int64_t st1[4] = {(int64_t)D1 * 2048, 2048, D3, 1};
+    int8_t c1[4] = {1, 0, 1, 1};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 3, s0), *t1 = wf_input_strided(f, WF_F32, 4, s1, c1);
+    wf_tv *t2 = wf_broadcast(t0, 4, (const bool[]){true, false, false, false});
+    wf_tv *t3 = wf_add(t2, t1);
+    wf_output(f, t3);
+    wf_tv *t0a = wf_cache_after(t0), *t1a = wf_cache_after(t1), *t3b = wf_cache_before(t3);
+    wf_tv *smem[3] = {t0a, t1a, t3b};
+    for (int i = 0; i < 3; i++)
+        wf_tv_set_memory(smem[i], WF_MEM_SHARED);
+    wf_tv_set_ldst(t0a, WF_LDST_TMA);
+    wf_tv_set_ldst(t1a, WF_LDST_TMA);
+    wf_tv_set_ldst(t3, WF_LDST_TMA);
+    wf_tv_merge(t3, 2);
+    wf_tv_split(t3, 2, 256);
+    wf_tv_merge(t3, 0);
+    wf_tv_split(t3, 1, 4);
+    wf_tv_merge(t3, 0);
+    wf_propagate_transforms(t3);
+    wf_tv *regs[2] = {t3b, t2};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_parallelize(regs[i], 0, WF_BIDX);
+        wf_tv_parallelize(regs[i], 1, WF_UNROLL);
+        wf_tv_parallelize(regs[i], 2, WF_TIDX);
+    }
+    wf_tv *tma[3] = {t1a, t0a, t3};
+    for (int i = 0; i < 3; i++) {
+        wf_tv_parallelize(tma[i], 0, WF_BIDX);
+        wf_tv_parallelize(tma[i], 1, WF_TIDX);
+        wf_tv_parallelize(tma[i], 2, WF_BULK);
+    }
+    wf_inline_most(f);
+    wf_kernel *k = GT_COMPILE(f);
+    if (k) {
+        CHECK_EQ_I64(wf_kernel_tma_count(k), 3);
+        gt_tensor in[2] = {gt_dense(WF_F32, 3, s0), gt_strided(WF_F32, 4, s1, st1)};
+        gt_tensor want = gt_dense(WF_F32, 4, s1);
+        gt_fill_random(&in[0]);
+        gt_fill_random(&in[1]);
+        int64_t inner = (int64_t)D1 * D2 * D3;
+        for (int64_t i = 0; i < gt_numel(&want); i++)
+            gt_set_f32(&want, i, gt_get_f32(&in[0], i % inner) + gt_get_f32(&in[1], i));
+        gt_case c = {k, 2, 1, in, &want, GT_EXACT};
+        CHECK_RUN(&c);
+        gt_tensor_free(&in[0]);
+        gt_tensor_free(&in[1]);
+        gt_tensor_free(&want);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
 }
 
 /* ---- strided tiles (seed 001, step 3) ---- */

@@ -116,8 +116,8 @@ TEST(tma_view_split_that_does_not_divide_is_refused) {
     wf_tv *s, *o;
     wf_fusion *f = chain(1, shape, NULL, true, &s, &o);
     wf_tv_split(s, 0, 8); /* a view split of 100 by 8: not a view */
-    wf_tv_split(s, 1, 4); /* [13, 2, 4]: 4 is the box */
-    wf_tv_merge(s, 0);    /* [26, 4] */
+    wf_tv_split(s, 1, 3); /* [13, 3, 3]: the box 3 does not divide 8, so no rotation */
+    wf_tv_merge(s, 0);    /* [39, 3] */
     wf_tv_parallelize(s, 1, WF_BULK);
     expect(ts_, f, WF_ERR_SCHEDULE,
            "T1: Invalid view in TMA: the extent of iS1{100} must be divisible by the split "
@@ -221,15 +221,22 @@ TEST(tma_circular_buffering_needs_an_inlined_tensor) {
     wf_fusion_free(f);
 }
 
-/* A symbolic extent split as part of the view: divisible at run time or refused. */
+/* A symbolic extent split as part of the view: divisible at run time or refused.
+   (Split by 64, the 64 by 32 with box 32, it would be a box by rotation, valid
+   for any n: the 64 here is split by 48, which it is not a multiple of.) */
 TEST(tma_symbolic_view_split_checked_at_run_time) {
     int64_t shape[1] = {-1};
     wf_tv *s, *o;
     wf_fusion *f = chain(1, shape, NULL, true, &s, &o);
-    wf_tv_split(s, 0, 64); /* a view split of a symbolic extent */
-    wf_tv_split(s, 1, 32); /* [n / 64, 2, 32]: 32 is the box */
-    wf_tv_merge(s, 0);
+    wf_tv *both[2] = {s, o};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_split(both[i], 0, 64); /* a view split of a symbolic extent */
+        wf_tv_split(both[i], 1, 48); /* [n / 64, 2, 48]: 48 is the box */
+        wf_tv_merge(both[i], 0);
+        wf_tv_parallelize(both[i], 0, WF_BIDX);
+    }
     wf_tv_parallelize(s, 1, WF_BULK);
+    wf_tv_parallelize(o, 1, WF_TIDX);
     wf_kernel *k = COMPILE(f);
     if (k)
         CHECK_NVRTC(k, 90);
