@@ -208,11 +208,10 @@ GPU_TEST(tma_seed_broadcast_add_discontiguous_input) {
    (Bulk)]. t0's cache lacks d0; inlined into the broadcast's merged block
    axis, each block loads its own tile of t0 (test_tma_seed_valid.c runs the
    same schedule on the executor). */
-GPU_TEST(tma_seed_pointwise_broadcast_tma_load_store) {
+static void pointwise_broadcast(gt_state *ts_, int64_t D0, int64_t D1, int64_t D2, int64_t D3) {
     NEED_GPU();
-    enum { D0 = 32, D1 = 2, D2 = 4, D3 = 256 };
     int64_t s0[3] = {D1, D2, D3}, s1[4] = {D0, D1, D2, D3};
-    int64_t st1[4] = {(int64_t)D1 * 2048, 2048, D3, 1};
+    int64_t st1[4] = {D1 * 2048, 2048, D3, 1};
     int8_t c1[4] = {1, 0, 1, 1};
     wf_fusion *f = wf_fusion_new();
     wf_tv *t0 = wf_input(f, WF_F32, 3, s0), *t1 = wf_input_strided(f, WF_F32, 4, s1, c1);
@@ -263,6 +262,14 @@ GPU_TEST(tma_seed_pointwise_broadcast_tma_load_store) {
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
+}
+
+/* Also where a block has fewer boxes than issuing threads (3 x 5 x 3 x 100):
+   the boxes past the end still arrive on the mbarrier. */
+GPU_TEST(tma_seed_pointwise_broadcast_tma_load_store) {
+    pointwise_broadcast(ts_, 32, 2, 4, 256);
+    pointwise_broadcast(ts_, 3, 5, 3, 100);
+    pointwise_broadcast(ts_, 5, 3, 4, 200);
 }
 
 /* ---- strided tiles (seed 001, step 3) ---- */
