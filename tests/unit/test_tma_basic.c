@@ -441,16 +441,23 @@ TEST(tma_four_threads_issue_boxes_divisible_and_not) {
 /* Issue 18: a 3-D load, [B, M, N] in 64 x 64 CTA tiles of 32 x 32 boxes,
    the tile's two rows of boxes on TIDx (each thread issues its own boxes),
    its two columns serial; the consumer reads the tile with TIDy x TIDx. */
-static void cta_tile_of_boxes(test_state *ts_, int64_t m, int64_t n) {
+static void cta_tile_of_boxes(test_state *ts_, int64_t m, int64_t n, bool tile_first) {
     int64_t shape[3] = {2, m, n};
     wf_tv *s, *o;
     wf_fusion *f = load_fusion(3, shape, &s, &o);
     wf_tv *both[2] = {s, o};
     for (int i = 0; i < 2; i++) {
-        wf_tv_split(both[i], 2, 32);
-        wf_tv_split(both[i], 2, 2); /* [B, M, No, 2, 32] */
-        wf_tv_split(both[i], 1, 32);
-        wf_tv_split(both[i], 1, 2); /* [B, Mo, 2, 32, No, 2, 32] */
+        if (tile_first) { /* the CTA tile of 64 first, then its boxes of 32 */
+            wf_tv_split(both[i], 2, 64);
+            wf_tv_split(both[i], 3, 32); /* [B, M, No, 2, 32] */
+            wf_tv_split(both[i], 1, 64);
+            wf_tv_split(both[i], 2, 32); /* [B, Mo, 2, 32, No, 2, 32] */
+        } else {
+            wf_tv_split(both[i], 2, 32);
+            wf_tv_split(both[i], 2, 2); /* [B, M, No, 2, 32] */
+            wf_tv_split(both[i], 1, 32);
+            wf_tv_split(both[i], 1, 2); /* [B, Mo, 2, 32, No, 2, 32] */
+        }
         /* [B, Mo, No, 2 (rows of boxes), 2 (columns), 32, 32] */
         wf_tv_reorder_all(both[i], (const int[]){0, 1, 3, 5, 2, 4, 6});
         wf_tv_parallelize(both[i], 0, WF_BIDZ);
@@ -465,7 +472,9 @@ static void cta_tile_of_boxes(test_state *ts_, int64_t m, int64_t n) {
     wf_kernel *k = CHECK_INTERP(f, NULL);
     if (k)
         CHECK_NVRTC(k, 90);
-    if (k) {
+    /* Split 64 then 32 at divisible sizes is a view of 5 dims (each split
+       divides); the map is checked for the other form. */
+    if (k && !tile_first) {
         int64_t dims[3] = {n, m, 2}, strides[3] = {4, n * 4, m * n * 4}, box[3] = {32, 32, 1};
         check_map(ts_, wf_kernel_tma(k, 0), false, 3, dims, strides, box, 0);
     }
@@ -474,7 +483,9 @@ static void cta_tile_of_boxes(test_state *ts_, int64_t m, int64_t n) {
 }
 
 TEST(tma_cta_tile_of_boxes_issued_by_threads_divisible_and_not) {
-    cta_tile_of_boxes(ts_, 128, 128);
-    cta_tile_of_boxes(ts_, 80, 100); /* row 96 and column 96 of boxes start past the end */
-    cta_tile_of_boxes(ts_, 100, 68);
+    for (int tile_first = 0; tile_first < 2; tile_first++) {
+        cta_tile_of_boxes(ts_, 128, 128, tile_first);
+        cta_tile_of_boxes(ts_, 80, 100, tile_first); /* rows/columns of boxes past the end */
+        cta_tile_of_boxes(ts_, 100, 68, tile_first);
+    }
 }
