@@ -19,6 +19,7 @@
 #ifndef WF_LOWER_LOWER_H
 #define WF_LOWER_LOWER_H
 
+#include "ir/tma_rules.h"
 #include "lower/kir.h"
 
 /* ---- the parallel dimensions ---- */
@@ -97,15 +98,14 @@ typedef VEC(lower_extent) lower_extents;
 
 /* One TMA copy (lower/tma.c): its tensor map, inferred from the schedule,
    and what each issue of it needs. Dimension 0 is the innermost. */
-#define LOWER_TMA_MAX_RANK 5
 #define LOWER_TMA_MAX_STAGES                                                                       \
     16 /* circular buffering: stages of one tensor (mbarriers, prologue)                           \
         */
 typedef struct {
     wf_tma_info info;                          /* as wf_kernel_tma reports it */
-    const wf_val *gdim[LOWER_TMA_MAX_RANK];    /* elements per dimension */
-    const wf_val *gstride[LOWER_TMA_MAX_RANK]; /* bytes between consecutive coordinates */
-    const wf_val *coord[LOWER_TMA_MAX_RANK];   /* the box's first coordinates, per issue */
+    const wf_val *gdim[TMA_MAX_RANK];    /* elements per dimension */
+    const wf_val *gstride[TMA_MAX_RANK]; /* bytes between consecutive coordinates */
+    const wf_val *coord[TMA_MAX_RANK];   /* the box's first coordinates, per issue */
     int64_t box_bytes;                         /* the bytes one issue moves (the whole box) */
     int64_t issuers;                           /* threads that issue a box each (TIDx/y/z axes
                                                   of the consumer that are not tile axes) */
@@ -116,9 +116,9 @@ typedef struct {
        tile holds the next box's elements (holes), unless `fits` (the tensor is
        no larger than the box). Its readers must be guarded to B's extent
        (lower_tma_check_holes). `why` says it, for the message. */
-    const wf_iterdomain *hole_id[LOWER_TMA_MAX_RANK];
-    const wf_val *hole_fits[LOWER_TMA_MAX_RANK];
-    const char *hole_why[LOWER_TMA_MAX_RANK];
+    const wf_iterdomain *hole_id[TMA_MAX_RANK];
+    const wf_val *hole_fits[TMA_MAX_RANK];
+    const char *hole_why[TMA_MAX_RANK];
 } lower_tma;
 
 /* Elements of a TMA tile along dimension d: every element_strides[d]-th of

@@ -43,9 +43,6 @@
 #define TMA_MAX_ENTRIES 64        /* IDs of a TMA domain before grouping */
 #define TMA_MAX_BULK    16        /* Bulk loops around one TMA statement */
 #define TMA_MAX_POINTS  (1 << 20) /* box elements the shared-memory check visits */
-#define TMA_MAX_BOX     256       /* boxDim limit of cuTensorMapEncodeTiled */
-#define TMA_MAX_STRIDE  ((int64_t)1 << 40)
-#define TMA_MAX_ESTRIDE 8 /* elementStrides limit of cuTensorMapEncodeTiled */
 
 enum { ST_TILE = 1, ST_COORD = 2, ST_MIXED = 3 };
 typedef enum { E_COORD, E_TILE, E_PART } entry_kind;
@@ -69,7 +66,7 @@ typedef struct {
     int8_t *st; /* per ID: status + 1, 0 = not computed */
     tma_entry e[TMA_MAX_ENTRIES];
     int n;
-    int lo[LOWER_TMA_MAX_RANK], hi[LOWER_TMA_MAX_RANK]; /* entries of each dim, outer first */
+    int lo[TMA_MAX_RANK], hi[TMA_MAX_RANK]; /* entries of each dim, outer first */
     int rank;                                           /* dims, outer first until the end */
 } tma_env;
 
@@ -429,7 +426,7 @@ static bool group_dims(tma_env *t) {
     int lo[TMA_MAX_ENTRIES], hi[TMA_MAX_ENTRIES], n = t->n;
     for (int i = 0; i < n; i++)
         lo[i] = hi[i] = i;
-    for (int d = n - 2; d >= 0 && n > LOWER_TMA_MAX_RANK; d--) {
+    for (int d = n - 2; d >= 0 && n > TMA_MAX_RANK; d--) {
         if (!valid_dim(t, lo[d], hi[d + 1]))
             continue;
         hi[d] = hi[d + 1];
@@ -440,7 +437,7 @@ static bool group_dims(tma_env *t) {
         if (d > n - 1)
             d = n - 1;
     }
-    if (n > LOWER_TMA_MAX_RANK)
+    if (n > TMA_MAX_RANK)
         return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
                         "T%d: the TMA domain has %d dimensions that cannot be composited into "
                         "at most 5 (TMA's limit): merge contiguous coordinate or tile "
@@ -471,13 +468,9 @@ static bool add_check(tma_env *t, const wf_val *cond, const char *msg) {
     return true;
 }
 
-#define STRIDE_RULE                                                                                \
-    "globalStrides array, which specifies tensor stride of each of the lower tensorRank - 1 "      \
-    "dimensions in bytes, must be a multiple of 16 and less than 2^40."
-
 static bool check_stride(tma_env *t, int d, const wf_val *bytes) {
     char msg[400];
-    snprintf(msg, sizeof msg, "T%d: TMA dimension %d: " STRIDE_RULE, t->cons->id, d);
+    snprintf(msg, sizeof msg, "T%d: TMA dimension %d: " TMA_RULE_STRIDE, t->cons->id, d);
     wf_arena *a = t->c->a;
     const wf_val *ok = val_and(a, val_eq(a, val_mod(a, bytes, val_const(a, 16)), val_const(a, 0)),
                                val_lt(a, bytes, val_const(a, TMA_MAX_STRIDE)));
@@ -489,12 +482,6 @@ static bool check_stride(tma_env *t, int d, const wf_val *bytes) {
     return add_check(t, ok, msg);
 }
 
-#define ESTRIDE_RULE                                                                               \
-    "elementStrides array, which specifies the iteration step along each of the tensorRank "       \
-    "dimensions, must be non-zero and less than or equal to 8."
-#define ESTRIDE0_RULE                                                                              \
-    "When interleave is CU_TENSOR_MAP_INTERLEAVE_NONE (this is always the case for weft), the "    \
-    "first element of elementStrides must be one."
 
 /* The FTTC case (seed 001, step 3): an element stride that does not divide
    the box leaves holes in the box's last stride phase; TMA reaches past the
@@ -549,12 +536,12 @@ static bool check_estride(tma_env *t, lower_tma *m, int d, const tma_entry *e) {
     sbuf_free(&b);
     if (e->estride > TMA_MAX_ESTRIDE)
         return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: %s makes TMA dimension %d's element stride %lld: " ESTRIDE_RULE
+                        "T%d: %s makes TMA dimension %d's element stride %lld: " TMA_RULE_ESTRIDE
                         " Split the box by a stride of at most 8",
                         t->cons->id, split, d, (long long)e->estride);
     if (d == 0)
         return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: %s strides the innermost TMA dimension: " ESTRIDE0_RULE
+                        "T%d: %s strides the innermost TMA dimension: " TMA_RULE_ESTRIDE0
                         " Stride an outer dimension of the box, or copy the whole box",
                         t->cons->id, split);
     if (e->estride > m->info.box[d])
@@ -596,12 +583,12 @@ static bool fill_dims(tma_env *t, lower_tma *m) {
     m->info.global_strides_bytes[0] = es;
     m->info.rank = t->rank;
     m->box_bytes = total;
-    if (total % 16 != 0)
+    if (total % TMA_ALIGN_BYTES != 0)
         return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
                         "T%d: The expected bytes must be a multiple of 16 bytes, but %lld is not. "
                         "Make the box larger",
                         t->cons->id, (long long)total);
-    if (m->info.box[0] * es % 16 != 0)
+    if (m->info.box[0] * es % TMA_ALIGN_BYTES != 0)
         return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
                         "T%d: the innermost box dimension is %lld bytes, but TMA needs a multiple "
                         "of 16 bytes (boxDim[0] times the element size)",
@@ -652,13 +639,8 @@ static bool bind_point(void *ctx, const wf_val *v, int64_t *out) {
     return true;
 }
 
-/* Where TMA puts byte offset x of a box in shared memory, for a swizzle of sw bytes. */
-static int64_t swizzled(int64_t x, int sw) {
-    return sw ? x ^ (((x >> 7) & (sw / 16 - 1)) << 4) : x;
-}
-
 typedef struct {
-    const wf_val *dimv[LOWER_TMA_MAX_RANK]; /* dims' values at the box point, dim 0 innermost */
+    const wf_val *dimv[TMA_MAX_RANK]; /* dims' values at the box point, dim 0 innermost */
     const wf_val *smem;                     /* shared-memory index at the box point */
     const wf_val *smem0;
     unsigned ok;              /* bit k: swizzle mode k (0, 32, 64, 128 bytes) agrees so far */
@@ -697,9 +679,8 @@ static bool visit_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p) {
     }
     if (!val_eval(k->smem, bind_point, p, &at) || !val_eval(k->smem0, bind_point, p, &at0))
         return false;
-    static const int modes[4] = {0, 32, 64, 128};
-    for (int i = 0; i < 4; i++)
-        if (swizzled(lin * es, modes[i]) != (at - at0) * es)
+    for (int i = 0; i < TMA_SWIZZLE_MODES; i++)
+        if (tma_swizzled(lin * es, tma_swizzle_bytes[i]) != (at - at0) * es)
             k->ok &= ~(1u << i);
     if (!(k->ok & 1) && k->bad_elem < 0) {
         k->bad_elem = lin;
@@ -750,12 +731,11 @@ static bool bulk_loops(tma_env *t, const kir_node **over, box_point *p, int64_t 
 
 static bool pick_swizzle(tma_env *t, lower_tma *m, const smem_check *k) {
     int64_t es = (int64_t)wf_dtype_size(t->smem->dtype);
-    static const int modes[4] = {0, 32, 64, 128};
     if (k->ok & 1)
         return true;
-    for (int i = 1; i < 4; i++)
-        if ((k->ok >> i & 1) && m->info.box[0] * es == modes[i]) {
-            m->info.swizzle_bytes = modes[i];
+    for (int i = 1; i < TMA_SWIZZLE_MODES; i++)
+        if ((k->ok >> i & 1) && m->info.box[0] * es == tma_swizzle_bytes[i]) {
+            m->info.swizzle_bytes = tma_swizzle_bytes[i];
             return true;
         }
     return fail_tile(t,
@@ -784,7 +764,7 @@ static bool bind_one(void *ctx, const wf_val *v, int64_t *out) {
    that depends on run-time sizes is left to the executor, which checks every
    box's address). */
 static bool check_start(tma_env *t, lower_tma *m, const wf_val *start) {
-    int64_t align = m->info.swizzle_bytes ? m->info.swizzle_bytes * 8 : 128;
+    int64_t align = tma_smem_align(m->info.swizzle_bytes);
     int64_t es = (int64_t)wf_dtype_size(t->smem->dtype), at = 0;
     one_loop o = {NULL, 0};
     if (!val_eval(start, bind_one, &o, &at))

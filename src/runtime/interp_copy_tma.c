@@ -21,6 +21,7 @@
  * buffer. Every element goes through the memory model (ix_access).
  */
 #include "base/heap.h"
+#include "ir/tma_rules.h"
 #include "runtime/interp_hw.h"
 
 #include <stdlib.h>
@@ -34,73 +35,51 @@ typedef struct {
     bool load;
 } tma_run;
 
-static int64_t swizzled(int64_t x, int sw) {
-    return sw ? x ^ (((x >> 7) & (sw / 16 - 1)) << 4) : x;
-}
+#define DRIVER "cuTensorMapEncodeTiled for T%d: "
 
 /* The driver's rules on the box and its element strides, in its words. */
 static bool box_rules(ix_exec *x, const tma_run *r) {
     const wf_tma_info *in = &r->m->info;
     int tv = x->p->tensors[r->gmem].tv;
     for (int d = 0; d < in->rank; d++) {
-        if (in->box[d] < 1 || in->box[d] > 256)
-            return ix_fail(x, WF_ERR_SCHEDULE,
-                           "cuTensorMapEncodeTiled for T%d: boxDim array, which specifies number "
-                           "of elements to be traversed along each of the tensorRank dimensions, "
-                           "must be non-zero and less than or equal to 256. (dimension %d is "
-                           "%lld)",
-                           tv, d, (long long)in->box[d]);
-        if (in->element_strides[d] < 1 || in->element_strides[d] > 8)
-            return ix_fail(x, WF_ERR_SCHEDULE,
-                           "cuTensorMapEncodeTiled for T%d: elementStrides array, which specifies "
-                           "the iteration step along each of the tensorRank dimensions, must be "
-                           "non-zero and less than or equal to 8. (dimension %d is %lld)",
+        if (in->box[d] < 1 || in->box[d] > TMA_MAX_BOX)
+            return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_BOX " (dimension %d is %lld)", tv,
+                           d, (long long)in->box[d]);
+        if (in->element_strides[d] < 1 || in->element_strides[d] > TMA_MAX_ESTRIDE)
+            return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_ESTRIDE " (dimension %d is %lld)",
                            tv, d, (long long)in->element_strides[d]);
     }
     if (in->element_strides[0] != 1)
-        return ix_fail(x, WF_ERR_SCHEDULE,
-                       "cuTensorMapEncodeTiled for T%d: When interleave is "
-                       "CU_TENSOR_MAP_INTERLEAVE_NONE (this is always the case for weft), the "
-                       "first element of elementStrides must be one.",
-                       tv);
-    if (in->box[0] * (int64_t)wf_dtype_size(in->dtype) % 16 != 0)
-        return ix_fail(x, WF_ERR_SCHEDULE,
-                       "cuTensorMapEncodeTiled for T%d: When interleave is "
-                       "CU_TENSOR_MAP_INTERLEAVE_NONE, { boxDim[0] * elementSizeInBytes( "
-                       "tensorDataType ) } must be a multiple of 16 bytes. (it is %lld bytes)",
-                       tv, (long long)(in->box[0] * (int64_t)wf_dtype_size(in->dtype)));
+        return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_ESTRIDE0, tv);
+    int64_t bytes0 = in->box[0] * (int64_t)wf_dtype_size(in->dtype);
+    if (bytes0 % TMA_ALIGN_BYTES != 0)
+        return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_BOX0_BYTES " (it is %lld bytes)", tv,
+                       (long long)bytes0);
     return true;
 }
 
 static bool driver_rules(ix_exec *x, const in_node *n, tma_run *r) {
     const rt_tma *m = r->m;
+    int tv = x->p->tensors[r->gmem].tv;
     if (!box_rules(x, r))
         return false;
     for (int d = 0; d < m->info.rank; d++) {
         if (!rt_eval(x->k, x->l, m->gdim[d], &r->gdim[d]) ||
             !rt_eval(x->k, x->l, m->gstride[d], &r->gstride[d]))
             return ix_fail(x, WF_ERR_SCHEDULE, "cannot evaluate the tensor map of: %s", n->text);
-        if (d > 0 && (r->gstride[d] % 16 != 0 || r->gstride[d] >= ((int64_t)1 << 40)))
+        if (d > 0 && (r->gstride[d] % TMA_ALIGN_BYTES != 0 || r->gstride[d] >= TMA_MAX_STRIDE))
             return ix_fail(x, WF_ERR_SCHEDULE,
-                           "cuTensorMapEncodeTiled for T%d: globalStrides array, which specifies "
-                           "tensor stride of each of the lower tensorRank - 1 dimensions in "
-                           "bytes, must be a multiple of 16 and less than 2^40. (dimension %d is "
-                           "%lld bytes)",
-                           x->p->tensors[r->gmem].tv, d, (long long)r->gstride[d]);
+                           DRIVER TMA_RULE_STRIDE " (dimension %d is %lld bytes)", tv, d,
+                           (long long)r->gstride[d]);
     }
-    if ((uintptr_t)x->gdata[r->gmem] % 16 != 0)
-        return ix_fail(x, WF_ERR_SCHEDULE,
-                       "cuTensorMapEncodeTiled for T%d: globalAddress, which specifies the "
-                       "starting address of the memory region described, must be 32 byte aligned "
-                       "when interleave is CU_TENSOR_MAP_INTERLEAVE_32B and 16 byte aligned "
-                       "otherwise.",
-                       x->p->tensors[r->gmem].tv);
+    if ((uintptr_t)x->gdata[r->gmem] % TMA_ALIGN_BYTES != 0)
+        return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_ADDRESS, tv);
     return true;
 }
 
 static bool check_smem_align(ix_exec *x, const in_node *n, const tma_run *r, int64_t start) {
     int sw = r->m->info.swizzle_bytes;
-    int64_t align = sw ? sw * 8 : 128;
+    int64_t align = tma_smem_align(sw);
     int64_t es = (int64_t)wf_dtype_size(x->p->tensors[r->smem].dtype);
     int64_t byte = x->off[r->smem] - x->p->tmem_bytes + start * es;
     if (byte % align == 0)
@@ -126,7 +105,7 @@ static bool element(ix_exec *x, const in_node *n, const tma_run *r, int t, const
         inside &= g >= 0 && g < r->gdim[d];
         goff += g * r->gstride[d];
     }
-    int64_t sidx = start + swizzled(lin * es, in->swizzle_bytes) / es;
+    int64_t sidx = start + tma_swizzled(lin * es, in->swizzle_bytes) / es;
     if (!inside && !r->load)
         return true; /* a store skips what lies outside the tensor */
     unsigned char *s = ix_access(x, n, r->smem, sidx, t, r->load);

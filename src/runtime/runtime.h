@@ -48,7 +48,7 @@ typedef struct {
    host encodes for the GPU (param.c) and the executor applies (interp_copy_tma.c). */
 typedef struct {
     wf_tma_info info;
-    const wf_val *gdim[LOWER_TMA_MAX_RANK], *gstride[LOWER_TMA_MAX_RANK]; /* elements, bytes */
+    const wf_val *gdim[TMA_MAX_RANK], *gstride[TMA_MAX_RANK]; /* elements, bytes */
     int64_t box_bytes;
     int mbar;  /* load: its mbarrier; -1 for a store */
     int param; /* its KP_TENSOR_MAP parameter */

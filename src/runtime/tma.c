@@ -9,6 +9,7 @@
  * The executor (interp_copy_tma.c) applies the driver's rules with the
  * driver's words, so a map the driver would refuse fails on the CPU too.
  */
+#include "ir/tma_rules.h"
 #include "runtime/cuda_int.h"
 
 #include <string.h>
@@ -26,10 +27,6 @@ static int data_type(wf_dtype t) {
     default:
         return TMAP_U64;
     }
-}
-
-static int swizzle_mode(int bytes) { /* CUtensorMapSwizzle: NONE, 32B, 64B, 128B */
-    return bytes == 32 ? 1 : bytes == 64 ? 2 : bytes == 128 ? 3 : 0;
 }
 
 bool rt_tma_encode_args(wf_kernel *k, const rt_launch *l, int i, rt_tma_args *a) {
@@ -52,6 +49,6 @@ bool rt_tma_encode_args(wf_kernel *k, const rt_launch *l, int i, rt_tma_args *a)
     }
     a->dtype = data_type(m->info.dtype);
     a->rank = (unsigned)m->info.rank;
-    a->swizzle = swizzle_mode(m->info.swizzle_bytes);
+    a->swizzle = tma_swizzle_mode(m->info.swizzle_bytes);
     return true;
 }
