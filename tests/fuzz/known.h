@@ -189,4 +189,20 @@
    wrong values: turn the switches off (-a) to see those. */
 #define KNOWN_REDUCTION_OTHER 0
 
+/* F18 (TMA fuzzer, fuzz_tma.c; issue 18) a TMA copy issued by several
+   threads (a coordinate of the copy's consumer on TIDx) with a box or an
+   element stride that does not divide its extent: the issuing threads past
+   the end skip their arrive, and the executor reports a deadlock on the
+   mbarrier ("deadlock: block (..) waits on mbarrier N for phase P, which
+   never completes"). Being fixed on another branch. Counted as known: an
+   executor error naming an mbarrier or a deadlock in such a case. */
+#define KNOWN_TMA_THREAD_ISSUE_DEADLOCK 1
+
+/* F20 (TensorIR fuzzer, fuzz_tir.c; issue 18) "internal error" from the
+   TensorIR schedule or build after rfactor (rfactor(k1, 2)) or a reorder
+   of a reduction loop (reorder(k, j, i)). Being fixed on another branch.
+   Counted as known: a message with "internal error" in a case that called
+   rfactor or reorder. */
+#define KNOWN_TIR_INTERNAL_ERROR 1
+
 #endif
