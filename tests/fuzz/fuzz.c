@@ -661,6 +661,8 @@ static const char *known_cause(const fcase *c) {
     if (KNOWN_TIR_INTERNAL_ERROR && (c->tir_rfactor || c->tir_reorder) &&
         strstr(c->why, "internal error"))
         return "F20";
+    if (KNOWN_TIR_COMPUTE_AT_REDUCTION_LOOP && c->tir_compute_at && strstr(c->why, ".inline_at("))
+        return "F21";
     return NULL;
 }
 
@@ -975,8 +977,8 @@ static int one_case(uint64_t seed, uint64_t n, unsigned kinds, bool known, int v
     cnt->accepted[kind] += accepted;
     const char *cause = bad ? known_cause(&c) : NULL;
     /* a wrong result is known only from the run; a TensorIR internal error
-       (F20) from any stage */
-    if (cause && (strcmp(cause, "F20") == 0 || (c.stage && strcmp(c.stage, "run") == 0))) {
+       (F20, F21) from any stage */
+    if (cause && (strcmp(cause, "F20") == 0 || strcmp(cause, "F21") == 0 || (c.stage && strcmp(c.stage, "run") == 0))) {
         if (verbose)
             printf("    known finding class %s: %s\n", cause, c.why);
         g_known++;
@@ -1069,8 +1071,8 @@ int main(int argc, char **argv) {
         failures += one_case(seed, i, kinds, known, verbose, &cnt);
         alarm(0);
         if (cpu_s() - tc > SLOW_CASE_S)
-            printf("fuzz: slow case (%.1f s cpu): fuzz -s %llu -c %llu -v\n", cpu_s() - tc,
-                   (unsigned long long)seed, (unsigned long long)i);
+            printf("fuzz: slow case (%.1f s cpu): fuzz -s %llu -c %llu%s -v\n", cpu_s() - tc,
+                   (unsigned long long)seed, (unsigned long long)i, g_kinds);
 #if HAVE_LSAN
         /* A leak check scans the heap: once per LEAK_EVERY cases, or after a replayed one. */
         if ((i % LEAK_EVERY == LEAK_EVERY - 1 || only != UINT64_MAX) &&

@@ -81,7 +81,9 @@ typedef struct {
        issuing threads) with a box or element stride that does not divide its
        extent (F18); circular buffering */
     bool tma_thread_issue, tma_circular;
-    bool tir_rfactor, tir_reorder; /* TensorIR cases (fuzz_tir.c) called them (F20) */
+    /* TensorIR cases (fuzz_tir.c) called rfactor, reorder (F20), compute_at
+       or reverse_compute_at (F21) */
+    bool tir_rfactor, tir_reorder, tir_compute_at;
 } fcase;
 
 static inline bool is_float(wf_dtype t) {

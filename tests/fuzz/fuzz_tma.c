@@ -204,6 +204,21 @@ void fz_tma_build(fcase *c) {
         if (inner)
             row_bytes = (q->kind == 2 ? q->f : ext) * esz;
     }
+    /* a swizzled shared tile: mostly with a plan TMA can swizzle (rows of
+       exactly the swizzle's bytes, a multiple of 8 of them) */
+    bool swizzle = chance(&c->r, 20);
+    int sw = 32 << rnd(&c->r, 3);
+    if (swizzle && p.n >= 2 && chance(&c->r, 70)) {
+        dim_plan *rows = &p.d[p.n - 2], *inner = &p.d[p.n - 1];
+        *inner = (dim_plan){2, sw / esz, 1};
+        *rows = (dim_plan){2, 8 * (1 + (int64_t)rnd(&c->r, 2)), 1};
+        row_bytes = sw;
+        for (int d = p.n - 2; d < p.n; d++) {
+            int64_t ext = p.merge_at == d ? shape[d] * shape[d + 1]
+                                          : shape[d + (p.merge_at >= 0 && d > p.merge_at)];
+            nondivisible |= ext % p.d[d].f != 0;
+        }
+    }
     int role[16], n = 0;
     for (int i = 0; i < nchain; i++)
         n = apply_plan(c, chain[i], &p, role);
@@ -244,12 +259,10 @@ void fz_tma_build(fcase *c) {
                 tr_par(c, tv, a, from_end == 0 ? WF_TIDX : WF_TIDY), tid++;
         }
     }
-    /* a swizzled shared tile */
-    if (chance(&c->r, 20)) {
+    if (swizzle) {
         wf_tv *s = smem[smem[1] && chance(&c->r, 50) ? 1 : 0];
-        /* mostly the swizzle whose rows are the box's rows, as TMA needs */
-        bool fits = row_bytes == 32 || row_bytes == 64 || row_bytes == 128;
-        int sw = fits && chance(&c->r, 70) ? (int)row_bytes : 32 << rnd(&c->r, 3);
+        if (row_bytes == 32 || row_bytes == 64 || row_bytes == 128)
+            sw = (int)row_bytes;
         fz_trace(c, "wf_tv_tma_swizzle(T%d, %d);", s->id, sw);
         wf_tv_tma_swizzle(s, sw);
     }

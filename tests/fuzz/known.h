@@ -201,8 +201,25 @@
 /* F20 (TensorIR fuzzer, fuzz_tir.c; issue 18) "internal error" from the
    TensorIR schedule or build after rfactor (rfactor(k1, 2)) or a reorder
    of a reduction loop (reorder(k, j, i)). Being fixed on another branch.
-   Counted as known: a message with "internal error" in a case that called
-   rfactor or reorder. */
+   The fuzzer also counts as an internal error a TensorIR message that names
+   a scheduling call of the core the user never made: after rfactor, the
+   build fails with "build: T2.reorder: the new positions are not a
+   permutation of 0..1: axis 0 goes to position 2" (fuzz -s 31 -c 145 -k
+   tir -v: cache_write, split, rfactor(k, 2) of the relu's producer; also
+   -c 2, -c 294, -c 402) or "build: T2.merge: axis 2 is out of range; T2 has
+   2 loop axes" (-s 31 -c 1006: fuse(i, j), cache_write, rfactor(k, 0)).
+   Counted as known: such a message, or "internal error", in a case that
+   called rfactor or reorder. */
 #define KNOWN_TIR_INTERNAL_ERROR 1
+
+/* F21 (TensorIR fuzzer) reverse_compute_at of a consumer (or compute_at)
+   under a producer's reduction loop is accepted by the schedule, and the
+   build then fails with the core's "build: T6.inline_at(3): position 3 is
+   beyond the maximum inline position 2: axis 2 of T6 is a reduction" (fuzz
+   -s 31 -c 778 -k tir -v: matmul D then relu C, reverse_compute_at(C, k)).
+   TVM refuses the primitive itself; weft should too, naming the loop.
+   Counted as known: such a message in a case that called compute_at or
+   reverse_compute_at. */
+#define KNOWN_TIR_COMPUTE_AT_REDUCTION_LOOP 1
 
 #endif
