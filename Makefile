@@ -85,7 +85,7 @@ FUZZ_SEED    ?= 20261123
 ASAN_FLAGS   := BUILD=build-asan OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
   EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 ASAN_ENV     := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 $(BUILD)/tests/fuzz/fuzz: $(FUZZ_OBJ) $(TLIB_OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(FUZZ_OBJ) $(TLIB_OBJ) $(LDLIBS)

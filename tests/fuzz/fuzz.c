@@ -46,7 +46,7 @@
 #endif
 
 static uint64_t g_seed, g_case;
-static const char *g_kinds = ""; /* " -k LIST" when -k was given, for replay lines */
+static const char *g_kinds = ""; /* " -k LIST", " -a" as given: for replay lines */
 static int g_known; /* wrong results explained by a known class */
 
 void fz_trace(fcase *c, const char *fmt, ...) {
@@ -513,6 +513,14 @@ static void schedule(fcase *c) {
     }
     if (chance(&c->r, 30)) {
         wf_tv *t = c->n[rnd(&c->r, (unsigned)c->nin)].tv;
+        fz_trace(c, "wf_cache_after(T%d);", t->id);
+        wf_cache_after(t);
+        c->whole_fusion_after_rfactor |= c->rfactored;
+    }
+    /* a cache of a reduction's result (F19: only with the switch off, so
+       that the other cases replay as before) */
+    if (!(c->known && KNOWN_CACHE_AFTER_REDUCTION) && c->nreds && chance(&c->r, 20)) {
+        wf_tv *t = c->reds[rnd(&c->r, (unsigned)c->nreds)];
         fz_trace(c, "wf_cache_after(T%d);", t->id);
         wf_cache_after(t);
         c->whole_fusion_after_rfactor |= c->rfactored;
@@ -1037,15 +1045,18 @@ int main(int argc, char **argv) {
             verbose++;
         else if (opt == 'a')
             known = false;
-        else if (opt == 'k' && (kinds = parse_kinds(optarg)) != 0) {
-            snprintf(kinds_arg, sizeof kinds_arg, " -k %s", optarg);
-            g_kinds = kinds_arg;
-        } else {
+        else if (opt == 'k' && (kinds = parse_kinds(optarg)) != 0)
+            snprintf(kinds_arg, sizeof kinds_arg, " -k %.60s", optarg);
+        else {
             fprintf(stderr, "usage: fuzz [-t seconds] [-n cases] [-s seed] [-c case] "
                             "[-k fusion,tma,tir] [-v] [-a]\n");
             return 2;
         }
     }
+    /* what a replay line repeats besides -s and -c */
+    static char flags[100];
+    snprintf(flags, sizeof flags, "%s%s", kinds_arg, known ? "" : " -a");
+    g_kinds = flags;
     /* Tensors hold at most MAX_NUMEL elements, so a correct small kernel runs
        far below 2^25 statement executions; a loop made by a huge split factor
        would take minutes of the fuzzing budget. The executor refuses such a
