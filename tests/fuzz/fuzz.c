@@ -47,7 +47,7 @@
 
 static uint64_t g_seed, g_case;
 static const char *g_kinds = ""; /* " -k LIST", " -a" as given: for replay lines */
-static int g_known; /* wrong results explained by a known class */
+static int g_known;              /* wrong results explained by a known class */
 
 void fz_trace(fcase *c, const char *fmt, ...) {
     if (c->verbose < 1)
@@ -62,10 +62,11 @@ void fz_trace(fcase *c, const char *fmt, ...) {
 
 static void on_signal(int sig) {
     char buf[200];
-    int n = snprintf(buf, sizeof buf,
-                     "\nfuzz: signal %d in seed %llu case %llu; replay: fuzz -s %llu -c %llu%s -v\n",
-                     sig, (unsigned long long)g_seed, (unsigned long long)g_case,
-                     (unsigned long long)g_seed, (unsigned long long)g_case, g_kinds);
+    int n =
+        snprintf(buf, sizeof buf,
+                 "\nfuzz: signal %d in seed %llu case %llu; replay: fuzz -s %llu -c %llu%s -v\n",
+                 sig, (unsigned long long)g_seed, (unsigned long long)g_case,
+                 (unsigned long long)g_seed, (unsigned long long)g_case, g_kinds);
     if (write(2, buf, (size_t)n) < 0)
         _exit(3);
     signal(sig, SIG_DFL);
@@ -729,7 +730,7 @@ static int run_and_compare(fcase *c, wf_kernel *k) {
     if (s != WF_OK) {
         if (!fz_size_refusal(msg))
             bad = fz_fail(c, "accepted kernel failed on the executor: %s: %s", wf_status_name(s),
-                            msg);
+                          msg);
     } else if (!ref_eval(f, in, nin, want, nout)) {
         bad = fz_fail(c, "the reference could not evaluate the fusion");
     } else {
@@ -739,8 +740,8 @@ static int run_and_compare(fcase *c, wf_kernel *k) {
                  i < n && !bad; i++)
                 if (!fz_close_enough(&got[o], &want[o], i, (fz_exactness)inexact))
                     bad = fz_fail(c, "output %d (T%d) element %lld: got %g, expected %g", o,
-                                    f->outputs.ptr[o]->id, (long long)i, ref_get(&got[o], i),
-                                    ref_get(&want[o], i));
+                                  f->outputs.ptr[o]->id, (long long)i, ref_get(&got[o], i),
+                                  ref_get(&want[o], i));
     }
     free_bufs(in, nin);
     free_bufs(got, nout);
@@ -811,8 +812,7 @@ static int misuse_fusion(fcase *c) {
     if (wf_fusion_status(c->f) == WF_OK)
         return fz_fail(c, "API misuse accepted without an error");
     if (!concrete(wf_fusion_error(c->f)))
-        return fz_fail(c, "misuse rejected with an unclear message: \"%s\"",
-                         wf_fusion_error(c->f));
+        return fz_fail(c, "misuse rejected with an unclear message: \"%s\"", wf_fusion_error(c->f));
     return 0;
 }
 
@@ -862,7 +862,7 @@ static int misuse_run(fcase *c, wf_kernel *k) {
         bad = fz_fail(c, "wrong buffers (kind %d) accepted by wf_run", kind);
     else if (s != WF_OK && !concrete(msg) && !known)
         bad = fz_fail(c, "wrong buffers (kind %d) refused with an unclear message: \"%s\"", kind,
-                        msg);
+                      msg);
     in[0] = save;
     free_bufs(in, f->inputs.n);
     free_bufs(out, f->outputs.n < MAX_NODES ? f->outputs.n : MAX_NODES);
@@ -986,7 +986,8 @@ static int one_case(uint64_t seed, uint64_t n, unsigned kinds, bool known, int v
     const char *cause = bad ? known_cause(&c) : NULL;
     /* a wrong result is known only from the run; a TensorIR internal error
        (F20, F21) from any stage */
-    if (cause && (strcmp(cause, "F20") == 0 || strcmp(cause, "F21") == 0 || (c.stage && strcmp(c.stage, "run") == 0))) {
+    if (cause && (strcmp(cause, "F20") == 0 || strcmp(cause, "F21") == 0 ||
+                  (c.stage && strcmp(c.stage, "run") == 0))) {
         if (verbose)
             printf("    known finding class %s: %s\n", cause, c.why);
         g_known++;

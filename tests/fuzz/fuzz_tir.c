@@ -253,8 +253,7 @@ static void one_primitive(fcase *c, tir_state *t) {
             n = n > 16 ? 16 : n;
         }
         if (n > 0) {
-            int at = chance(&c->r, 70) ? n - 1
-                                       : (int)rnd(&c->r, (unsigned)n);
+            int at = chance(&c->r, 70) ? n - 1 : (int)rnd(&c->r, (unsigned)n);
             c->tir_rfactor = true;
             add_block(t, wf_tir_rfactor(s, l[at], (int)rnd(&c->r, 3)));
         }
@@ -330,8 +329,8 @@ static int run_tir(fcase *c, const tir_prog *p, wf_kernel *k) {
         reference(p, in, want);
         for (int64_t x = 0; x < out_numel && !bad; x++)
             if (!(got[x] == want[x]))
-                bad = fz_fail(c, "TensorIR output element %lld: got %g, expected %g",
-                              (long long)x, (double)got[x], (double)want[x]);
+                bad = fz_fail(c, "TensorIR output element %lld: got %g, expected %g", (long long)x,
+                              (double)got[x], (double)want[x]);
     }
     free(in[0]);
     free(in[1]);
