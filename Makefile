@@ -78,13 +78,14 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libweft.a
 # machine must not shrink what it covers) under ASan+UBSan (objects shared
 # with test-asan in build-asan/), seeded and reproducible; `make fuzz-long`
 # runs it for an hour.
-FUZZ_OBJ     := $(BUILD)/tests/fuzz/fuzz.o $(BUILD)/tests/fuzz/fuzz_reduce.o $(BUILD)/tests/ref.o
+FUZZ_OBJ     := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(filter-out tests/fuzz/tir_fuzz.c,$(wildcard tests/fuzz/*.c))) \
+  $(BUILD)/tests/ref.o
 FUZZ_SECONDS ?= 60
 FUZZ_SEED    ?= 20261123
 ASAN_FLAGS   := BUILD=build-asan OPT="-O1 -g" LIB_DEFS="-DWF_ARENA_DEBUG" \
   EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 ASAN_ENV     := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:abort_on_error=1
 
 $(BUILD)/tests/fuzz/fuzz: $(FUZZ_OBJ) $(TLIB_OBJ)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(FUZZ_OBJ) $(TLIB_OBJ) $(LDLIBS)
@@ -101,9 +102,10 @@ fuzz-long: fuzz-asan-build
 # `make test` (CI: .ci/run) first builds everything the checks need, TEST_JOBS
 # jobs at a time, then runs the independent checks (TEST_STEPS) all at once,
 # each into its own log under $(BUILD)/test-logs/, and prints the logs in a
-# fixed order when all have ended (tests/report.sh): the C runner's last, so
-# its "N passed, N failed, N skipped" ends the output. The runner spreads its
-# tests over TEST_JOBS processes; the fuzzers' budgets are CPU time (a fixed
+# fixed order when all have ended (tests/report.sh): one summary line per
+# step (the tail of its log if it failed), the C runner's last, so its
+# "N passed, N failed, N skipped" ends the output; the full logs stay there.
+# The runner spreads its tests over TEST_JOBS processes; the fuzzers' budgets are CPU time (a fixed
 # amount of work), so running side by side costs them no coverage.
 # `make test-<step>` runs one step in the foreground.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -117,9 +119,10 @@ step-install := install-test
 step-cli     := cli-test
 step-runner  := runner-test
 
-# The runner streams its output as it goes (tee), so its progress and its
-# summary line show even if a caller's time limit stops the other steps; those
-# run niced beside it, so the runner gets the cores first.
+# The runner streams its failures as it goes (its full output goes to its
+# log; tests/runner-failures.awk keeps a failed test's output and the
+# summary line), so they show even if a caller's time limit stops the other
+# steps; those run niced beside it, so the runner gets the cores first.
 TEST_BG_STEPS := $(filter-out runner,$(TEST_STEPS))
 # A caller that starts make with SIGCHLD ignored (a wrapper that did so) makes
 # every make and wait below fail with "wait: No child processes", before any
@@ -138,7 +141,8 @@ test-steps:
 	  $(TEST_BG_STEPS:%=test-log-%) & bg=$$!; \
 	  s=$$(date +%s); \
 	  { $(MAKE) --no-print-directory runner-test; \
-	    echo "$$? $$(($$(date +%s) - s))" >$(TEST_LOGS)/runner.rc; } 2>&1 | tee $(TEST_LOGS)/runner.log; \
+	    echo "$$? $$(($$(date +%s) - s))" >$(TEST_LOGS)/runner.rc; } 2>&1 | tee $(TEST_LOGS)/runner.log | \
+	    awk -f tests/runner-failures.awk; \
 	  wait $$bg; \
 	  REPORT_LAST_SHOWN=1 sh tests/report.sh $(TEST_LOGS) $(TEST_STEPS)
 

@@ -46,7 +46,8 @@
 #endif
 
 static uint64_t g_seed, g_case;
-static int g_known; /* wrong results explained by a known class */
+static const char *g_kinds = ""; /* " -k LIST", " -a" as given: for replay lines */
+static int g_known;              /* wrong results explained by a known class */
 
 void fz_trace(fcase *c, const char *fmt, ...) {
     if (c->verbose < 1)
@@ -61,10 +62,11 @@ void fz_trace(fcase *c, const char *fmt, ...) {
 
 static void on_signal(int sig) {
     char buf[200];
-    int n = snprintf(buf, sizeof buf,
-                     "\nfuzz: signal %d in seed %llu case %llu; replay: fuzz -s %llu -c %llu -v\n",
-                     sig, (unsigned long long)g_seed, (unsigned long long)g_case,
-                     (unsigned long long)g_seed, (unsigned long long)g_case);
+    int n =
+        snprintf(buf, sizeof buf,
+                 "\nfuzz: signal %d in seed %llu case %llu; replay: fuzz -s %llu -c %llu%s -v\n",
+                 sig, (unsigned long long)g_seed, (unsigned long long)g_case,
+                 (unsigned long long)g_seed, (unsigned long long)g_case, g_kinds);
     if (write(2, buf, (size_t)n) < 0)
         _exit(3);
     signal(sig, SIG_DFL);
@@ -516,6 +518,14 @@ static void schedule(fcase *c) {
         wf_cache_after(t);
         c->whole_fusion_after_rfactor |= c->rfactored;
     }
+    /* a cache of a reduction's result (F19: only with the switch off, so
+       that the other cases replay as before) */
+    if (!(c->known && KNOWN_CACHE_AFTER_REDUCTION) && c->nreds && chance(&c->r, 20)) {
+        wf_tv *t = c->reds[rnd(&c->r, (unsigned)c->nreds)];
+        fz_trace(c, "wf_cache_after(T%d);", t->id);
+        wf_cache_after(t);
+        c->whole_fusion_after_rfactor |= c->rfactored;
+    }
     if (chance(&c->r, 20)) {
         wf_tv *t = any_tv(c);
         fz_trace(c, "wf_cache_before(T%d);", t->id);
@@ -568,7 +578,7 @@ static bool concrete(const char *msg) {
     return false;
 }
 
-static int fail_case(fcase *c, const char *fmt, ...) {
+int fz_fail(fcase *c, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = snprintf(c->why, sizeof c->why, "(%s) ", c->stage);
@@ -578,9 +588,9 @@ static int fail_case(fcase *c, const char *fmt, ...) {
 }
 
 static void print_failure(const fcase *c) {
-    printf("FAIL seed %llu case %llu %s\n  replay: fuzz -s %llu -c %llu -v\n",
+    printf("FAIL seed %llu case %llu %s\n  replay: fuzz -s %llu -c %llu%s -v\n",
            (unsigned long long)g_seed, (unsigned long long)g_case, c->why,
-           (unsigned long long)g_seed, (unsigned long long)g_case);
+           (unsigned long long)g_seed, (unsigned long long)g_case, g_kinds);
 }
 
 /* F5: two loops of one tensor on one thread or block type. */
@@ -654,6 +664,14 @@ static const char *known_cause(const fcase *c) {
         return "F16";
     if (KNOWN_REDUCTION_OTHER && c->nreds)
         return "F17";
+    if (KNOWN_TMA_THREAD_ISSUE_DEADLOCK && c->tma_thread_issue &&
+        (strstr(c->why, "deadlock") || strstr(c->why, "mbarrier")))
+        return "F18";
+    if (KNOWN_TIR_INTERNAL_ERROR && (c->tir_rfactor || c->tir_reorder) &&
+        strstr(c->why, "internal error"))
+        return "F20";
+    if (KNOWN_TIR_COMPUTE_AT_REDUCTION_LOOP && c->tir_compute_at && strstr(c->why, ".inline_at("))
+        return "F21";
     return NULL;
 }
 
@@ -673,10 +691,9 @@ static fz_exactness output_inexact(const fcase *c, const wf_tv *tv) {
     return any;
 }
 
-/* A run error the kernel may give for sizes that compile could not see. */
 /* A launch the device's limits refuse for the sizes of this run (the same
    kernel runs with smaller ones): a clean rejection, not a failure. */
-static bool size_refusal(const char *msg) {
+bool fz_size_refusal(const char *msg) {
     return strncmp(msg, "invalid number of threads: ", 27) == 0 ||
            strncmp(msg, "invalid grid: ", 14) == 0 ||
            strstr(msg, "bytes of shared memory per block") ||
@@ -711,20 +728,20 @@ static int run_and_compare(fcase *c, wf_kernel *k) {
     wf_status s = wf_run(k, WF_BACKEND_INTERP, in, nin, got, nout);
     const char *msg = wf_last_run_error(k);
     if (s != WF_OK) {
-        if (!size_refusal(msg))
-            bad = fail_case(c, "accepted kernel failed on the executor: %s: %s", wf_status_name(s),
-                            msg);
+        if (!fz_size_refusal(msg))
+            bad = fz_fail(c, "accepted kernel failed on the executor: %s: %s", wf_status_name(s),
+                          msg);
     } else if (!ref_eval(f, in, nin, want, nout)) {
-        bad = fail_case(c, "the reference could not evaluate the fusion");
+        bad = fz_fail(c, "the reference could not evaluate the fusion");
     } else {
         for (int o = 0; o < nout && !bad; o++)
             for (int64_t i = 0, n = ref_numel(&want[o]),
                          inexact = output_inexact(c, f->outputs.ptr[o]);
                  i < n && !bad; i++)
                 if (!fz_close_enough(&got[o], &want[o], i, (fz_exactness)inexact))
-                    bad = fail_case(c, "output %d (T%d) element %lld: got %g, expected %g", o,
-                                    f->outputs.ptr[o]->id, (long long)i, ref_get(&got[o], i),
-                                    ref_get(&want[o], i));
+                    bad = fz_fail(c, "output %d (T%d) element %lld: got %g, expected %g", o,
+                                  f->outputs.ptr[o]->id, (long long)i, ref_get(&got[o], i),
+                                  ref_get(&want[o], i));
     }
     free_bufs(in, nin);
     free_bufs(got, nout);
@@ -793,10 +810,9 @@ static int misuse_fusion(fcase *c) {
         break;
     }
     if (wf_fusion_status(c->f) == WF_OK)
-        return fail_case(c, "API misuse accepted without an error");
+        return fz_fail(c, "API misuse accepted without an error");
     if (!concrete(wf_fusion_error(c->f)))
-        return fail_case(c, "misuse rejected with an unclear message: \"%s\"",
-                         wf_fusion_error(c->f));
+        return fz_fail(c, "misuse rejected with an unclear message: \"%s\"", wf_fusion_error(c->f));
     return 0;
 }
 
@@ -843,10 +859,10 @@ static int misuse_run(fcase *c, wf_kernel *k) {
     /* Negative strides and shapes are known to slip through (issue 9 "Messages"). */
     bool known = c->known && kind >= 5;
     if (s == WF_OK && !known)
-        bad = fail_case(c, "wrong buffers (kind %d) accepted by wf_run", kind);
+        bad = fz_fail(c, "wrong buffers (kind %d) accepted by wf_run", kind);
     else if (s != WF_OK && !concrete(msg) && !known)
-        bad = fail_case(c, "wrong buffers (kind %d) refused with an unclear message: \"%s\"", kind,
-                        msg);
+        bad = fz_fail(c, "wrong buffers (kind %d) refused with an unclear message: \"%s\"", kind,
+                      msg);
     in[0] = save;
     free_bufs(in, f->inputs.n);
     free_bufs(out, f->outputs.n < MAX_NODES ? f->outputs.n : MAX_NODES);
@@ -855,7 +871,71 @@ static int misuse_run(fcase *c, wf_kernel *k) {
 
 /* ---- one case ---- */
 
-static int one_case(uint64_t seed, uint64_t n, bool known, int verbose, int *accepted) {
+/* The kinds of case: a fusion of pointwise ops (and reductions: counted as
+   reduction cases when it has one), a TMA copy (fuzz_tma.c), a TensorIR
+   program (fuzz_tir.c). */
+enum { K_POINTWISE, K_REDUCTION, K_TMA, K_TIR, K_COUNT };
+static const char *const kind_names[K_COUNT] = {"pointwise", "reduction", "TMA", "TensorIR"};
+
+typedef struct {
+    uint64_t cases[K_COUNT];
+    uint64_t accepted[K_COUNT]; /* compiled (built) and ran */
+} counts;
+
+/* The kind of case n of seed: a pure function of both (not of the case's
+   random stream), so that -k fusion replays the fusion cases of earlier
+   versions case for case. mask: the kinds -k allows. */
+static int case_kind(uint64_t seed, uint64_t n, unsigned mask) {
+    uint64_t x = seed * 0xD6E8FEB86659FD93ull + n * 0x9E3779B97F4A7C15ull + 0x5851F42D4C957F2Dull;
+    x ^= x >> 32;
+    x *= 0xD6E8FEB86659FD93ull;
+    x ^= x >> 32;
+    unsigned pct = (unsigned)(x % 100);
+    /* 70% fusions, 18% TMA, 12% TensorIR, among the kinds allowed */
+    int k = pct < 70 ? K_POINTWISE : pct < 88 ? K_TMA : K_TIR;
+    if (mask & (1u << k))
+        return k;
+    int allowed[K_COUNT], na = 0; /* -k: spread over the kinds allowed */
+    for (int i = 0; i < K_COUNT; i++)
+        if (i != K_REDUCTION && (mask & (1u << i)))
+            allowed[na++] = i;
+    return na ? allowed[pct % (unsigned)na] : K_POINTWISE;
+}
+
+/* Compiles c->f (a scheduled fusion), runs it and compares; 1 on a failure. */
+static int compile_and_check(fcase *c, const wf_compile_options *opt, bool misuse, int verbose,
+                             bool *accepted) {
+    int bad = 0;
+    wf_status fs = wf_fusion_status(c->f);
+    if (fs != WF_OK) {
+        if (!concrete(wf_fusion_error(c->f)))
+            bad = fz_fail(c, "schedule rejected with an unclear message: %s: \"%s\"",
+                          wf_status_name(fs), wf_fusion_error(c->f));
+        else if (verbose)
+            printf("    rejected: %s\n", wf_fusion_error(c->f));
+        return bad;
+    }
+    c->stage = "compile";
+    wf_kernel *k = wf_compile(c->f, opt);
+    if (!k) {
+        fs = wf_fusion_status(c->f);
+        if (fs == WF_OK || !concrete(wf_fusion_error(c->f)))
+            bad = fz_fail(c, "compile rejected with an unclear message: %s: \"%s\"",
+                          wf_status_name(fs), wf_fusion_error(c->f));
+        if (verbose)
+            printf("    rejected: %s\n", wf_fusion_error(c->f));
+        return bad;
+    }
+    *accepted = true;
+    bad = misuse && chance(&c->r, 10) ? misuse_run(c, k) : run_and_compare(c, k);
+    if (verbose && !bad)
+        printf("    ran and matched the reference\n");
+    wf_kernel_free(k);
+    return bad;
+}
+
+static int one_case(uint64_t seed, uint64_t n, unsigned kinds, bool known, int verbose,
+                    counts *cnt) {
     fcase c;
     memset(&c, 0, sizeof c);
     g_seed = seed;
@@ -866,58 +946,57 @@ static int one_case(uint64_t seed, uint64_t n, bool known, int verbose, int *acc
     c.stage = "build";
     for (int i = 0; i < MAX_IN * 8; i++)
         c.uf[i] = i;
-    c.f = wf_fusion_new();
-    fz_trace(&c, "wf_fusion *f = wf_fusion_new();");
-    make_inputs(&c);
-    make_ops(&c);
-    make_outputs(&c);
-    int bad = 0;
-    if (wf_fusion_status(c.f) != WF_OK) {
-        bad = fail_case(&c, "building a valid fusion failed: %s", wf_fusion_error(c.f));
-        print_failure(&c);
-        wf_fusion_free(c.f);
-        return bad;
-    }
-    c.stage = "schedule";
-    schedule(&c);
-    if (chance(&c.r, 10))
-        bad = misuse_fusion(&c);
-    if (verbose > 1)
-        wf_print_transforms(c.f, stdout);
-    wf_status fs = wf_fusion_status(c.f);
-    if (!bad && fs != WF_OK) {
-        if (!concrete(wf_fusion_error(c.f)))
-            bad = fail_case(&c, "schedule rejected with an unclear message: %s: \"%s\"",
-                            wf_status_name(fs), wf_fusion_error(c.f));
-    } else if (!bad) {
-        c.stage = "compile";
-        wf_kernel *k = wf_compile(c.f, NULL);
-        if (!k) {
-            fs = wf_fusion_status(c.f);
-            if (fs == WF_OK || !concrete(wf_fusion_error(c.f)))
-                bad = fail_case(&c, "compile rejected with an unclear message: %s: \"%s\"",
-                                wf_status_name(fs), wf_fusion_error(c.f));
-            if (verbose)
-                printf("    rejected: %s\n", wf_fusion_error(c.f));
+    int kind = case_kind(seed, n, kinds), bad = 0;
+    bool accepted = false;
+    if (verbose)
+        printf("    (a %s case)\n", kind_names[kind]);
+    if (kind == K_TIR) {
+        bad = fz_tir_case(&c, &accepted);
+    } else {
+        c.f = wf_fusion_new();
+        fz_trace(&c, "wf_fusion *f = wf_fusion_new();");
+        if (kind == K_TMA) {
+            c.stage = "schedule";
+            fz_tma_build(&c);
+            if (verbose > 1)
+                wf_print_transforms(c.f, stdout);
+            wf_compile_options sm90 = {90};
+            bad = compile_and_check(&c, &sm90, false, verbose, &accepted);
         } else {
-            (*accepted)++;
-            bad = chance(&c.r, 10) ? misuse_run(&c, k) : run_and_compare(&c, k);
-            if (verbose && !bad)
-                printf("    ran and matched the reference\n");
+            make_inputs(&c);
+            make_ops(&c);
+            make_outputs(&c);
+            kind = c.nreds ? K_REDUCTION : K_POINTWISE;
+            if (wf_fusion_status(c.f) != WF_OK) {
+                bad = fz_fail(&c, "building a valid fusion failed: %s", wf_fusion_error(c.f));
+            } else {
+                c.stage = "schedule";
+                schedule(&c);
+                if (chance(&c.r, 10))
+                    bad = misuse_fusion(&c);
+                if (verbose > 1)
+                    wf_print_transforms(c.f, stdout);
+                if (!bad)
+                    bad = compile_and_check(&c, NULL, true, verbose, &accepted);
+            }
         }
-        wf_kernel_free(k);
-    } else if (verbose) {
-        printf("    rejected: %s\n", wf_fusion_error(c.f));
     }
-    if (bad && c.stage != NULL && strcmp(c.stage, "run") == 0 && known_cause(&c)) {
+    cnt->cases[kind]++;
+    cnt->accepted[kind] += accepted;
+    const char *cause = bad ? known_cause(&c) : NULL;
+    /* a wrong result is known only from the run; a TensorIR internal error
+       (F20, F21) from any stage */
+    if (cause && (strcmp(cause, "F20") == 0 || strcmp(cause, "F21") == 0 ||
+                  (c.stage && strcmp(c.stage, "run") == 0))) {
         if (verbose)
-            printf("    known finding class %s: %s\n", known_cause(&c), c.why);
+            printf("    known finding class %s: %s\n", cause, c.why);
         g_known++;
         bad = 0;
     }
     if (bad)
         print_failure(&c);
-    wf_fusion_free(c.f);
+    if (c.f)
+        wf_fusion_free(c.f);
     return bad;
 }
 
@@ -933,12 +1012,28 @@ static double cpu_s(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* -k LIST: the kinds of case to make, a comma-separated list of fusion
+   (pointwise ops and reductions), tma, tir; 0 if LIST names none. */
+static unsigned parse_kinds(const char *list) {
+    unsigned m = 0;
+    char buf[80];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
+        m |= strcmp(t, "fusion") == 0 ? 1u << K_POINTWISE | 1u << K_REDUCTION
+             : strcmp(t, "tma") == 0  ? 1u << K_TMA
+             : strcmp(t, "tir") == 0  ? 1u << K_TIR
+                                      : 1u << 31;
+    return m & (1u << 31) ? 0 : m;
+}
+
 int main(int argc, char **argv) {
     double budget = 10;
     uint64_t seed = 1, only = UINT64_MAX, max_cases = UINT64_MAX;
     bool known = true;
     int verbose = 0, opt;
-    while ((opt = getopt(argc, argv, "t:n:s:c:va")) != -1) {
+    unsigned kinds = ~0u;
+    static char kinds_arg[80];
+    while ((opt = getopt(argc, argv, "t:n:s:c:k:va")) != -1) {
         if (opt == 't')
             budget = atof(optarg);
         else if (opt == 'n')
@@ -951,11 +1046,18 @@ int main(int argc, char **argv) {
             verbose++;
         else if (opt == 'a')
             known = false;
+        else if (opt == 'k' && (kinds = parse_kinds(optarg)) != 0)
+            snprintf(kinds_arg, sizeof kinds_arg, " -k %.60s", optarg);
         else {
-            fprintf(stderr, "usage: fuzz [-t seconds] [-n cases] [-s seed] [-c case] [-v] [-a]\n");
+            fprintf(stderr, "usage: fuzz [-t seconds] [-n cases] [-s seed] [-c case] "
+                            "[-k fusion,tma,tir] [-v] [-a]\n");
             return 2;
         }
     }
+    /* what a replay line repeats besides -s and -c */
+    static char flags[100];
+    snprintf(flags, sizeof flags, "%s%s", kinds_arg, known ? "" : " -a");
+    g_kinds = flags;
     /* Tensors hold at most MAX_NUMEL elements, so a correct small kernel runs
        far below 2^25 statement executions; a loop made by a huge split factor
        would take minutes of the fuzzing budget. The executor refuses such a
@@ -966,7 +1068,9 @@ int main(int argc, char **argv) {
     signal(SIGFPE, on_signal);
     signal(SIGALRM, on_signal);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    int accepted = 0, failures = 0;
+    int failures = 0;
+    counts cnt;
+    memset(&cnt, 0, sizeof cnt);
     uint64_t n = 0;
     double t0 = now_s(), c0 = cpu_s();
     for (uint64_t i = only == UINT64_MAX ? 0 : only; n < max_cases; i++, n++) {
@@ -976,11 +1080,11 @@ int main(int argc, char **argv) {
         if (verbose)
             printf("case %llu:\n", (unsigned long long)i);
         double tc = cpu_s();
-        failures += one_case(seed, i, known, verbose, &accepted);
+        failures += one_case(seed, i, kinds, known, verbose, &cnt);
         alarm(0);
         if (cpu_s() - tc > SLOW_CASE_S)
-            printf("fuzz: slow case (%.1f s cpu): fuzz -s %llu -c %llu -v\n", cpu_s() - tc,
-                   (unsigned long long)seed, (unsigned long long)i);
+            printf("fuzz: slow case (%.1f s cpu): fuzz -s %llu -c %llu%s -v\n", cpu_s() - tc,
+                   (unsigned long long)seed, (unsigned long long)i, g_kinds);
 #if HAVE_LSAN
         /* A leak check scans the heap: once per LEAK_EVERY cases, or after a replayed one. */
         if ((i % LEAK_EVERY == LEAK_EVERY - 1 || only != UINT64_MAX) &&
@@ -996,9 +1100,17 @@ int main(int argc, char **argv) {
         if (only != UINT64_MAX || failures >= 10)
             break;
     }
-    printf("fuzz: seed %llu, %llu cases (%d compiled and ran, %d wrong in known classes), %d "
-           "failures, %.1f s cpu, %.1f s wall\n",
-           (unsigned long long)seed, (unsigned long long)n + (only != UINT64_MAX), accepted,
-           g_known, failures, cpu_s() - c0, now_s() - t0);
+    /* one line: the summary make test shows */
+    uint64_t ran = 0;
+    for (int k = 0; k < K_COUNT; k++)
+        ran += cnt.accepted[k];
+    printf("fuzz: seed %llu, %llu cases: %llu pointwise, %llu reduction, %llu TMA (%llu "
+           "accepted), %llu TensorIR (%llu built); %llu compiled and ran, %d wrong in known "
+           "classes, %d failures, %.1f s cpu, %.1f s wall\n",
+           (unsigned long long)seed, (unsigned long long)n + (only != UINT64_MAX),
+           (unsigned long long)cnt.cases[K_POINTWISE], (unsigned long long)cnt.cases[K_REDUCTION],
+           (unsigned long long)cnt.cases[K_TMA], (unsigned long long)cnt.accepted[K_TMA],
+           (unsigned long long)cnt.cases[K_TIR], (unsigned long long)cnt.accepted[K_TIR],
+           (unsigned long long)ran, g_known, failures, cpu_s() - c0, now_s() - t0);
     return failures ? 1 : 0;
 }

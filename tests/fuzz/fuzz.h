@@ -3,7 +3,8 @@
  * (the generator's random stream, the fusion, a node per tensor it built)
  * and the small helpers every generator part uses. fuzz.c builds pointwise
  * fusions, schedules them and checks them; fuzz_reduce.c adds reductions
- * and their schedules (serial, block, grid, rfactor).
+ * and their schedules (serial, block, grid, rfactor); fuzz_tma.c builds TMA
+ * copies and their schedules; fuzz_tir.c schedules TensorIR programs.
  */
 #ifndef WF_TESTS_FUZZ_FUZZ_H
 #define WF_TESTS_FUZZ_FUZZ_H
@@ -76,6 +77,13 @@ typedef struct {
        parallelize_all_like, cache_after / cache_before (F15) */
     bool whole_fusion_after_rfactor;
     bool half_sum; /* a sum or product with a 16-bit float result (F16) */
+    /* TMA cases (fuzz_tma.c): a coordinate of the TMA copy on threads (several
+       issuing threads) with a box or element stride that does not divide its
+       extent (F18); circular buffering */
+    bool tma_thread_issue, tma_circular;
+    /* TensorIR cases (fuzz_tir.c) called rfactor, reorder (F20), compute_at
+       or reverse_compute_at (F21) */
+    bool tir_rfactor, tir_reorder, tir_compute_at;
 } fcase;
 
 static inline bool is_float(wf_dtype t) {
@@ -119,5 +127,25 @@ bool fz_sched_reduction(fcase *c);
    the reference does not follow) within a tolerance of its type. */
 typedef enum { FZ_EXACT, FZ_INEXACT, FZ_INEXACT_HALF } fz_exactness;
 bool fz_close_enough(const wf_buffer *got, const wf_buffer *want, int64_t i, fz_exactness how);
+
+/* ---- shared by the generators (fuzz.c) ---- */
+
+/* Records the failure (with the stage) in c->why; returns 1. */
+int fz_fail(fcase *c, const char *fmt, ...);
+/* A run refused for the sizes of this run (launch limits, the executor's
+   budget): a clean rejection, not a failure. */
+bool fz_size_refusal(const char *msg);
+
+/* ---- TMA (fuzz_tma.c) ---- */
+
+/* Builds c->f: an input, TMA copies through shared memory and their
+   schedule (compiled for sm_90 by the caller). */
+void fz_tma_build(fcase *c);
+
+/* ---- TensorIR (fuzz_tir.c) ---- */
+
+/* One TensorIR case: a program, random primitives, the build and, if it
+   builds (*built), a run against the reference; 1 on a failure (c->why). */
+int fz_tir_case(fcase *c, bool *built);
 
 #endif

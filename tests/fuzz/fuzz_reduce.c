@@ -25,6 +25,7 @@
  * elements, so no partial product overflows where the reference's does not.
  */
 #include "fuzz/fuzz.h"
+#include "fuzz/known.h"
 
 #include <math.h>
 
@@ -136,6 +137,17 @@ static void rfactor(fcase *c, wf_tv *tv, int ax) {
     fz_trace(c, "wf_tv *p = wf_tv_rfactor(T%d, 1, {%d});", tv->id, ax);
     wf_tv *p = wf_tv_rfactor(tv, 1, &ax);
     c->rfactored = true;
+    /* an rfactor of the rfactor producer (F19: generated only with the
+       switch off, so that the other cases replay as before) */
+    if (p && !(c->known && KNOWN_RFACTOR_OF_RFACTOR) && chance(&c->r, 25)) {
+        int pax = reduction_axis(c, p);
+        if (pax >= 0) {
+            if (chance(&c->r, 60))
+                split(c, p, pax, reduction_factor(c));
+            fz_trace(c, "wf_tv *q = wf_tv_rfactor(T%d, 1, {%d});", p->id, pax);
+            wf_tv_rfactor(p, 1, &pax);
+        }
+    }
     if (p && chance(&c->r, 50)) {
         int pos = (int)rnd(&c->r, (unsigned)wf_tv_ndim(p) + 1);
         fz_trace(c, "wf_tv_inline_at(T%d, %d);", p->id, pos);
