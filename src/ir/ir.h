@@ -306,7 +306,6 @@ bool ir_add_use(wf_tv *tv, ir_op *op);
 void ir_remove_use(wf_tv *tv, ir_op *op);
 /* The allocation domain: explicit if set; else logical for global, loop otherwise. */
 const id_list *ir_alloc_domain(const wf_tv *tv);
-bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p);
 
 /* ops.c: op constructors; they check shapes and set the sticky error. */
 wf_tv *ir_set(wf_tv *a);
