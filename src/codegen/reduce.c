@@ -162,14 +162,6 @@ void cg_reduce_helpers(sbuf *b, const lower_result *r) {
         sbuf_puts(b, grid_helper);
 }
 
-static const char *compute_type(wf_dtype t) {
-    return (t == WF_F16 || t == WF_BF16) ? "float" : cg_dtype_name(t);
-}
-
-static bool is_float(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
-}
-
 /* The initial value, in the compute type. */
 static void emit_init(sbuf *b, int op, wf_dtype t) {
     static const char *const lo[] = {
@@ -182,8 +174,8 @@ static void emit_init(sbuf *b, int op, wf_dtype t) {
         [WF_U8] = "(unsigned char)255", [WF_BOOL] = "true"};
     bool dbl = t == WF_F64;
     if (op == WF_ADD || op == WF_MUL)
-        sbuf_printf(b, "(%s)%d", compute_type(t), op == WF_ADD ? 0 : 1);
-    else if (is_float(t))
+        sbuf_printf(b, "(%s)%d", cg_compute_name(t), op == WF_ADD ? 0 : 1);
+    else if (ir_dtype_is_float(t))
         sbuf_puts(
             b, dbl ? (op == WF_MAX ? "__longlong_as_double(0xfff0000000000000ull)"
                                    : "__longlong_as_double(0x7ff0000000000000ull)")
@@ -306,7 +298,7 @@ static void emit_grid(sbuf *b, const lower_result *r, const kir_stmt *s, int dep
 }
 
 void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth) {
-    const char *ct = compute_type(s->op->out->dtype);
+    const char *ct = cg_compute_name(s->op->out->dtype);
     if (s->red == KRED_GRID) {
         emit_grid(b, r, s, depth, ct);
         return;

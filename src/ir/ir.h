@@ -282,7 +282,6 @@ static inline bool ir_op_is_copy(const ir_op *op) {
 }
 const char *ir_unary_name(int op);
 const char *ir_binary_name(int op);
-const char *ir_dtype_short(wf_dtype t); /* "float", "half", "bfloat", ... */
 const char *ir_memtype_name(wf_memtype m);
 const char *ir_ldst_name(wf_ldst l); /* from ir/ldst.def, the copy-kind table */
 /* The rows of ir/ldst.def: IR_LDST_ROW_<kind> is a row's position (it must
@@ -293,6 +292,31 @@ enum {
 #undef LDST
     IR_NLDST
 };
+
+/* ---- dtypes (dtype.c: the rows of ir/dtype.def, which says what each column is) ---- */
+
+typedef enum { IR_DT_FLOAT, IR_DT_INT, IR_DT_UINT, IR_DT_BOOL } ir_dtype_cat;
+typedef struct {
+    wf_dtype t;
+    const char *name; /* "float", "half", "bfloat", ...: the printer's */
+    const char *cuda; /* "float", "wf_half", ...: generated CUDA's */
+    size_t size;
+    ir_dtype_cat cat;
+    wf_dtype compute;              /* what an op on it computes in (f32 for the 16-bit floats) */
+    int64_t lo, hi;                /* integer and bool types: the range (floats: 0) */
+    const char *cuda_lo, *cuda_hi; /* the compute type's least and greatest, in CUDA */
+} ir_dtype_info;
+enum {
+#define DTYPE(t, ...) IR_DTYPE_ROW_##t,
+#include "ir/dtype.def"
+#undef DTYPE
+    IR_NDTYPES
+};
+const ir_dtype_info *ir_dtype(wf_dtype t); /* its row; no dtype: a row named "?", size 0 */
+const char *ir_dtype_short(wf_dtype t);    /* ir_dtype(t)->name */
+static inline bool ir_dtype_is_float(wf_dtype t) {
+    return ir_dtype(t)->cat == IR_DT_FLOAT;
+}
 
 wf_fusion *ir_fusion_new(void);
 void ir_fusion_free(wf_fusion *f);

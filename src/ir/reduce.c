@@ -29,10 +29,6 @@ int ir_tv_dim(const wf_tv *tv, int d) {
     return -1;
 }
 
-static bool is_float(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
-}
-
 static const char *reduce_name(int op) {
     return op == WF_ADD ? "sum" : op == WF_MUL ? "prod" : op == WF_MAX ? "max" : "min";
 }
@@ -77,7 +73,7 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes) {
         it[d] = red[d] ? IT_REDUCTION : id->itype;
     }
     wf_dtype t = a->dtype;
-    if ((op == WF_ADD || op == WF_MUL) && !is_float(t))
+    if ((op == WF_ADD || op == WF_MUL) && !ir_dtype_is_float(t))
         t = WF_I64;
     wf_tv *out = ir_tv_new(f, t, n, ext, it);
     ir_op *o = out ? ir_op_new(f, OP_REDUCE, out, 1, &a) : NULL;

@@ -23,12 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static ix_ctype ctype(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 ? IX_CT_FLOAT
-           : t == WF_F64                              ? IX_CT_DOUBLE
-                                                      : IX_CT_INT;
-}
-
 static int64_t int_limit(wf_dtype t, bool hi) {
     switch (t) {
     case WF_I8:
@@ -49,7 +43,7 @@ static int64_t int_limit(wf_dtype t, bool hi) {
 static ix_value init_value(int op, wf_dtype t) {
     ix_value v = {0};
     double x = op == WF_ADD ? 0 : op == WF_MUL ? 1 : op == WF_MAX ? -INFINITY : INFINITY;
-    switch (ctype(t)) {
+    switch (ix_ctype_of(t)) {
     case IX_CT_FLOAT:
         v.f = (float)x;
         break;
@@ -67,7 +61,7 @@ static ix_value combine(int op, ix_value a, ix_value b, wf_dtype t) {
     if (op == WF_ADD || op == WF_MUL)
         return ix_binary(op, a, b, t);
     bool mx = op == WF_MAX, first;
-    switch (ctype(t)) {
+    switch (ix_ctype_of(t)) {
     case IX_CT_FLOAT:
         first = a.f != a.f || (mx ? a.f > b.f : a.f < b.f);
         break;

@@ -1,0 +1,100 @@
+/*
+ * test_dtype.c -- the dtype table (ir/dtype.def, read through ir_dtype): its
+ * rows follow wf_dtype, every column holds the value the layers used to keep
+ * apart (sizes, printed and CUDA names, categories, compute types, ranges),
+ * and the CUDA spellings of each type's least and greatest value say the
+ * same numbers as its lo and hi columns.
+ */
+#include "harness.h"
+#include "ir/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+TEST(dtype_table_columns_per_dtype) {
+    static const struct {
+        wf_dtype t;
+        size_t size;
+        const char *name, *cuda;
+        ir_dtype_cat cat;
+        wf_dtype compute;
+    } want[] = {
+        {WF_F32, 4, "float", "float", IR_DT_FLOAT, WF_F32},
+        {WF_F16, 2, "half", "wf_half", IR_DT_FLOAT, WF_F32},
+        {WF_BF16, 2, "bfloat", "wf_bfloat", IR_DT_FLOAT, WF_F32},
+        {WF_F64, 8, "double", "double", IR_DT_FLOAT, WF_F64},
+        {WF_I8, 1, "int8", "char", IR_DT_INT, WF_I8},
+        {WF_I16, 2, "int16", "short", IR_DT_INT, WF_I16},
+        {WF_I32, 4, "int32", "int", IR_DT_INT, WF_I32},
+        {WF_I64, 8, "int64", "long long", IR_DT_INT, WF_I64},
+        {WF_U8, 1, "uint8", "unsigned char", IR_DT_UINT, WF_U8},
+        {WF_BOOL, 1, "bool", "bool", IR_DT_BOOL, WF_BOOL},
+    };
+    CHECK_EQ_I64(IR_NDTYPES, 10);
+    for (int i = 0; i < IR_NDTYPES; i++) {
+        const ir_dtype_info *d = ir_dtype(want[i].t);
+        CHECK_EQ_I64(d->t, want[i].t);
+        CHECK_EQ_I64(wf_dtype_size(want[i].t), want[i].size);
+        CHECK_STR(ir_dtype_short(want[i].t), want[i].name);
+        CHECK_STR(d->cuda, want[i].cuda);
+        CHECK_EQ_I64(d->cat, want[i].cat);
+        CHECK_EQ_I64(d->compute, want[i].compute);
+        CHECK_EQ_I64(ir_dtype_is_float(want[i].t), want[i].cat == IR_DT_FLOAT);
+    }
+}
+
+TEST(dtype_table_no_dtype_is_named_and_sized_as_none) {
+    CHECK_EQ_I64(wf_dtype_size((wf_dtype)IR_NDTYPES), 0);
+    CHECK_EQ_I64(wf_dtype_size((wf_dtype)-1), 0);
+    CHECK_STR(ir_dtype_short((wf_dtype)IR_NDTYPES), "?");
+    CHECK_STR(ir_dtype((wf_dtype)99)->cuda, "?");
+}
+
+TEST(dtype_table_integer_ranges) {
+    static const struct {
+        wf_dtype t;
+        int64_t lo, hi;
+    } want[] = {
+        {WF_I8, -128, 127},
+        {WF_I16, -32768, 32767},
+        {WF_I32, -2147483647 - 1, 2147483647},
+        {WF_I64, INT64_MIN, INT64_MAX},
+        {WF_U8, 0, 255},
+        {WF_BOOL, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        CHECK_EQ_I64(ir_dtype(want[i].t)->lo, want[i].lo);
+        CHECK_EQ_I64(ir_dtype(want[i].t)->hi, want[i].hi);
+    }
+}
+
+/* The value a CUDA spelling of an integer limit says: "(char)-128", "(-2147483647 - 1)",
+   "9223372036854775807ll", "true". */
+static int64_t spelled(const char *s) {
+    if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)
+        return s[0] == 't';
+    const char *p = s[0] == '(' && s[1] != '-' ? strchr(s, ')') + 1 : s + (s[0] == '(');
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    while (*end == 'l')
+        end++;
+    if (strncmp(end, " - 1", 4) == 0)
+        v -= 1;
+    return v;
+}
+
+TEST(dtype_table_cuda_limits_spell_the_range) {
+    for (int t = 0; t < IR_NDTYPES; t++) {
+        const ir_dtype_info *d = ir_dtype((wf_dtype)t);
+        if (d->cat == IR_DT_FLOAT) {
+            bool dbl = d->compute == WF_F64;
+            CHECK_STR(d->cuda_lo, dbl ? "__longlong_as_double(0xfff0000000000000ull)"
+                                      : "__int_as_float(0xff800000)");
+            CHECK_STR(d->cuda_hi, dbl ? "__longlong_as_double(0x7ff0000000000000ull)"
+                                      : "__int_as_float(0x7f800000)");
+            continue;
+        }
+        CHECK_EQ_I64(spelled(d->cuda_lo), d->lo);
+        CHECK_EQ_I64(spelled(d->cuda_hi), d->hi);
+    }
+}
