@@ -346,6 +346,12 @@ wf_tv *ir_permute(wf_tv *a, const int *new2old);
    output keeps every dim, the reduced ones as reduction IDs; integer and
    bool sums and products give i64 (PyTorch). */
 wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes);
+/* The value a reduction starts from (the RED rows of ir/ops.def): its kind,
+   and that value of type t (floats in .f: 0, 1, -inf, +inf; the others in .i:
+   0, 1, the type's least or greatest). */
+typedef enum { IR_INIT_ZERO, IR_INIT_ONE, IR_INIT_LOWEST, IR_INIT_HIGHEST } ir_reduce_init;
+ir_reduce_init ir_reduce_init_kind(int op);
+ir_scalar ir_reduce_init_value(int op, wf_dtype t);
 /* The dims a consumer sees: a tensor's logical dims that are not reductions. */
 int ir_tv_rank(const wf_tv *tv);
 /* The logical position of the d-th of those dims (-1 when out of range). */

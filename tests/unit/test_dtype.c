@@ -3,11 +3,13 @@
  * rows follow wf_dtype, every column holds the value the layers used to keep
  * apart (sizes, printed and CUDA names, categories, compute types, ranges),
  * and the CUDA spellings of each type's least and greatest value say the
- * same numbers as its lo and hi columns.
+ * same numbers as its lo and hi columns. Then the reductions' identities
+ * (the RED rows of ir/ops.def), which generated CUDA and the executor share.
  */
 #include "harness.h"
 #include "ir/ir.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,4 +99,61 @@ TEST(dtype_table_cuda_limits_spell_the_range) {
         CHECK_EQ_I64(spelled(d->cuda_lo), d->lo);
         CHECK_EQ_I64(spelled(d->cuda_hi), d->hi);
     }
+}
+
+TEST(reduce_identity_per_op_and_dtype) {
+    static const wf_binary_op ops[4] = {WF_ADD, WF_MUL, WF_MAX, WF_MIN};
+    static const ir_reduce_init kinds[4] = {IR_INIT_ZERO, IR_INIT_ONE, IR_INIT_LOWEST,
+                                            IR_INIT_HIGHEST};
+    static const int64_t lo[IR_NDTYPES] = {
+        [WF_I8] = -128,       [WF_I16] = -32768, [WF_I32] = INT32_MIN,
+        [WF_I64] = INT64_MIN, [WF_U8] = 0,       [WF_BOOL] = 0};
+    static const int64_t hi[IR_NDTYPES] = {
+        [WF_I8] = 127,        [WF_I16] = 32767, [WF_I32] = INT32_MAX,
+        [WF_I64] = INT64_MAX, [WF_U8] = 255,    [WF_BOOL] = 1};
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ_I64(ir_reduce_init_kind(ops[i]), kinds[i]);
+        for (int t = 0; t < IR_NDTYPES; t++) {
+            ir_scalar v = ir_reduce_init_value(ops[i], (wf_dtype)t);
+            CHECK_EQ_I64(v.dtype, t);
+            bool flt = t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
+            if (i < 2)
+                CHECK(flt ? v.f == i : v.i == i);
+            else if (flt)
+                CHECK(isinf(v.f) && (v.f < 0) == (i == 2));
+            else
+                CHECK_EQ_I64(v.i, i == 2 ? lo[t] : hi[t]);
+        }
+    }
+}
+
+/* The init statement of a max and a min reduction in generated CUDA. */
+TEST(reduce_identity_spelled_in_generated_cuda) {
+    static const struct {
+        wf_dtype t;
+        const char *max, *min;
+    } want[] = {
+        {WF_F16, "__int_as_float(0xff800000)", "__int_as_float(0x7f800000)"},
+        {WF_F64, "__longlong_as_double(0xfff0000000000000ull)",
+         "__longlong_as_double(0x7ff0000000000000ull)"},
+        {WF_I8, "(char)-128", "(char)127"},
+        {WF_I32, "(-2147483647 - 1)", "2147483647"},
+        {WF_I64, "(-9223372036854775807ll - 1)", "9223372036854775807ll"},
+        {WF_U8, "(unsigned char)0", "(unsigned char)255"},
+        {WF_BOOL, "false", "true"},
+    };
+    int64_t shape[2] = {3, 5};
+    int ax = 1;
+    char line[128];
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        for (int m = 0; m < 2; m++) {
+            wf_fusion *f = wf_fusion_new();
+            wf_tv *a = wf_input(f, want[i].t, 2, shape);
+            wf_output(f, wf_reduce(m ? WF_MIN : WF_MAX, a, 1, &ax));
+            wf_kernel *k = COMPILE(f);
+            snprintf(line, sizeof line, "  T1[i0] = %s;\n", m ? want[i].min : want[i].max);
+            CHECK(k && strstr(wf_kernel_source(k), line));
+            wf_kernel_free(k);
+            wf_fusion_free(f);
+        }
 }
