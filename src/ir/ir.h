@@ -193,9 +193,28 @@ bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y);
 id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,
                           bool inner);
 int64_t ir_id_const_extent(const wf_iterdomain *id); /* -1 if symbolic */
-bool ir_id_is_thread(wf_ptype p);                    /* TIDx/y/z */
-bool ir_id_is_block(wf_ptype p);                     /* BIDx/y/z, DIDx/y/z */
-const char *ir_ptype_name(wf_ptype p);               /* "TIDx" ... */
+
+/* ---- parallel types (ptype.c: the rows of ir/ptype.def, which says what each column is) ---- */
+
+typedef enum { IR_PT_SERIAL, IR_PT_BLOCK, IR_PT_THREAD, IR_PT_DEVICE, IR_PT_OTHER } ir_ptype_kind;
+typedef struct {
+    wf_ptype p;
+    const char *name; /* "TIDx": the printer's */
+    const char *cuda; /* "threadIdx.x", or NULL */
+    ir_ptype_kind kind;
+    int axis;      /* 0, 1, 2 for x, y, z; -1 */
+    int64_t limit; /* CUDA's largest launch extent on it; 0 */
+} ir_ptype_info;
+enum {
+#define PTYPE(p, ...) IR_PTYPE_ROW_##p,
+#include "ir/ptype.def"
+#undef PTYPE
+    IR_NPTYPES
+};
+const ir_ptype_info *ir_ptype(wf_ptype p); /* its row; no type: a row named "?" */
+bool ir_id_is_thread(wf_ptype p);          /* TIDx/y/z */
+bool ir_id_is_block(wf_ptype p);           /* BIDx/y/z, DIDx/y/z */
+const char *ir_ptype_name(wf_ptype p);     /* "TIDx" ... */
 
 /* ---- tensors and ops (tv.c, ops.c) ---- */
 

@@ -12,16 +12,25 @@
  */
 #include "lower/lower_int.h"
 
-// clang-format off
-const lower_pdim lower_pdim_table[LOWER_NPDIMS] = {
-    {WF_TIDX, "TIDx", "threadIdx.x", false, 0, 1024},
-    {WF_TIDY, "TIDy", "threadIdx.y", false, 1, 1024},
-    {WF_TIDZ, "TIDz", "threadIdx.z", false, 2, 64},
-    {WF_BIDX, "BIDx", "blockIdx.x",  true,  0, 2147483647},
-    {WF_BIDY, "BIDy", "blockIdx.y",  true,  1, 65535},
-    {WF_BIDZ, "BIDz", "blockIdx.z",  true,  2, 65535},
+/* The THREAD rows of ir/ptype.def, then its BLOCK rows: the launch order. */
+#define ROW(p, name, cuda, grid, axis, limit) {p, name, cuda, grid, axis, limit},
+#define ROW_SERIAL(...)
+#define ROW_DEVICE(...)
+#define ROW_OTHER(...)
+const lower_pdim lower_pdim_table[] = {
+#define ROW_THREAD(p, name, cuda, axis, limit) ROW(p, name, cuda, false, axis, limit)
+#define ROW_BLOCK(...)
+#define PTYPE(p, name, cuda, kind, axis, limit) ROW_##kind(p, name, cuda, axis, limit)
+#include "ir/ptype.def"
+#undef ROW_THREAD
+#undef ROW_BLOCK
+#define ROW_THREAD(...)
+#define ROW_BLOCK(p, name, cuda, axis, limit) ROW(p, name, cuda, true, axis, limit)
+#include "ir/ptype.def"
+#undef PTYPE
 };
-// clang-format on
+_Static_assert(sizeof lower_pdim_table / sizeof *lower_pdim_table == LOWER_NPDIMS,
+               "ir/ptype.def: three THREAD and three BLOCK rows");
 
 int lower_pdim_index(wf_ptype p) {
     for (int d = 0; d < LOWER_NPDIMS; d++)

@@ -1,13 +1,15 @@
 /*
- * test_dtype.c -- the dtype table (ir/dtype.def, read through ir_dtype): its
- * rows follow wf_dtype, every column holds the value the layers used to keep
- * apart (sizes, printed and CUDA names, categories, compute types, ranges),
- * and the CUDA spellings of each type's least and greatest value say the
- * same numbers as its lo and hi columns. Then the reductions' identities
- * (the RED rows of ir/ops.def), which generated CUDA and the executor share.
+ * test_ir_tables.c -- the IR's fact tables. The dtype table (ir/dtype.def, read through ir_dtype):
+ * its rows follow wf_dtype, every column holds the value the layers used to keep apart (sizes,
+ * printed and CUDA names, categories, compute types, ranges), and the CUDA spellings of each type's
+ * least and greatest value say the same numbers as its lo and hi columns. Then the reductions'
+ * identities (the RED rows of ir/ops.def), which generated CUDA and the executor share, and the
+ * parallel-type table (ir/ptype.def), whose thread and block rows are also lowering's launch
+ * dimensions (lower_pdim_table).
  */
 #include "harness.h"
 #include "ir/ir.h"
+#include "lower/lower.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -156,4 +158,61 @@ TEST(reduce_identity_spelled_in_generated_cuda) {
             wf_kernel_free(k);
             wf_fusion_free(f);
         }
+}
+
+TEST(ptype_table_columns_per_parallel_type) {
+    static const struct {
+        const char *name, *cuda;
+        ir_ptype_kind kind;
+        int axis;
+        int64_t limit;
+    } want[] = {
+        {"Serial", NULL, IR_PT_SERIAL, -1, 0},
+        {"BIDx", "blockIdx.x", IR_PT_BLOCK, 0, 2147483647},
+        {"BIDy", "blockIdx.y", IR_PT_BLOCK, 1, 65535},
+        {"BIDz", "blockIdx.z", IR_PT_BLOCK, 2, 65535},
+        {"TIDx", "threadIdx.x", IR_PT_THREAD, 0, 1024},
+        {"TIDy", "threadIdx.y", IR_PT_THREAD, 1, 1024},
+        {"TIDz", "threadIdx.z", IR_PT_THREAD, 2, 64},
+        {"DIDx", NULL, IR_PT_DEVICE, 0, 0},
+        {"DIDy", NULL, IR_PT_DEVICE, 1, 0},
+        {"DIDz", NULL, IR_PT_DEVICE, 2, 0},
+        {"UR", NULL, IR_PT_OTHER, -1, 0},
+        {"V", NULL, IR_PT_OTHER, -1, 0},
+        {"Bulk", NULL, IR_PT_OTHER, -1, 0},
+        {"MMA", NULL, IR_PT_OTHER, -1, 0},
+    };
+    CHECK_EQ_I64(IR_NPTYPES, WF_MMA + 1);
+    for (int p = 0; p < IR_NPTYPES; p++) {
+        const ir_ptype_info *r = ir_ptype((wf_ptype)p);
+        CHECK_EQ_I64(r->p, p);
+        CHECK_STR(ir_ptype_name((wf_ptype)p), want[p].name);
+        CHECK(want[p].cuda ? r->cuda && strcmp(r->cuda, want[p].cuda) == 0 : !r->cuda);
+        CHECK_EQ_I64(r->kind, want[p].kind);
+        CHECK_EQ_I64(r->axis, want[p].axis);
+        CHECK_EQ_I64(r->limit, want[p].limit);
+        CHECK_EQ_I64(ir_id_is_thread((wf_ptype)p), want[p].kind == IR_PT_THREAD);
+        CHECK_EQ_I64(ir_id_is_block((wf_ptype)p),
+                     want[p].kind == IR_PT_BLOCK || want[p].kind == IR_PT_DEVICE);
+    }
+    CHECK_STR(ir_ptype_name((wf_ptype)IR_NPTYPES), "?");
+}
+
+/* Lowering's six launch dimensions: the thread rows, then the block rows. */
+TEST(ptype_table_gives_the_launch_dimensions_in_launch_order) {
+    static const wf_ptype order[LOWER_NPDIMS] = {WF_TIDX, WF_TIDY, WF_TIDZ,
+                                                 WF_BIDX, WF_BIDY, WF_BIDZ};
+    for (int d = 0; d < LOWER_NPDIMS; d++) {
+        const lower_pdim *pd = &lower_pdim_table[d];
+        const ir_ptype_info *r = ir_ptype(order[d]);
+        CHECK_EQ_I64(pd->ptype, order[d]);
+        CHECK_EQ_I64(lower_pdim_index(order[d]), d);
+        CHECK_STR(pd->name, r->name);
+        CHECK_STR(pd->cuda, r->cuda);
+        CHECK_EQ_I64(pd->grid, d >= 3);
+        CHECK_EQ_I64(pd->axis, d % 3);
+        CHECK_EQ_I64(pd->limit, r->limit);
+    }
+    CHECK_EQ_I64(lower_pdim_index(WF_DIDX), -1);
+    CHECK_EQ_I64(lower_pdim_index(WF_SERIAL), -1);
 }
