@@ -43,18 +43,13 @@ const char *wf_status_name(wf_status s) {
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "WF_ERR_UNKNOWN";
 }
 
-size_t wf_dtype_size(wf_dtype t) {
-    static const size_t sizes[] = {4, 2, 2, 8, 1, 2, 4, 8, 1, 1};
-    return (unsigned)t < sizeof sizes / sizeof *sizes ? sizes[t] : 0;
-}
-
 /* what: the public call that got the dtype, so that the message says where. */
 static bool valid_dtype(wf_fusion *f, wf_dtype t, const char *what) {
-    if ((unsigned)t <= WF_BOOL)
+    if ((unsigned)t < IR_NDTYPES)
         return true;
     return wf_failb(&f->err, WF_ERR_ARG,
                     "%s: unknown dtype %d; a dtype is one of WF_F32 ... WF_BOOL (0 to %d)", what,
-                    (int)t, (int)WF_BOOL);
+                    (int)t, IR_NDTYPES - 1);
 }
 
 wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape,

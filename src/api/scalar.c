@@ -7,7 +7,7 @@
 #include "api/api.h"
 
 static bool dtype_ok(wf_fusion *f, wf_dtype t) {
-    if ((unsigned)t <= WF_BOOL)
+    if ((unsigned)t < IR_NDTYPES)
         return true;
     return wf_failb(&f->err, WF_ERR_ARG, "unknown dtype %d", (int)t);
 }

@@ -22,7 +22,6 @@ enum { FIRST_CHUNK = 64 * 1024, MAX_CHUNK = 16 * 1024 * 1024 };
 void arena_init(wf_arena *a) {
     a->head = NULL;
     a->next_size = FIRST_CHUNK;
-    a->fail_after = -1;
     a->failed = false;
 }
 
@@ -34,10 +33,6 @@ void arena_free(wf_arena *a) {
         c = next;
     }
     a->head = NULL;
-}
-
-void arena_fail_after(wf_arena *a, long n) {
-    a->fail_after = n;
 }
 
 static arena_chunk *new_chunk(wf_arena *a, size_t need) {
@@ -81,10 +76,6 @@ void *arena_alloc(wf_arena *a, size_t size) {
     if (arena_test_countdown > 0)
         arena_test_countdown--;
 #endif
-    if (a->fail_after == 0)
-        return fail(a);
-    if (a->fail_after > 0)
-        a->fail_after--;
     size_t align = alignof(max_align_t);
     size = (size + align - 1) / align * align;
     if (size == 0)

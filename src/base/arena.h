@@ -5,8 +5,9 @@
  * zeroed; nothing is freed one by one, arena_free() releases everything.
  * With WF_ARENA_DEBUG defined, each allocation is its own malloc so that
  * AddressSanitizer sees per-object overflows a bump arena would hide.
- * A test hook (arena_fail_after) makes the Nth allocation fail, so tests can
- * prove that out-of-memory paths end in WF_ERR_MEMORY and never crash.
+ * A test hook (arena_test_countdown, test builds only) makes the Nth allocation
+ * fail, so tests can prove that out-of-memory paths end in WF_ERR_MEMORY and
+ * never crash.
  */
 #ifndef WF_BASE_ARENA_H
 #define WF_BASE_ARENA_H
@@ -19,7 +20,6 @@ typedef struct arena_chunk arena_chunk;
 typedef struct {
     arena_chunk *head; /* newest chunk first */
     size_t next_size;  /* size of the next chunk to allocate */
-    long fail_after;   /* test hook: allocations left before failing; -1 = never */
     bool failed;       /* an allocation failed (sticky): the owner reports WF_ERR_MEMORY */
 } wf_arena;
 
@@ -27,7 +27,6 @@ void arena_init(wf_arena *a);
 void arena_free(wf_arena *a);
 void *arena_alloc(wf_arena *a, size_t size); /* zeroed; NULL when out of memory */
 char *arena_strdup(wf_arena *a, const char *s);
-void arena_fail_after(wf_arena *a, long n);
 #ifdef WF_TEST_BUILD
 extern long arena_test_countdown; /* allocations left before all arenas fail; -1 = never */
 extern long arena_test_failures;  /* allocations refused by the countdown so far */

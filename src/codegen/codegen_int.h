@@ -9,7 +9,8 @@
 #include "codegen/codegen.h"
 
 /* spell.c: CUDA C++ spellings of the IR. */
-const char *cg_dtype_name(wf_dtype t); /* "float", "wf_half", ... */
+const char *cg_dtype_name(wf_dtype t);   /* "float", "wf_half", ... */
+const char *cg_compute_name(wf_dtype t); /* what an op on t computes in: "float" for wf_half */
 /* An index expression as C, thread and block indices widened to 64 bits
    where 32-bit arithmetic could overflow. */
 void cg_print_val(sbuf *b, const wf_val *v);

@@ -21,10 +21,6 @@ typedef struct {
     char *aligned; /* per tensor id: used by a vector access */
 } emitter;
 
-static const char *compute_type(wf_dtype t) {
-    return (t == WF_F16 || t == WF_BF16) ? "float" : cg_dtype_name(t);
-}
-
 static void emit_access(emitter *e, const wf_tv *tv, const wf_val *index) {
     sbuf_printf(&e->b, "T%d[", tv->id);
     cg_print_val(&e->b, index);
@@ -75,10 +71,6 @@ static const cuda_spelling binary_cuda[] = {
     [WF_GE] = {" >= ", " >= "},
 };
 
-static bool is_float(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
-}
-
 static bool is_call(const char *spelling) {
     size_t n = strlen(spelling);
     return n && spelling[n - 1] == '(';
@@ -98,8 +90,8 @@ static void emit_open(emitter *e, const char *spelling, bool flt, const char *ct
 static void emit_cast(emitter *e, const kir_stmt *s) {
     const ir_op *op = s->op;
     wf_dtype to = op->out->dtype;
-    const char *from = compute_type(op->in[0]->dtype), *tn = cg_dtype_name(to);
-    if (is_float(op->in[0]->dtype) && !is_float(to) && to != WF_BOOL) {
+    const char *from = cg_compute_name(op->in[0]->dtype), *tn = cg_dtype_name(to);
+    if (ir_dtype_is_float(op->in[0]->dtype) && !ir_dtype_is_float(to) && to != WF_BOOL) {
         sbuf_printf(&e->b, "wf_f2i<%s>(", tn);
         emit_operand(e, s, 0, from);
         sbuf_puts(&e->b, ")");
@@ -112,7 +104,7 @@ static void emit_cast(emitter *e, const kir_stmt *s) {
 
 static void emit_unary(emitter *e, const kir_stmt *s, const char *ct) {
     const ir_op *op = s->op;
-    bool flt = is_float(op->out->dtype);
+    bool flt = ir_dtype_is_float(op->out->dtype);
     const char *sp = flt ? unary_cuda[op->sub].flt : unary_cuda[op->sub].intg;
     emit_open(e, sp, flt, ct);
     emit_operand(e, s, 0, ct);
@@ -122,7 +114,7 @@ static void emit_unary(emitter *e, const kir_stmt *s, const char *ct) {
 
 static void emit_binary(emitter *e, const kir_stmt *s, const char *ct) {
     const ir_op *op = s->op;
-    bool flt = is_float(op->cdtype);
+    bool flt = ir_dtype_is_float(op->cdtype);
     const char *sp = flt ? binary_cuda[op->sub].flt : binary_cuda[op->sub].intg;
     bool call = is_call(sp);
     if (call)
@@ -147,7 +139,7 @@ static void emit_where(emitter *e, const kir_stmt *s, const char *ct) {
 
 static void emit_value(emitter *e, const kir_stmt *s) {
     const ir_op *op = s->op;
-    const char *ct = compute_type(op->cdtype);
+    const char *ct = cg_compute_name(op->cdtype);
     switch (op->kind) {
     case OP_CAST:
         emit_cast(e, s);

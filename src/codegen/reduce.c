@@ -3,7 +3,8 @@
  *
  * A reduction computes in the type its output computes in (float for 16-bit
  * floats): init stores the op's initial value (PyTorch's: 0, 1, -inf or the
- * type's least value, +inf or its greatest); the serial step is
+ * type's least value, +inf or its greatest: ir_reduce_init_kind, spelled by
+ * ir/dtype.def's cuda_lo and cuda_hi); the serial step is
  * out = wf_r<op>(out, in); a block reduction calls wf_block_reduce, which
  * every thread of the block reaches: a thread whose read predicate is false
  * contributes the initial value, and the threads whose write predicate holds
@@ -162,34 +163,13 @@ void cg_reduce_helpers(sbuf *b, const lower_result *r) {
         sbuf_puts(b, grid_helper);
 }
 
-static const char *compute_type(wf_dtype t) {
-    return (t == WF_F16 || t == WF_BF16) ? "float" : cg_dtype_name(t);
-}
-
-static bool is_float(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
-}
-
 /* The initial value, in the compute type. */
 static void emit_init(sbuf *b, int op, wf_dtype t) {
-    static const char *const lo[] = {
-        [WF_I8] = "(char)-128",         [WF_I16] = "(short)-32768",
-        [WF_I32] = "(-2147483647 - 1)", [WF_I64] = "(-9223372036854775807ll - 1)",
-        [WF_U8] = "(unsigned char)0",   [WF_BOOL] = "false"};
-    static const char *const hi[] = {
-        [WF_I8] = "(char)127",          [WF_I16] = "(short)32767",
-        [WF_I32] = "2147483647",        [WF_I64] = "9223372036854775807ll",
-        [WF_U8] = "(unsigned char)255", [WF_BOOL] = "true"};
-    bool dbl = t == WF_F64;
-    if (op == WF_ADD || op == WF_MUL)
-        sbuf_printf(b, "(%s)%d", compute_type(t), op == WF_ADD ? 0 : 1);
-    else if (is_float(t))
-        sbuf_puts(
-            b, dbl ? (op == WF_MAX ? "__longlong_as_double(0xfff0000000000000ull)"
-                                   : "__longlong_as_double(0x7ff0000000000000ull)")
-                   : (op == WF_MAX ? "__int_as_float(0xff800000)" : "__int_as_float(0x7f800000)"));
+    ir_reduce_init k = ir_reduce_init_kind(op);
+    if (k == IR_INIT_LOWEST || k == IR_INIT_HIGHEST)
+        sbuf_puts(b, k == IR_INIT_LOWEST ? ir_dtype(t)->cuda_lo : ir_dtype(t)->cuda_hi);
     else
-        sbuf_puts(b, op == WF_MAX ? lo[t] : hi[t]);
+        sbuf_printf(b, "(%s)%d", cg_compute_name(t), k == IR_INIT_ONE);
 }
 
 static const char *combine_name(int op) {
@@ -306,7 +286,7 @@ static void emit_grid(sbuf *b, const lower_result *r, const kir_stmt *s, int dep
 }
 
 void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth) {
-    const char *ct = compute_type(s->op->out->dtype);
+    const char *ct = cg_compute_name(s->op->out->dtype);
     if (s->red == KRED_GRID) {
         emit_grid(b, r, s, depth, ct);
         return;

@@ -49,15 +49,11 @@ static void float_literal(sbuf *b, double x, bool dbl) {
 }
 
 void cg_scalar_literal(sbuf *b, const ir_scalar *s) {
+    if (ir_dtype_is_float(s->dtype)) {
+        float_literal(b, s->f, ir_dtype(s->dtype)->compute == WF_F64);
+        return;
+    }
     switch (s->dtype) {
-    case WF_F32:
-    case WF_F16:
-    case WF_BF16:
-        float_literal(b, s->f, false);
-        return;
-    case WF_F64:
-        float_literal(b, s->f, true);
-        return;
     case WF_BOOL:
         sbuf_puts(b, s->i ? "true" : "false");
         return;

@@ -13,9 +13,11 @@
 #include "codegen/codegen_int.h"
 
 const char *cg_dtype_name(wf_dtype t) {
-    static const char *const names[] = {"float", "wf_half", "wf_bfloat", "double",        "char",
-                                        "short", "int",     "long long", "unsigned char", "bool"};
-    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
+    return ir_dtype(t)->cuda;
+}
+
+const char *cg_compute_name(wf_dtype t) {
+    return ir_dtype(ir_dtype(t)->compute)->cuda;
 }
 
 static bool is_index_sym(const wf_val *v) {

@@ -27,7 +27,7 @@
 /* Fill colours of parallel types, one per family (blocks, threads, ...). */
 static const char *ptype_fill(wf_ptype p) {
     if (ir_id_is_block(p))
-        return p >= WF_DIDX ? "#d9d2e9" : "#cfe2f3";
+        return ir_ptype(p)->kind == IR_PT_DEVICE ? "#d9d2e9" : "#cfe2f3";
     if (ir_id_is_thread(p))
         return "#fce5cd";
     switch (p) {

@@ -193,9 +193,28 @@ bool ir_swizzle_ok(const wf_iterdomain *x, const wf_iterdomain *y);
 id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int64_t factor,
                           bool inner);
 int64_t ir_id_const_extent(const wf_iterdomain *id); /* -1 if symbolic */
-bool ir_id_is_thread(wf_ptype p);                    /* TIDx/y/z */
-bool ir_id_is_block(wf_ptype p);                     /* BIDx/y/z, DIDx/y/z */
-const char *ir_ptype_name(wf_ptype p);               /* "TIDx" ... */
+
+/* ---- parallel types (ptype.c: the rows of ir/ptype.def, which says what each column is) ---- */
+
+typedef enum { IR_PT_SERIAL, IR_PT_BLOCK, IR_PT_THREAD, IR_PT_DEVICE, IR_PT_OTHER } ir_ptype_kind;
+typedef struct {
+    wf_ptype p;
+    const char *name; /* "TIDx": the printer's */
+    const char *cuda; /* "threadIdx.x", or NULL */
+    ir_ptype_kind kind;
+    int axis;      /* 0, 1, 2 for x, y, z; -1 */
+    int64_t limit; /* CUDA's largest launch extent on it; 0 */
+} ir_ptype_info;
+enum {
+#define PTYPE(p, ...) IR_PTYPE_ROW_##p,
+#include "ir/ptype.def"
+#undef PTYPE
+    IR_NPTYPES
+};
+const ir_ptype_info *ir_ptype(wf_ptype p); /* its row; no type: a row named "?" */
+bool ir_id_is_thread(wf_ptype p);          /* TIDx/y/z */
+bool ir_id_is_block(wf_ptype p);           /* BIDx/y/z, DIDx/y/z */
+const char *ir_ptype_name(wf_ptype p);     /* "TIDx" ... */
 
 /* ---- tensors and ops (tv.c, ops.c) ---- */
 
@@ -282,7 +301,6 @@ static inline bool ir_op_is_copy(const ir_op *op) {
 }
 const char *ir_unary_name(int op);
 const char *ir_binary_name(int op);
-const char *ir_dtype_short(wf_dtype t); /* "float", "half", "bfloat", ... */
 const char *ir_memtype_name(wf_memtype m);
 const char *ir_ldst_name(wf_ldst l); /* from ir/ldst.def, the copy-kind table */
 /* The rows of ir/ldst.def: IR_LDST_ROW_<kind> is a row's position (it must
@@ -293,6 +311,31 @@ enum {
 #undef LDST
     IR_NLDST
 };
+
+/* ---- dtypes (dtype.c: the rows of ir/dtype.def, which says what each column is) ---- */
+
+typedef enum { IR_DT_FLOAT, IR_DT_INT, IR_DT_UINT, IR_DT_BOOL } ir_dtype_cat;
+typedef struct {
+    wf_dtype t;
+    const char *name; /* "float", "half", "bfloat", ...: the printer's */
+    const char *cuda; /* "float", "wf_half", ...: generated CUDA's */
+    size_t size;
+    ir_dtype_cat cat;
+    wf_dtype compute;              /* what an op on it computes in (f32 for the 16-bit floats) */
+    int64_t lo, hi;                /* integer and bool types: the range (floats: 0) */
+    const char *cuda_lo, *cuda_hi; /* the compute type's least and greatest, in CUDA */
+} ir_dtype_info;
+enum {
+#define DTYPE(t, ...) IR_DTYPE_ROW_##t,
+#include "ir/dtype.def"
+#undef DTYPE
+    IR_NDTYPES
+};
+const ir_dtype_info *ir_dtype(wf_dtype t); /* its row; no dtype: a row named "?", size 0 */
+const char *ir_dtype_short(wf_dtype t);    /* ir_dtype(t)->name */
+static inline bool ir_dtype_is_float(wf_dtype t) {
+    return ir_dtype(t)->cat == IR_DT_FLOAT;
+}
 
 wf_fusion *ir_fusion_new(void);
 void ir_fusion_free(wf_fusion *f);
@@ -306,7 +349,6 @@ bool ir_add_use(wf_tv *tv, ir_op *op);
 void ir_remove_use(wf_tv *tv, ir_op *op);
 /* The allocation domain: explicit if set; else logical for global, loop otherwise. */
 const id_list *ir_alloc_domain(const wf_tv *tv);
-bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p);
 
 /* ops.c: op constructors; they check shapes and set the sticky error. */
 wf_tv *ir_set(wf_tv *a);
@@ -323,6 +365,12 @@ wf_tv *ir_permute(wf_tv *a, const int *new2old);
    output keeps every dim, the reduced ones as reduction IDs; integer and
    bool sums and products give i64 (PyTorch). */
 wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes);
+/* The value a reduction starts from (the RED rows of ir/ops.def): its kind,
+   and that value of type t (floats in .f: 0, 1, -inf, +inf; the others in .i:
+   0, 1, the type's least or greatest). */
+typedef enum { IR_INIT_ZERO, IR_INIT_ONE, IR_INIT_LOWEST, IR_INIT_HIGHEST } ir_reduce_init;
+ir_reduce_init ir_reduce_init_kind(int op);
+ir_scalar ir_reduce_init_value(int op, wf_dtype t);
 /* The dims a consumer sees: a tensor's logical dims that are not reductions. */
 int ir_tv_rank(const wf_tv *tv);
 /* The logical position of the d-th of those dims (-1 when out of range). */

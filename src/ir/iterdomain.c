@@ -157,12 +157,3 @@ id_transform *ir_find_use(wf_iterdomain *in0, wf_iterdomain *in1, tf_kind k, int
 int64_t ir_id_const_extent(const wf_iterdomain *id) {
     return val_is_const(id->extent) ? id->extent->c : -1;
 }
-
-bool ir_id_is_thread(wf_ptype p) {
-    return p == WF_TIDX || p == WF_TIDY || p == WF_TIDZ;
-}
-
-bool ir_id_is_block(wf_ptype p) {
-    return p == WF_BIDX || p == WF_BIDY || p == WF_BIDZ || p == WF_DIDX || p == WF_DIDY ||
-           p == WF_DIDZ;
-}

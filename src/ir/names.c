@@ -1,7 +1,7 @@
 /*
  * names.c -- the printed names of the IR's enums: op kinds, unary and binary
- * ops (from ir/ops.def), parallel types, dtypes, memory types and copy kinds
- * (from ir/ldst.def).
+ * ops (from ir/ops.def), memory types and copy kinds (from ir/ldst.def).
+ * Dtypes and parallel types are named by their tables (dtype.c, ptype.c).
  *
  * Kept apart from the files that build the IR so that every printer and
  * message can name things without depending on them: this file calls
@@ -33,18 +33,6 @@ const char *ir_binary_name(int op) {
 #include "ir/ops.def"
     };
     return (unsigned)op < COUNT(names) ? names[op] : "?";
-}
-
-const char *ir_ptype_name(wf_ptype p) {
-    static const char *const names[] = {"Serial", "BIDx", "BIDy", "BIDz", "TIDx", "TIDy", "TIDz",
-                                        "DIDx",   "DIDy", "DIDz", "UR",   "V",    "Bulk", "MMA"};
-    return (unsigned)p < COUNT(names) ? names[p] : "?";
-}
-
-const char *ir_dtype_short(wf_dtype t) {
-    static const char *const names[] = {"float", "half",  "bfloat", "double", "int8",
-                                        "int16", "int32", "int64",  "uint8",  "bool"};
-    return (unsigned)t < COUNT(names) ? names[t] : "?";
 }
 
 const char *ir_memtype_name(wf_memtype m) {

@@ -40,11 +40,8 @@ static const struct {
    smallest type holding both). */
 
 static int category(wf_dtype t) {
-    return t == WF_BOOL ? 0 : (t >= WF_I8 && t <= WF_U8) ? 1 : 2;
-}
-
-static int width(wf_dtype t) {
-    return t == WF_BOOL ? 1 : (int)wf_dtype_size(t);
+    ir_dtype_cat c = ir_dtype(t)->cat;
+    return c == IR_DT_BOOL ? 0 : c == IR_DT_FLOAT ? 2 : 1;
 }
 
 static wf_dtype promote(wf_dtype a, wf_dtype b) {
@@ -57,12 +54,12 @@ static wf_dtype promote(wf_dtype a, wf_dtype b) {
             return WF_F64;
         return WF_F32; /* f32 with a 16-bit type, or f16 with bf16 */
     }
-    bool au = a == WF_U8, bu = b == WF_U8;
+    bool au = ir_dtype(a)->cat == IR_DT_UINT, bu = ir_dtype(b)->cat == IR_DT_UINT;
     if (au || bu) { /* u8 with a signed type: a signed type holding 0..255 */
         wf_dtype s = au ? b : a;
         return s == WF_I8 ? WF_I16 : s;
     }
-    return width(a) >= width(b) ? a : b;
+    return wf_dtype_size(a) >= wf_dtype_size(b) ? a : b;
 }
 
 /* The output type of a unary op: a float-only op on integers or bools gives

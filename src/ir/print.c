@@ -18,9 +18,8 @@ static char itype_letter(id_itype it) {
 /* The parallel type in an IterDomain's printed name, as nvFuser's printer
    writes it (the printer's own names, not generated code). */
 static const char *id_ptype_name(wf_ptype p) {
-    static const char *const names[] = {"S",           "blockIdx.x",  "blockIdx.y", "blockIdx.z",
-                                        "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-    return (unsigned)p < sizeof names / sizeof *names ? names[p] : ir_ptype_name(p);
+    const ir_ptype_info *r = ir_ptype(p);
+    return p == WF_SERIAL ? "S" : r->kind != IR_PT_DEVICE && r->cuda ? r->cuda : r->name;
 }
 
 void ir_print_id(sbuf *b, const wf_iterdomain *id) {

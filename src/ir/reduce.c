@@ -7,13 +7,51 @@
  * rfactored) like any axis. They hold no data: allocation skips them, a
  * fusion output's buffer has only the other dims, and an op reading the
  * tensor sees only those (ir_tv_rank / ir_tv_dim). The combining op is a
- * binary op of wf_binary_op (add, mul, max, min); its initial value and NaN
- * rules are each backend's (codegen/reduce.c, runtime/interp_reduce.c), as
- * PyTorch defines them: 0, 1, -inf (or the type's least value), +inf (or
- * the greatest), max and min propagating NaN. Sums and products of integers
- * or bools give i64, like torch.sum; max and min keep the type.
+ * binary op of wf_binary_op (add, mul, max, min) with a row in ir/ops.def;
+ * its initial value is that row's, as PyTorch defines them: 0, 1, -inf (or
+ * the type's least value), +inf (or the greatest), for every backend
+ * (ir_reduce_init_value); the NaN rules (max and min propagate NaN) are each
+ * backend's (codegen/reduce.c, runtime/interp_reduce.c). Sums and products of
+ * integers or bools give i64, like torch.sum; max and min keep the type.
  */
 #include "ir/ir.h"
+
+#include <math.h>
+
+static const struct {
+    int op;
+    const char *name;
+    ir_reduce_init init;
+} reductions[] = {
+#define RED(op, sym, identity) {WF_##op, sym, identity},
+#include "ir/ops.def"
+};
+
+/* The row of a reduction's op, or -1. */
+static int row_of(int op) {
+    for (int i = 0; i < (int)(sizeof reductions / sizeof *reductions); i++)
+        if (reductions[i].op == op)
+            return i;
+    return -1;
+}
+
+ir_reduce_init ir_reduce_init_kind(int op) {
+    int r = row_of(op);
+    return r < 0 ? IR_INIT_ZERO : reductions[r].init;
+}
+
+ir_scalar ir_reduce_init_value(int op, wf_dtype t) {
+    ir_scalar v = {.dtype = t};
+    const ir_dtype_info *d = ir_dtype(t);
+    ir_reduce_init k = ir_reduce_init_kind(op);
+    if (k == IR_INIT_ZERO || k == IR_INIT_ONE)
+        v.f = v.i = k == IR_INIT_ONE;
+    else if (d->cat == IR_DT_FLOAT)
+        v.f = k == IR_INIT_LOWEST ? -INFINITY : INFINITY;
+    else
+        v.i = k == IR_INIT_LOWEST ? d->lo : d->hi;
+    return v;
+}
 
 int ir_tv_rank(const wf_tv *tv) {
     int n = 0;
@@ -29,12 +67,8 @@ int ir_tv_dim(const wf_tv *tv, int d) {
     return -1;
 }
 
-static bool is_float(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
-}
-
 static const char *reduce_name(int op) {
-    return op == WF_ADD ? "sum" : op == WF_MUL ? "prod" : op == WF_MAX ? "max" : "min";
+    return reductions[row_of(op)].name;
 }
 
 /* Which of a's dims are reduced; false (with the error set) on a bad list. */
@@ -63,7 +97,7 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes) {
     const wf_val *ext[WF_MAX_RANK];
     id_itype it[WF_MAX_RANK];
     int n = ir_tv_rank(a);
-    if (op != WF_ADD && op != WF_MUL && op != WF_MAX && op != WF_MIN)
+    if (row_of(op) < 0)
         return wf_fail(&f->err, WF_ERR_ARG,
                        "reduce(T%d): the op must be WF_ADD, WF_MUL, WF_MAX or WF_MIN, not %s",
                        a->id, (unsigned)op <= WF_GE ? ir_binary_name(op) : "unknown");
@@ -77,7 +111,7 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes) {
         it[d] = red[d] ? IT_REDUCTION : id->itype;
     }
     wf_dtype t = a->dtype;
-    if ((op == WF_ADD || op == WF_MUL) && !is_float(t))
+    if ((op == WF_ADD || op == WF_MUL) && !ir_dtype_is_float(t))
         t = WF_I64;
     wf_tv *out = ir_tv_new(f, t, n, ext, it);
     ir_op *o = out ? ir_op_new(f, OP_REDUCE, out, 1, &a) : NULL;

@@ -18,16 +18,8 @@
 
 #include "base/half.h"
 
-static bool is_float_t(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 || t == WF_F64;
-}
-
 static void int_limits(wf_dtype t, int64_t *lo, int64_t *hi) {
-    static const int64_t los[] = {[WF_I8] = INT8_MIN,   [WF_I16] = INT16_MIN, [WF_I32] = INT32_MIN,
-                                  [WF_I64] = INT64_MIN, [WF_U8] = 0,          [WF_BOOL] = 0};
-    static const int64_t his[] = {[WF_I8] = INT8_MAX,   [WF_I16] = INT16_MAX, [WF_I32] = INT32_MAX,
-                                  [WF_I64] = INT64_MAX, [WF_U8] = UINT8_MAX,  [WF_BOOL] = 1};
-    *lo = los[t], *hi = his[t];
+    *lo = ir_dtype(t)->lo, *hi = ir_dtype(t)->hi;
 }
 
 /* x rounded to t's storage: 16-bit types round through f32, as wf_cast does. */
@@ -66,7 +58,7 @@ wf_tv *ir_full(wf_fusion *f, wf_dtype t, double fv, int64_t iv, bool is_int) {
     if (!s || !tv)
         return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     s->dtype = t;
-    if (is_float_t(t))
+    if (ir_dtype_is_float(t))
         s->f = round_to(is_int ? (double)iv : fv, t);
     else if (!int_value(f, t, fv, iv, is_int, &s->i))
         return NULL;
@@ -81,8 +73,8 @@ wf_tv *ir_full(wf_fusion *f, wf_dtype t, double fv, int64_t iv, bool is_int) {
 
 bool ir_scalar_to(wf_fusion *f, const ir_scalar *s, wf_dtype t, ir_scalar *out) {
     out->dtype = t;
-    bool sf = is_float_t(s->dtype);
-    if (is_float_t(t)) {
+    bool sf = ir_dtype_is_float(s->dtype);
+    if (ir_dtype_is_float(t)) {
         double x = sf ? s->f : (double)s->i;
         out->f = t == WF_F64 ? x : (double)(float)x; /* 16-bit ops compute in f32 */
         return true;
@@ -117,7 +109,7 @@ void ir_print_scalar(sbuf *b, const ir_scalar *s) {
     sbuf_printf(b, "%s(", ir_dtype_short(s->dtype));
     if (s->dtype == WF_BOOL)
         sbuf_puts(b, s->i ? "true" : "false");
-    else if (is_float_t(s->dtype))
+    else if (ir_dtype_is_float(s->dtype))
         sbuf_printf(b, s->dtype == WF_F64 ? "%.17g" : "%.9g", s->f);
     else
         sbuf_printf(b, "%lld", (long long)s->i);

@@ -119,10 +119,3 @@ const id_list *ir_alloc_domain(const wf_tv *tv) {
         return &tv->alloc;
     return tv->mem == WF_MEM_GLOBAL ? &tv->logical : &tv->loop;
 }
-
-bool ir_tv_uses_ptype(const wf_tv *tv, wf_ptype p) {
-    for (int i = 0; i < tv->loop.n; i++)
-        if (tv->loop.ptr[i]->ptype == p)
-            return true;
-    return false;
-}

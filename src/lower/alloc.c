@@ -1,10 +1,5 @@
 /*
- * alloc.c -- the parallel-dimension map, and allocation of intermediates.
- *
- * lower_pdims: requires loops; provides, per thread/block dimension, the
- * launch extent (the largest extent of a loop parallelized on it) and
- * whether every such loop has that same extent (if not, the smaller loops
- * are predicated).
+ * alloc.c -- allocation of intermediates.
  *
  * lower_alloc: requires loops and pdims; provides an ALLOC node per
  * intermediate tensor, placed at its compute-at scope, sized by seed 000's
@@ -16,43 +11,13 @@
  * Tensor memory (seed 000) is 2-D: allocation IDs left of the dim-separator
  * give lanes (at most 128), the others columns of 32-bit cells (at most
  * 512, allocated in powers of two of at least 32), one region per tensor.
- * Last it lowers the reductions' allocations and init statements
- * (lower/reduce.c), whose block workspace comes after every shared tensor.
+ * The next pass, reduce (lower/reduce.c), lowers the reductions'
+ * allocations and init statements, whose block workspace comes after every
+ * shared tensor.
  */
 #include "lower/lower_int.h"
 
 #include <stdio.h>
-
-static const wf_val *max_extent(lower_ctx *c, const wf_val *x, const wf_val *y, bool *exact) {
-    if (!x)
-        return y;
-    if (val_equal(x, y))
-        return x;
-    *exact = false;
-    if (val_is_const(x) && val_is_const(y))
-        return x->c > y->c ? x : y;
-    /* Symbolic and different: the launch extent is found at run time. */
-    (void)c;
-    return val_is_const(x) ? y : x;
-}
-
-bool lower_pdims(lower_ctx *c) {
-    for (int d = 0; d < NPDIMS; d++)
-        c->pdim_exact[d] = true;
-    for (int g = 0; g < c->loops.ngroups; g++) {
-        kir_node *n = c->group_loop[g];
-        int d = n ? lower_pdim_index(n->u.loop.ptype) : -1;
-        if (d < 0)
-            continue;
-        c->pdim[d] = max_extent(c, c->pdim[d], n->u.loop.extent, &c->pdim_exact[d]);
-        if (c->pdim[d] == n->u.loop.extent)
-            c->pdim_id[d] = n->u.loop.id;
-    }
-    for (int d = 0; d < NPDIMS; d++)
-        if (!c->pdim[d])
-            c->pdim[d] = val_const(c->a, 1);
-    return true;
-}
 
 /* Position and parallel type of an allocation ID: its own loop position, or
    that of the loop ID it is exactly mapped to; right of everything if none.
@@ -347,5 +312,5 @@ bool lower_alloc(lower_ctx *c) {
         smem_end = val_add(a, smem_end, val_const(a, c->out->smem_align - 16));
     c->out->smem = smem_end;
     c->out->launch.smem_bytes = val_is_const(smem_end) ? smem_end->c : -1;
-    return lower_reduce(c); /* reductions' init statements and block workspace */
+    return true;
 }

@@ -99,8 +99,7 @@ static void print_reduce(sbuf *b, const kir_stmt *s) {
         sbuf_puts(b, s->red == KRED_GRID ? "] = grid_" : "] = block_");
         for (int d = 0; d < 6; d++)
             if ((d < 3 ? s->red_tids : s->red_bids << 3) & (1u << d))
-                sbuf_printf(b, "%s",
-                            (const char *[]){"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"}[d]);
+                sbuf_puts(b, ir_ptype_name((wf_ptype)(d < 3 ? WF_TIDX + d : WF_BIDX + d - 3)));
         sbuf_puts(b, " ");
     } else
         sbuf_puts(b, "] = ");

@@ -5,8 +5,9 @@
  * the groups' dense numbers and promoted IDs (analysis/loopgraph.c) and the
  * kir tree. Each op runs in the loops of its output's loop domain; loops
  * already open are reused, the rest are opened
- * (sort.c made the ops that share a loop contiguous). Last, check.c checks
- * that no statement sits in two loops of one thread/block type.
+ * (sort.c made the ops that share a loop contiguous). The next pass,
+ * check-loops (check.c), checks that no statement sits in two loops of one
+ * thread/block type.
  * A group's loop iterates its promoted ID: the member with the resolved (not
  * broadcast) extent.
  */
@@ -149,5 +150,5 @@ bool lower_loops(lower_ctx *c) {
     for (int k = 0; k < c->order.n; k++)
         if (!place(c, c->order.ptr[k], stack, &depth, gp))
             return false;
-    return lower_check_loops(c);
+    return true;
 }

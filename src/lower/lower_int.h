@@ -45,7 +45,7 @@ bool lower_pdims(lower_ctx *c);
 bool lower_alloc(lower_ctx *c);
 bool lower_index(lower_ctx *c);
 bool lower_predicate(lower_ctx *c);
-/* reduce.c: the end of the alloc pass (before index): each reduction's init
+/* reduce.c: the pass after alloc (before index): each reduction's init
    statement, the kind of its combine step, the block reductions' shared-memory
    workspace after every shared tensor. */
 bool lower_reduce(lower_ctx *c);

@@ -26,8 +26,9 @@ typedef struct {
 
 static const lower_pass passes[] = {
     {"check", lower_check_fusion, false}, {"sort", lower_sort, false},
-    {"loops", lower_loops, false},        {"pdims", lower_pdims, false},
-    {"alloc", lower_alloc, false},        {"index", lower_index, false},
+    {"loops", lower_loops, false},        {"check-loops", lower_check_loops, false},
+    {"pdims", lower_pdims, false},        {"alloc", lower_alloc, false},
+    {"reduce", lower_reduce, false},      {"index", lower_index, false},
     {"copy", lower_copy_index, false},    {"predicate", lower_predicate, true},
     {"sync", lower_sync, true},           {"place", lower_copy_place, false},
     {"tmem", lower_tmem, false},          {"launch", lower_launch, false},

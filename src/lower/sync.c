@@ -164,7 +164,6 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) 
    block dimension only block 0 writes (predicate.c). Within a block, a read
    of cells other threads wrote gets a barrier like shared memory. */
 static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
-    static const char *const dims[NPDIMS] = {"TIDx", "TIDy", "TIDz", "BIDx", "BIDy", "BIDz"};
     for (int d = 3; d < NPDIMS; d++) {
         const wf_iterdomain *wa = axis_of(c, p, d, true), *ra = axis_of(c, reader, d, false);
         if (val_is_const_eq(c->pdim[d], 1) || (wa && ra && same_axis(c, wa, ra)))
@@ -183,8 +182,8 @@ static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader)
                  "other blocks write the cells it reads, which needs a grid-wide sync; "
                  "parallelize exactly mapped axes of both on %s, or compute T%d in a separate "
                  "fusion",
-                 reader->id, p->id, dims[d], p->id, wa ? sbuf_str(&sw) : "none", reader->id,
-                 ra ? sbuf_str(&sr) : "none", dims[d], reader->id);
+                 reader->id, p->id, lower_pdim_table[d].name, p->id, wa ? sbuf_str(&sw) : "none",
+                 reader->id, ra ? sbuf_str(&sr) : "none", lower_pdim_table[d].name, reader->id);
         sbuf_free(&sw);
         sbuf_free(&sr);
         return false;

@@ -73,6 +73,12 @@ typedef union ix_value {
     int64_t i;
 } ix_value;
 typedef enum { IX_CT_FLOAT, IX_CT_DOUBLE, IX_CT_INT } ix_ctype; /* what an op computes in */
+/* Floats in their compute type (f32 for the 16-bit ones, f64), the rest in int64. */
+static inline ix_ctype ix_ctype_of(wf_dtype t) {
+    return !ir_dtype_is_float(t)            ? IX_CT_INT
+           : ir_dtype(t)->compute == WF_F64 ? IX_CT_DOUBLE
+                                            : IX_CT_FLOAT;
+}
 ix_value ix_load(wf_dtype t, const unsigned char *p);
 void ix_store(wf_dtype t, unsigned char *p, ix_value v);
 ix_value ix_convert(ix_value v, wf_dtype from, wf_dtype to);

@@ -25,12 +25,6 @@
 
 #include "base/half.h"
 
-static ix_ctype ctype_of(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 ? IX_CT_FLOAT
-           : t == WF_F64                              ? IX_CT_DOUBLE
-                                                      : IX_CT_INT;
-}
-
 ix_value ix_load(wf_dtype t, const unsigned char *p) {
     ix_value v = {0};
     uint16_t h;
@@ -117,30 +111,10 @@ void ix_store(wf_dtype t, unsigned char *p, ix_value v) {
 
 /* ---- conversions ---- */
 
-static void int_range(wf_dtype t, int64_t *lo, int64_t *hi) {
-    switch (t) {
-    case WF_I8:
-        *lo = INT8_MIN, *hi = INT8_MAX;
-        break;
-    case WF_I16:
-        *lo = INT16_MIN, *hi = INT16_MAX;
-        break;
-    case WF_I32:
-        *lo = INT32_MIN, *hi = INT32_MAX;
-        break;
-    case WF_U8:
-        *lo = 0, *hi = UINT8_MAX;
-        break;
-    default:
-        *lo = INT64_MIN, *hi = INT64_MAX;
-        break;
-    }
-}
-
-/* cvt.rzi.sat: (double)hi may round up (2^63), and every double below it fits. */
+/* cvt.rzi.sat to integer type t: (double)hi may round up (2^63), and every
+   double below it fits. */
 static int64_t saturate(double x, wf_dtype t) {
-    int64_t lo, hi;
-    int_range(t, &lo, &hi);
+    int64_t lo = ir_dtype(t)->lo, hi = ir_dtype(t)->hi;
     if (x != x)
         return 0;
     if (x <= (double)lo)
@@ -152,7 +126,7 @@ static int64_t saturate(double x, wf_dtype t) {
 
 /* v (in `from`'s compute type) in `to`'s compute type, before storing. */
 ix_value ix_convert(ix_value v, wf_dtype from, wf_dtype to) {
-    ix_ctype f = ctype_of(from), c = ctype_of(to);
+    ix_ctype f = ix_ctype_of(from), c = ix_ctype_of(to);
     double x = f == IX_CT_FLOAT ? (double)v.f : v.d;
     ix_value r = v;
     if (c == IX_CT_INT && f != IX_CT_INT)
@@ -274,7 +248,7 @@ static const struct {
 };
 
 bool ix_op_valid(op_kind kind, int sub, wf_dtype out) {
-    bool intg = ctype_of(out) == IX_CT_INT;
+    bool intg = ix_ctype_of(out) == IX_CT_INT;
     if (kind == OP_UNARY)
         return (unsigned)sub < sizeof unary_ops / sizeof *unary_ops &&
                (intg ? unary_ops[sub].intg != NULL : unary_ops[sub].flt != NULL);
@@ -285,7 +259,7 @@ bool ix_op_valid(op_kind kind, int sub, wf_dtype out) {
 
 /* Operands already in t's compute type; ix_op_valid(sub, t) holds. */
 ix_value ix_unary(int op, ix_value v, wf_dtype t) {
-    switch (ctype_of(t)) {
+    switch (ix_ctype_of(t)) {
     case IX_CT_FLOAT:
         v.f = (float)unary_ops[op].flt((double)v.f);
         break;
@@ -309,7 +283,7 @@ static int order(ix_value a, ix_value b, ix_ctype c) {
 
 /* IEEE comparisons: every one but != is false on NaN (C and CUDA alike). */
 static ix_value compare(int op, ix_value a, ix_value b, wf_dtype t) {
-    int o = order(a, b, ctype_of(t));
+    int o = order(a, b, ix_ctype_of(t));
     ix_value r = {0};
     switch (op) {
     case WF_EQ:
@@ -336,7 +310,7 @@ static ix_value compare(int op, ix_value a, ix_value b, wf_dtype t) {
 
 ix_value ix_scalar(const ir_scalar *s) {
     ix_value v = {0};
-    switch (ctype_of(s->dtype)) {
+    switch (ix_ctype_of(s->dtype)) {
     case IX_CT_FLOAT:
         v.f = (float)s->f;
         break;
@@ -354,7 +328,7 @@ ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t) {
     ix_value r = {0};
     if (ir_binary_is_compare(op))
         return compare(op, a, b, t);
-    switch (ctype_of(t)) {
+    switch (ix_ctype_of(t)) {
     case IX_CT_FLOAT:
         r.f = (float)binary_ops[op].flt((double)a.f, (double)b.f);
         break;

@@ -3,18 +3,18 @@
  * reduction, with the generated CUDA's semantics and order.
  *
  * Values are held in the output's compute type (float for f32 and 16-bit
- * floats, double, int64), as the CUDA code holds them. The initial values
- * and the NaN rule (max and min return a NaN operand: (a != a || a > b) ?
- * a : b) are codegen/reduce.c's. A block reduction runs for the whole block
- * at once, which the lockstep executor makes natural: every thread's
- * contribution (its input where the read predicate holds, else the initial
- * value), then per group of threads that differ only in the reduced dims
- * the same tree as wf_block_reduce -- for s = P/2, ..., 1 (P the least power
- * of two >= the group's size R), w[r] = op(w[r], w[r + s]) for r < s and
- * r + s < R -- so that results are the GPU's bit for bit; then the threads
- * whose write predicate holds fold the result into the output. A block
- * reduction that only some threads of the block reach would hang the GPU
- * (its barriers): it is reported.
+ * floats, double, int64), as the CUDA code holds them. The initial values are
+ * the IR's (ir_reduce_init_value, as codegen's); the NaN rule (max and min
+ * return a NaN operand: (a != a || a > b) ? a : b) is codegen/reduce.c's. A
+ * block reduction runs for the whole block at once, which the lockstep
+ * executor makes natural: every thread's contribution (its input where the
+ * read predicate holds, else the initial value), then per group of threads
+ * that differ only in the reduced dims the same tree as wf_block_reduce --
+ * for s = P/2, ..., 1 (P the least power of two >= the group's size R),
+ * w[r] = op(w[r], w[r + s]) for r < s and r + s < R -- so that results are the
+ * GPU's bit for bit; then the threads whose write predicate holds fold the
+ * result into the output. A block reduction that only some threads of the
+ * block reach would hang the GPU (its barriers): it is reported.
  */
 #include "base/heap.h"
 #include "runtime/interp_int.h"
@@ -23,41 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static ix_ctype ctype(wf_dtype t) {
-    return t == WF_F32 || t == WF_F16 || t == WF_BF16 ? IX_CT_FLOAT
-           : t == WF_F64                              ? IX_CT_DOUBLE
-                                                      : IX_CT_INT;
-}
-
-static int64_t int_limit(wf_dtype t, bool hi) {
-    switch (t) {
-    case WF_I8:
-        return hi ? INT8_MAX : INT8_MIN;
-    case WF_I16:
-        return hi ? INT16_MAX : INT16_MIN;
-    case WF_I32:
-        return hi ? INT32_MAX : INT32_MIN;
-    case WF_I64:
-        return hi ? INT64_MAX : INT64_MIN;
-    case WF_U8:
-        return hi ? UINT8_MAX : 0;
-    default:
-        return hi ? 1 : 0; /* bool */
-    }
-}
-
+/* The reduction's identity (ir_reduce_init_value) in t's compute type. */
 static ix_value init_value(int op, wf_dtype t) {
     ix_value v = {0};
-    double x = op == WF_ADD ? 0 : op == WF_MUL ? 1 : op == WF_MAX ? -INFINITY : INFINITY;
-    switch (ctype(t)) {
+    ir_scalar s = ir_reduce_init_value(op, t);
+    switch (ix_ctype_of(t)) {
     case IX_CT_FLOAT:
-        v.f = (float)x;
+        v.f = (float)s.f;
         break;
     case IX_CT_DOUBLE:
-        v.d = x;
+        v.d = s.f;
         break;
     case IX_CT_INT:
-        v.i = op == WF_ADD ? 0 : op == WF_MUL ? 1 : int_limit(t, op == WF_MIN);
+        v.i = s.i;
         break;
     }
     return v;
@@ -67,7 +45,7 @@ static ix_value combine(int op, ix_value a, ix_value b, wf_dtype t) {
     if (op == WF_ADD || op == WF_MUL)
         return ix_binary(op, a, b, t);
     bool mx = op == WF_MAX, first;
-    switch (ctype(t)) {
+    switch (ix_ctype_of(t)) {
     case IX_CT_FLOAT:
         first = a.f != a.f || (mx ? a.f > b.f : a.f < b.f);
         break;

@@ -139,47 +139,6 @@ tir_expr *tir_subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
     return tir_simplify(s, c);
 }
 
-static tir_stmt *subst_seq(wf_tir *s, const tir_stmt *st, tir_stmt *c, int n, tir_var *const *from,
-                           tir_expr *const *to) {
-    for (int i = 0; i < st->seq.n; i++) {
-        tir_stmt *x = tir_subst_stmt(s, st->seq.ptr[i], n, from, to);
-        if (!x || !tir_seq_push(s, c, x))
-            return NULL;
-    }
-    return c;
-}
-
-/* Copies a store, loop or sequence (blocks are not copied: callers move them). */
-tir_stmt *tir_subst_stmt(wf_tir *s, const tir_stmt *st, int n, tir_var *const *from,
-                         tir_expr *const *to) {
-    tir_stmt *c = tir_stmt_new(s, st->kind);
-    if (!c)
-        return NULL;
-    switch (st->kind) {
-    case TS_SEQ:
-        return subst_seq(s, st, c, n, from, to);
-    case TS_FOR:
-        *c = *st;
-        c->body = tir_subst_stmt(s, st->body, n, from, to);
-        if (c->body)
-            c->body->parent = c;
-        return c->body ? c : NULL;
-    case TS_STORE:
-        *c = *st;
-        c->idx = ARENA_ARRAY(&s->arena, tir_expr *, st->nidx);
-        if (!c->idx)
-            return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
-        for (int i = 0; i < st->nidx; i++)
-            if (!(c->idx[i] = tir_subst(s, st->idx[i], n, from, to)))
-                return NULL;
-        c->value = tir_subst(s, st->value, n, from, to);
-        return c->value ? c : NULL;
-    case TS_BLOCK:
-        break;
-    }
-    return wf_fail(&s->err, WF_ERR_UNSUPPORTED, "not supported yet: copying a nested block");
-}
-
 /* ---- simplification ---- */
 
 static bool is_const(const tir_expr *e, int64_t v) {

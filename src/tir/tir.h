@@ -173,8 +173,6 @@ const char *tir_scope_name(tir_scope sc);
 /* ---- expr.c: expression utilities ---- */
 /* A copy of e with every variable in from[i] replaced by the expression to[i]. */
 tir_expr *tir_subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from, tir_expr *const *to);
-tir_stmt *tir_subst_stmt(wf_tir *s, const tir_stmt *st, int n, tir_var *const *from,
-                         tir_expr *const *to);
 /* Folds constants and x*1, x+0, 0*x: the forms TVM's simplifier prints. */
 tir_expr *tir_simplify(wf_tir *s, tir_expr *e);
 bool tir_expr_equal(const tir_expr *a, const tir_expr *b);

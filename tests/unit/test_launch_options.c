@@ -15,7 +15,8 @@
 #include "harness.h"
 
 static const char *const all_passes =
-    "check, sort, loops, pdims, alloc, index, copy, predicate, sync, place, tmem, launch";
+    "check, sort, loops, check-loops, pdims, alloc, reduce, index, copy, predicate, sync, place, "
+    "tmem, launch";
 
 static wf_fusion *small_copy(void) {
     int64_t shape[1] = {32};
@@ -49,11 +50,11 @@ TEST(launch_options_parse_valid_lists) {
     lower_options o = {0, 0, 0, 0};
     wf_err e = {0};
     CHECK(lower_options_parse(&o, "index,launch", "sync", &e));
-    CHECK_EQ_I64(o.dump, (1u << 5) | (1u << 11));
-    CHECK_EQ_I64(o.skip, 1u << 8);
+    CHECK_EQ_I64(o.dump, (1u << 7) | (1u << 13));
+    CHECK_EQ_I64(o.skip, 1u << 10);
     CHECK(lower_options_parse(&o, "all", "all", &e));
-    CHECK_EQ_I64(o.dump, (1u << 12) - 1);
-    CHECK_EQ_I64(o.skip, (1u << 7) | (1u << 8));
+    CHECK_EQ_I64(o.dump, (1u << 14) - 1);
+    CHECK_EQ_I64(o.skip, (1u << 9) | (1u << 10));
     CHECK(lower_options_parse(&o, "", NULL, &e));
     CHECK_EQ_I64(o.dump, 0);
     CHECK_EQ_I64(e.code, WF_OK);
@@ -62,7 +63,7 @@ TEST(launch_options_parse_valid_lists) {
 /* A pass that returns false without an error is a bug: say so and name it. */
 TEST(launch_options_silent_pass_failure_is_an_internal_error) {
     wf_fusion *f = small_copy();
-    lower_options o = {0, 0, 0, 1u << 5}; /* index fails silently */
+    lower_options o = {0, 0, 0, 1u << 7}; /* index fails silently */
     wf_kernel *k = api_compile(f, NULL, &o);
     CHECK(k == NULL);
     wf_kernel_free(k);
@@ -70,6 +71,29 @@ TEST(launch_options_silent_pass_failure_is_an_internal_error) {
     CHECK_STR(wf_fusion_error(f), "internal error: the lowering pass 'index' failed without "
                                   "saying why (a bug in weft; please report it with the fusion)");
     wf_fusion_free(f);
+}
+
+/* The loop checks and the reductions' lowering are rows of the pass list (they
+   were tail calls of loops and alloc): each is named when it fails. */
+TEST(launch_options_loop_checks_and_reductions_are_passes_of_their_own) {
+    static const struct {
+        unsigned bit;
+        const char *msg;
+    } want[] = {
+        {3, "internal error: the lowering pass 'check-loops' failed without saying why (a bug in "
+            "weft; please report it with the fusion)"},
+        {6, "internal error: the lowering pass 'reduce' failed without saying why (a bug in "
+            "weft; please report it with the fusion)"},
+    };
+    for (int i = 0; i < 2; i++) {
+        wf_fusion *f = small_copy();
+        lower_options o = {0, 0, 0, 1u << want[i].bit};
+        wf_kernel *k = api_compile(f, NULL, &o);
+        CHECK(k == NULL);
+        wf_kernel_free(k);
+        CHECK_STR(wf_fusion_error(f), want[i].msg);
+        wf_fusion_free(f);
+    }
 }
 
 /* In a child run with WF_DUMP / WF_SKIP set: compile and print the outcome. */
@@ -126,5 +150,14 @@ TEST(launch_options_env_dump_prints_the_named_pass) {
     CHECK(run_probe("WF_DUMP", "launch", out, sizeof out));
     CHECK_HAS(out, "== kernel IR after launch\n");
     CHECK_LACKS(out, "== kernel IR after index\n");
+    CHECK_HAS(out, "probe: WF_OK: \n");
+}
+
+TEST(launch_options_env_dump_of_the_new_rows) {
+    char out[16384];
+    CHECK(run_probe("WF_DUMP", "check-loops,reduce", out, sizeof out));
+    CHECK_HAS(out, "== kernel IR after check-loops\n");
+    CHECK_HAS(out, "== kernel IR after reduce\n");
+    CHECK_LACKS(out, "== kernel IR after alloc\n");
     CHECK_HAS(out, "probe: WF_OK: \n");
 }
