@@ -196,7 +196,7 @@
    mbarrier ("deadlock: block (..) waits on mbarrier N for phase P, which
    never completes"). Being fixed on another branch. Counted as known: an
    executor error naming an mbarrier or a deadlock in such a case. */
-#define KNOWN_TMA_THREAD_ISSUE_DEADLOCK 1
+#define KNOWN_TMA_THREAD_ISSUE_DEADLOCK 0
 
 /* F19 (issue 18; being fixed on another branch) reductions crash with a
    cache_after of a reduction's result and with an rfactor of an rfactor
@@ -226,7 +226,7 @@
    2 loop axes" (-s 31 -c 1006: fuse(i, j), cache_write, rfactor(k, 0)).
    Counted as known: such a message, or "internal error", in a case that
    called rfactor or reorder. */
-#define KNOWN_TIR_INTERNAL_ERROR 1
+#define KNOWN_TIR_INTERNAL_ERROR 0
 
 /* F21 (TensorIR fuzzer) reverse_compute_at of a consumer (or compute_at)
    under a producer's reduction loop is accepted by the schedule, and the
@@ -236,6 +236,6 @@
    TVM refuses the primitive itself; weft should too, naming the loop.
    Counted as known: such a message in a case that called compute_at or
    reverse_compute_at. */
-#define KNOWN_TIR_COMPUTE_AT_REDUCTION_LOOP 1
+#define KNOWN_TIR_COMPUTE_AT_REDUCTION_LOOP 0
 
 #endif
