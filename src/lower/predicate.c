@@ -98,7 +98,13 @@ static bool guard(lower_ctx *c, kir_node *s) {
     if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
         return true;
     const wf_val *cover = coverage(c, s), *bounds = fills ? NULL : s->u.stmt.pred;
-    if (s->u.stmt.red == KRED_FINAL) { /* not the single writer's threadIdx.x == 0 */
+    /* The init and the store of the result sit inside the thread loops of the
+       reduced axes, which hold no data: the accumulator's cell does not depend
+       on them. Their coverage and bounds along those loops go, as the
+       combine's do (it runs in every thread of the block): an init kept to
+       threadIdx.x < 1 left the other threads' accumulators unwritten for
+       the combine to read. Not the single writer's threadIdx.x == 0. */
+    if (s->u.stmt.red == KRED_INIT || s->u.stmt.red == KRED_FINAL) {
         cover = lower_reduce_final_pred(c, s, cover);
         bounds = lower_reduce_final_pred(c, s, bounds);
     }

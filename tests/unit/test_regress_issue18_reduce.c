@@ -91,3 +91,57 @@ TEST(issue18_cache_after_of_a_middle_sum_maps_both_dims) {
     wf_kernel_free(rc_check(TS, f, NULL, 0));
     wf_fusion_free(f);
 }
+
+/* ---- 5: the accumulator init of a block reduction with an allocation domain ----
+   s = sum(a[n]) read by o = set(s), split 16 with the inner axis on TIDx,
+   rfactored, s in registers (or shared memory) with an explicit allocation
+   domain holding its reduction axes. With an explicit allocation domain the
+   init keeps its guards, and it was guarded by the reduced axis's bound,
+   threadIdx.x < n (n = 1), while the block reduction's combine, which reads
+   the accumulator, runs in all 16 threads: threads 1..15 read an unwritten
+   register. The reduced axes hold no data, so the init now drops their
+   bounds and coverage, as the combine does. before: the allocation domain
+   is set before the rfactor (then it is on the producer's axes' ancestors). */
+static wf_kernel *init_guard(test_state *ts_, int64_t n, wf_memtype mem, bool before) {
+    int64_t shape[1] = {n};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 1, shape), 1, (int[]){0});
+    wf_output(f, wf_set(s));
+    wf_tv_set_memory(s, mem);
+    wf_tv_split(s, 0, 16); /* [r(n/16), r16] */
+    wf_tv_parallelize(s, 1, WF_TIDX);
+    int nl;
+    if (before)
+        wf_tv_set_allocation_domain(s, 2, wf_tv_loop_domain(s, &nl), true);
+    CHECK(wf_tv_rfactor(s, 1, (int[]){0}) != NULL); /* s: [r16 TIDx] */
+    if (!before)
+        wf_tv_set_allocation_domain(s, 1, wf_tv_loop_domain(s, &nl), true);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = rc_check(ts_, f, NULL, 1e-5);
+    wf_fusion_free(f);
+    return k;
+}
+
+TEST(issue18_block_reduction_init_in_every_thread_with_an_allocation_domain) {
+    wf_kernel *k = init_guard(TS, 1, WF_MEM_LOCAL, false);
+    if (k) {
+        /* T1 is s, T3 its rfactor producer */
+        CHECK_HAS(wf_kernel_source(k), "  T1[0] = (float)0;\n  {\n    float wf_r = ");
+        CHECK_LACKS(wf_kernel_source(k), "if (threadIdx.x < 1) {\n    T1[0] = (float)0;");
+    }
+    wf_kernel_free(k);
+    /* not multiples of the split, and longer than one block */
+    wf_kernel_free(init_guard(TS, 5, WF_MEM_LOCAL, false));
+    wf_kernel_free(init_guard(TS, 37, WF_MEM_LOCAL, false));
+    wf_kernel_free(init_guard(TS, 64, WF_MEM_LOCAL, false));
+}
+
+TEST(issue18_block_reduction_init_allocation_domain_set_before_rfactor) {
+    wf_kernel_free(init_guard(TS, 1, WF_MEM_LOCAL, true));
+    wf_kernel_free(init_guard(TS, 21, WF_MEM_LOCAL, true));
+}
+
+TEST(issue18_block_reduction_init_in_shared_memory_with_an_allocation_domain) {
+    wf_kernel_free(init_guard(TS, 1, WF_MEM_SHARED, false));
+    wf_kernel_free(init_guard(TS, 37, WF_MEM_SHARED, true));
+}
