@@ -145,3 +145,143 @@ TEST(issue18_block_reduction_init_in_shared_memory_with_an_allocation_domain) {
     wf_kernel_free(init_guard(TS, 1, WF_MEM_SHARED, false));
     wf_kernel_free(init_guard(TS, 37, WF_MEM_SHARED, true));
 }
+/* ---- 4: rfactor of an rfactor producer ----
+   s = sum(a[n]), split 4, p = rfactor(s, {0}): p [r(n/4), i4] holds 4
+   partial sums, which s reads from p's loop ID i4 (made from p's logical
+   reduction ID). split(p, 0, 2), rfactor(p, {1}): q [i(n/8), r2, i4] and p
+   [r(n/8), i4], a two-level partial reduction. p no longer reduces the
+   logical ID its i4 was made from, so i4 becomes a new logical iteration ID of
+   p read from q's i4, and s reads that one; it kept reading the old i4, and
+   wf_compile failed (no path in the IterDomain graph). */
+static void rfactor_twice(test_state *ts_, int64_t n, bool tidx, bool split_partial) {
+    int64_t shape[1] = {n};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 1, shape), 1, (int[]){0});
+    wf_output(f, s);
+    wf_tv_split(s, 0, 4);
+    if (tidx)
+        wf_tv_parallelize(s, 1, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(s, 1, (int[]){0}); /* p [r(n/4), i4], s [r4] */
+    CHECK(p != NULL);
+    if (split_partial)
+        wf_tv_split(p, 1, 2); /* the partial axis: [r(n/4), i2, i2] */
+    wf_tv_split(p, 0, 2);     /* [r(n/8), r2, ...] */
+    wf_tv *q = wf_tv_rfactor(p, 1, (int[]){1});
+    CHECK(q != NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    if (!q) {
+        printf("  %s\n", wf_fusion_error(f));
+        wf_fusion_free(f);
+        return;
+    }
+    int np, nq;
+    wf_iterdomain *const *pl = wf_tv_logical_domain(p, &np);
+    wf_tv_loop_domain(q, &nq);
+    CHECK_EQ_I64(np, 2); /* [r(n/8), i4] */
+    CHECK(wf_iterdomain_is_reduction(pl[0]));
+    CHECK(!wf_iterdomain_is_reduction(pl[1]));
+    CHECK_EQ_I64(wf_iterdomain_extent(pl[1]), 4);
+    CHECK_EQ_I64(nq, split_partial ? 4 : 3);
+    CHECK(wf_tv_definition_input(p, 0) == q);
+    CHECK(wf_tv_definition_input(s, 0) == p);
+    wf_kernel *k = rc_check(ts_, f, NULL, 1e-5);
+    if (k && n == 64 && !tidx && !split_partial) {
+        const char *src = wf_kernel_source(k);
+        CHECK_HAS(src, "float T3[32];"); /* q: 8 x 4 partials */
+        CHECK_HAS(src, "float T2[4];");  /* p: 4 */
+        CHECK_HAS(src, "T2[i4] = wf_radd((float)T2[i4], (float)T3[i3 * 4 + i4]);");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(issue18_rfactor_of_an_rfactor_producer) {
+    rfactor_twice(TS, 64, false, false);
+    rfactor_twice(TS, 70, false, false); /* not a multiple of 4 or 8 */
+    rfactor_twice(TS, 5, false, false);
+}
+
+TEST(issue18_rfactor_of_an_rfactor_producer_partials_on_threads) {
+    rfactor_twice(TS, 64, true, false);
+    rfactor_twice(TS, 37, true, false);
+}
+
+/* p's partial axis split after the first rfactor: s reads i4, which is no
+   longer a loop ID of p; the split is replayed onto p's new logical i4. */
+TEST(issue18_rfactor_of_an_rfactor_producer_whose_partial_axis_is_split) {
+    rfactor_twice(TS, 64, false, true);
+    rfactor_twice(TS, 29, false, true);
+}
+
+/* Rows on blocks, a symbolic row length: [i3, r n] split 32 (TIDx) then 4;
+   three levels of max: q per thread over 4, p over the rest, s per block. */
+TEST(issue18_rfactor_of_an_rfactor_producer_rows_symbolic_max) {
+    int64_t shape[2] = {3, -1};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *m = wf_max(wf_input(f, WF_F32, 2, shape), 1, (int[]){1});
+    wf_output(f, m);
+    wf_tv_split(m, 1, 32); /* [i3, r(n/32), r32] */
+    wf_tv_parallelize(m, 0, WF_BIDX);
+    wf_tv_parallelize(m, 2, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(m, 1, (int[]){1}); /* p [i3, r(n/32), i32] */
+    CHECK(p != NULL);
+    wf_tv_split(p, 1, 4); /* [i3, r(n/128), r4, i32] */
+    wf_tv *q = wf_tv_rfactor(p, 1, (int[]){2});
+    CHECK(q != NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_inline_most(f);
+    for (int64_t n = 1; n <= 300; n += 37) {
+        int64_t sym[8] = {0, n};
+        wf_kernel_free(rc_check(TS, f, sym, 1e-6));
+    }
+    wf_fusion_free(f);
+}
+
+/* Four levels on integers (exact): s reads p's partials, p q's, q r's; then
+   p, which reads partials and is read as partials, is rfactored again (its
+   partial axis is then a logical one, kept as it is: p2 copies it). */
+TEST(issue18_rfactor_of_an_rfactor_producer_four_levels_i32) {
+    for (int64_t n = 61; n <= 64; n++) {
+        int64_t shape[1] = {n};
+        wf_fusion *f = wf_fusion_new();
+        wf_tv *s = wf_sum(wf_input(f, WF_I32, 1, shape), 1, (int[]){0});
+        wf_output(f, s);
+        wf_tv_split(s, 0, 2);
+        wf_tv *p = wf_tv_rfactor(s, 1, (int[]){0}); /* p [r(n/2), i2] */
+        wf_tv_split(p, 0, 12);
+        wf_tv *q = wf_tv_rfactor(p, 1, (int[]){1}); /* q [i(n/24), r12, i2] p [r(n/24), i2] */
+        wf_tv_split(q, 1, 3);
+        wf_tv *r = wf_tv_rfactor(q, 1, (int[]){2}); /* r [i(n/24), i4, r3, i2] */
+        CHECK(p && q && r);
+        CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+        wf_kernel_free(rc_check(TS, f, NULL, 0));
+        wf_tv_split(p, 0, 2); /* p [r(n/48), r2, i2] */
+        wf_tv *p2 = wf_tv_rfactor(p, 1, (int[]){0});
+        CHECK(p2 != NULL);
+        CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+        wf_kernel_free(rc_check(TS, f, NULL, 0));
+        wf_fusion_free(f);
+    }
+}
+
+/* A partial axis merged with an iteration axis of the rows cannot become a
+   logical axis of its own: refused at the call, naming both. */
+TEST(issue18_rfactor_of_an_rfactor_producer_with_a_merged_partial_refused) {
+    int64_t shape[2] = {3, 64};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, (int[]){1});
+    wf_output(f, s);
+    wf_tv_split(s, 1, 4); /* [i3, r16, r4] */
+    wf_tv *p = wf_tv_rfactor(s, 1, (int[]){1}); /* p [i3, r16, i4] */
+    CHECK(p != NULL);
+    wf_tv_reorder_all(p, (int[]){0, 2, 1}); /* [i3, i4, r16] */
+    wf_tv_merge(p, 0);                      /* [i12, r16] */
+    wf_tv_split(p, 1, 2);
+    CHECK(wf_tv_rfactor(p, 1, (int[]){2}) == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_fusion_error(f),
+              "T2.rfactor: not supported yet: T2 is an rfactor producer whose axes iS6{3} and "
+              "iS9{4} merge a partial-result axis T1 reads with another axis; rfactor T2 before "
+              "merging them, or rfactor the reduction T1 instead");
+    wf_fusion_free(f);
+}
