@@ -93,29 +93,32 @@ TEST(issue18_cache_after_of_a_middle_sum_maps_both_dims) {
 }
 
 /* ---- 5: the accumulator init of a block reduction with an allocation domain ----
-   s = sum(a[n]) read by o = set(s), split 16 with the inner axis on TIDx,
-   rfactored, s in registers (or shared memory) with an explicit allocation
-   domain holding its reduction axes. With an explicit allocation domain the
-   init keeps its guards, and it was guarded by the reduced axis's bound,
-   threadIdx.x < n (n = 1), while the block reduction's combine, which reads
-   the accumulator, runs in all 16 threads: threads 1..15 read an unwritten
-   register. The reduced axes hold no data, so the init now drops their
-   bounds and coverage, as the combine does. before: the allocation domain
-   is set before the rfactor (then it is on the producer's axes' ancestors). */
+   s = sum(a[3, n], {1}) read by o = set(s), split 16 with the inner axis on
+   TIDx, rfactored, s in registers (or shared memory), its iteration axis
+   split 2 (3 is not a multiple), and an explicit allocation domain holding
+   its reduction axis: its logical domain [i3, r16]. Such an allocation
+   domain keeps the init's guards (the split's tail would overrun it), and
+   the init was also guarded by the reduced axis's bound, threadIdx.x < n
+   (n = 1), while the block reduction's combine, which reads the accumulator,
+   runs in all 16 threads: threads 1..15 read an unwritten register. The
+   reduced axes hold no data, so the init now drops their bounds and
+   coverage, as the combine does. before: the allocation domain is set
+   before the rfactor, on the loop axes. */
 static wf_kernel *init_guard(test_state *ts_, int64_t n, wf_memtype mem, bool before) {
-    int64_t shape[1] = {n};
+    int64_t shape[2] = {3, n};
     wf_fusion *f = wf_fusion_new();
-    wf_tv *s = wf_sum(wf_input(f, WF_F32, 1, shape), 1, (int[]){0});
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, (int[]){1});
     wf_output(f, wf_set(s));
     wf_tv_set_memory(s, mem);
-    wf_tv_split(s, 0, 16); /* [r(n/16), r16] */
-    wf_tv_parallelize(s, 1, WF_TIDX);
+    wf_tv_split(s, 1, 16); /* [i3, r(n/16), r16] */
+    wf_tv_parallelize(s, 2, WF_TIDX);
     int nl;
     if (before)
-        wf_tv_set_allocation_domain(s, 2, wf_tv_loop_domain(s, &nl), true);
-    CHECK(wf_tv_rfactor(s, 1, (int[]){0}) != NULL); /* s: [r16 TIDx] */
+        wf_tv_set_allocation_domain(s, 3, wf_tv_loop_domain(s, &nl), true);
+    CHECK(wf_tv_rfactor(s, 1, (int[]){1}) != NULL); /* s: [i3, r16 TIDx] */
+    wf_tv_split(s, 0, 2);                            /* s: [i2, i2, r16 TIDx] */
     if (!before)
-        wf_tv_set_allocation_domain(s, 1, wf_tv_loop_domain(s, &nl), true);
+        wf_tv_set_allocation_domain(s, 2, wf_tv_logical_domain(s, &nl), true);
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
     wf_kernel *k = rc_check(ts_, f, NULL, 1e-5);
     wf_fusion_free(f);
@@ -124,11 +127,8 @@ static wf_kernel *init_guard(test_state *ts_, int64_t n, wf_memtype mem, bool be
 
 TEST(issue18_block_reduction_init_in_every_thread_with_an_allocation_domain) {
     wf_kernel *k = init_guard(TS, 1, WF_MEM_LOCAL, false);
-    if (k) {
-        /* T1 is s, T3 its rfactor producer */
-        CHECK_HAS(wf_kernel_source(k), "  T1[0] = (float)0;\n  {\n    float wf_r = ");
-        CHECK_LACKS(wf_kernel_source(k), "if (threadIdx.x < 1) {\n    T1[0] = (float)0;");
-    }
+    if (k) /* T1 is s: its init is bounded by the iteration split only */
+        CHECK_HAS(wf_kernel_source(k), "      if (i1 * 2 + i2 < 3) {\n        T1[i1 * 2 + i2] = (float)0;\n      }\n      {");
     wf_kernel_free(k);
     /* not multiples of the split, and longer than one block */
     wf_kernel_free(init_guard(TS, 5, WF_MEM_LOCAL, false));
@@ -145,6 +145,38 @@ TEST(issue18_block_reduction_init_in_shared_memory_with_an_allocation_domain) {
     wf_kernel_free(init_guard(TS, 1, WF_MEM_SHARED, false));
     wf_kernel_free(init_guard(TS, 37, WF_MEM_SHARED, true));
 }
+
+/* An rfactor producer with its loop domain reordered as its allocation
+   domain: max over dims 0 and 2 of [8, 2, 32], dim 0 split 16 on TIDy (8
+   valid), rfactored. Its partials are read by the block reduction in all 16
+   threads on TIDy, but its init was kept to threadIdx.y < 8 (an explicit
+   allocation domain kept the init's bounds): the other threads' partials
+   were never written (fuzz -s 7 -c 43593). An allocation domain of loop IDs
+   is as safe as the default one: the init fills every cell. */
+TEST(issue18_rfactor_producer_init_with_a_reordered_allocation_domain) {
+    int64_t shape[3] = {8, 2, 32};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *m = wf_max(wf_input(f, WF_F32, 3, shape), 2, (int[]){2, 0});
+    wf_output(f, m);
+    wf_tv_split(m, 0, 16); /* [r1, r16, i2, r32] */
+    wf_tv_parallelize(m, 1, WF_TIDY);
+    wf_tv *p = wf_tv_rfactor(m, 1, (int[]){0}); /* p [r1, i16 TIDy, i2, i32] */
+    CHECK(p != NULL);
+    wf_tv_parallelize(m, 1, WF_BIDX);
+    int n;
+    wf_iterdomain *const *lo = wf_tv_loop_domain(p, &n);
+    CHECK_EQ_I64(n, 4);
+    if (n == 4)
+        wf_tv_set_allocation_domain(p, 4, (wf_iterdomain *[]){lo[3], lo[1], lo[2], lo[0]}, true);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = rc_check(TS, f, NULL, 0);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "      T2[i1 * 2 + i0] = __int_as_float(0xff800000);\n      if (threadIdx.y < 8) {");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
 /* ---- 4: rfactor of an rfactor producer ----
    s = sum(a[n]), split 4, p = rfactor(s, {0}): p [r(n/4), i4] holds 4
    partial sums, which s reads from p's loop ID i4 (made from p's logical
