@@ -229,9 +229,8 @@ static bool find_partials(wf_tv *tv, id_transform **h, int nh, partials *pa) {
 
 /* The new logical ID of tv's partial axis id (made once), read from p's copy
    of it; the ID for a partial-made one replays its transform. */
-static wf_iterdomain *partial_id(wf_tv *tv, wf_iterdomain *id, wf_iterdomain **map,
-                                 partials *pa, id_list *logical, int *in_dim,
-                                 wf_iterdomain **rf_in) {
+static wf_iterdomain *partial_id(wf_tv *tv, wf_iterdomain *id, wf_iterdomain **map, partials *pa,
+                                 id_list *logical, int *in_dim, wf_iterdomain **rf_in) {
     wf_fusion *f = tv->f;
     if (pa->to[id->id])
         return pa->to[id->id];

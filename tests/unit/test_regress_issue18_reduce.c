@@ -116,7 +116,7 @@ static wf_kernel *init_guard(test_state *ts_, int64_t n, wf_memtype mem, bool be
     if (before)
         wf_tv_set_allocation_domain(s, 3, wf_tv_loop_domain(s, &nl), true);
     CHECK(wf_tv_rfactor(s, 1, (int[]){1}) != NULL); /* s: [i3, r16 TIDx] */
-    wf_tv_split(s, 0, 2);                            /* s: [i2, i2, r16 TIDx] */
+    wf_tv_split(s, 0, 2);                           /* s: [i2, i2, r16 TIDx] */
     if (!before)
         wf_tv_set_allocation_domain(s, 2, wf_tv_logical_domain(s, &nl), true);
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
@@ -128,7 +128,9 @@ static wf_kernel *init_guard(test_state *ts_, int64_t n, wf_memtype mem, bool be
 TEST(issue18_block_reduction_init_in_every_thread_with_an_allocation_domain) {
     wf_kernel *k = init_guard(TS, 1, WF_MEM_LOCAL, false);
     if (k) /* T1 is s: its init is bounded by the iteration split only */
-        CHECK_HAS(wf_kernel_source(k), "      if (i1 * 2 + i2 < 3) {\n        T1[i1 * 2 + i2] = (float)0;\n      }\n      {");
+        CHECK_HAS(
+            wf_kernel_source(k),
+            "      if (i1 * 2 + i2 < 3) {\n        T1[i1 * 2 + i2] = (float)0;\n      }\n      {");
     wf_kernel_free(k);
     /* not multiples of the split, and longer than one block */
     wf_kernel_free(init_guard(TS, 5, WF_MEM_LOCAL, false));
@@ -172,7 +174,9 @@ TEST(issue18_rfactor_producer_init_with_a_reordered_allocation_domain) {
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
     wf_kernel *k = rc_check(TS, f, NULL, 0);
     if (k)
-        CHECK_HAS(wf_kernel_source(k), "      T2[i1 * 2 + i0] = __int_as_float(0xff800000);\n      if (threadIdx.y < 8) {");
+        CHECK_HAS(
+            wf_kernel_source(k),
+            "      T2[i1 * 2 + i0] = __int_as_float(0xff800000);\n      if (threadIdx.y < 8) {");
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
@@ -303,7 +307,7 @@ TEST(issue18_rfactor_of_an_rfactor_producer_with_a_merged_partial_refused) {
     wf_fusion *f = wf_fusion_new();
     wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, shape), 1, (int[]){1});
     wf_output(f, s);
-    wf_tv_split(s, 1, 4); /* [i3, r16, r4] */
+    wf_tv_split(s, 1, 4);                       /* [i3, r16, r4] */
     wf_tv *p = wf_tv_rfactor(s, 1, (int[]){1}); /* p [i3, r16, i4] */
     CHECK(p != NULL);
     wf_tv_reorder_all(p, (int[]){0, 2, 1}); /* [i3, i4, r16] */
