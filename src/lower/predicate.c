@@ -91,15 +91,30 @@ static const wf_val *coverage(lower_ctx *c, kir_node *s) {
    registers (thread axes are not allocated in them), and with the default
    allocation (the loop domain) every index the init's loops make is inside
    the allocation, so neither the bounds nor the coverage predicate is
-   needed. An explicit allocation domain keeps both. The same holds for an
+   needed. So does an explicit allocation domain made of loop IDs only (the
+   loop domain reordered: fuzz -s 7 -c 43593, an rfactor producer whose
+   init was kept to threadIdx.y < 8 while the block reduction reading it
+   reads all 16 threads' partials); another one (the logical domain of a
+   split tensor, whose index the split's tail would overrun) keeps both. The same holds for an
    accumulator in shared memory (an rfactor producer a block reduction reads
    in every thread: fuzz -s 3 -c 118525), except that its thread axes are
    allocated: the coverage predicate keeps threads past a thread loop's
    extent out of the allocation, and one thread writes each cell. */
+static bool alloc_of_loop_ids(const wf_tv *t) {
+    for (int i = 0; i < t->alloc.n; i++) {
+        bool in_loop = false;
+        for (int j = 0; j < t->loop.n && !in_loop; j++)
+            in_loop = t->loop.ptr[j] == t->alloc.ptr[i];
+        if (!in_loop)
+            return false;
+    }
+    return true;
+}
+
 static bool init_fills_cell(const kir_stmt *s) {
     const wf_tv *t = s->op->out;
     return s->red == KRED_INIT && (t->mem == WF_MEM_LOCAL || t->mem == WF_MEM_SHARED) &&
-           t->alloc.n == 0;
+           alloc_of_loop_ids(t);
 }
 
 static bool guard(lower_ctx *c, kir_node *s) {
@@ -109,7 +124,13 @@ static bool guard(lower_ctx *c, kir_node *s) {
     if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
         return true;
     const wf_val *cover = coverage(c, s), *bounds = fills ? NULL : bounds_of(&s->u.stmt);
-    if (s->u.stmt.red == KRED_FINAL) { /* not the single writer's threadIdx.x == 0 */
+    /* The init and the store of the result sit inside the thread loops of the
+       reduced axes, which hold no data: the accumulator's cell does not depend
+       on them. Their coverage and bounds along those loops go, as the
+       combine's do (it runs in every thread of the block): an init kept to
+       threadIdx.x < 1 left the other threads' accumulators unwritten for
+       the combine to read. Not the single writer's threadIdx.x == 0. */
+    if (s->u.stmt.red == KRED_INIT || s->u.stmt.red == KRED_FINAL) {
         cover = lower_reduce_final_pred(c, s, cover);
         bounds = lower_reduce_final_pred(c, s, bounds);
     }

@@ -32,6 +32,22 @@ static bool identity_dims(ir_op *op, int n) {
     return true;
 }
 
+/* A reader of tv (operand k) now reads its cache c, whose logical domain is
+   tv's without the reductions: the positions the reader names (tv's
+   logical positions, in_dim) become c's, the count of tv's non-reduction
+   dims before them. A reader never reads a reduction dim (it holds no data). */
+static void reader_dims(ir_op *u, int k, const wf_tv *tv) {
+    for (int d = 0; d < u->out->logical.n; d++) {
+        int s = u->in_dim[k][d], to = -1;
+        if (s >= 0 && s < tv->logical.n && tv->logical.ptr[s]->itype != IT_REDUCTION) {
+            to = 0;
+            for (int j = 0; j < s; j++)
+                to += tv->logical.ptr[j]->itype != IT_REDUCTION;
+        }
+        u->in_dim[k][d] = to;
+    }
+}
+
 /* tv becomes a copy of a reduction computed by its cache: its reduction IDs
    (and loop axes derived from them) go; its consumers follow. */
 static bool drop_reductions(wf_tv *tv) {
@@ -89,8 +105,10 @@ wf_tv *sched_cache_after(wf_tv *tv) {
     for (int i = 0; i < nuses; i++) {
         ir_op *u = old_uses[i];
         for (int k = 0; k < u->nin; k++)
-            if (u->in[k] == tv)
+            if (u->in[k] == tv) {
                 u->in[k] = c;
+                reader_dims(u, k, tv);
+            }
         ir_remove_use(tv, u);
         if (!ir_add_use(c, u))
             return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");

@@ -13,7 +13,9 @@
  * op's rf_in: the IterDomain graph maps them exactly, so indexing finds p's
  * cell). Parallel types are copied. A transform that mixes iteration and
  * reduction IDs (a merge of i and r) cannot be split apart and is refused,
- * as are an empty remainder and axes that are not reductions.
+ * as are an empty remainder and axes that are not reductions. tv may be an
+ * rfactor producer itself (a two-level partial reduction): its partial axes
+ * become logical iteration IDs of tv read from p (see the section below).
  */
 #include "sched/sched.h"
 
@@ -120,10 +122,11 @@ static bool replay(wf_tv *tv, id_transform **h, int n, wf_iterdomain **map) {
 }
 
 /* p = reduce(x) over a copy of tv's logical domain, scheduled like tv. */
-static wf_tv *make_producer(wf_tv *tv, const bool *rf, wf_iterdomain **map) {
+static wf_tv *make_producer(wf_tv *tv, const bool *rf, wf_iterdomain **map, id_transform **h,
+                            int nh) {
     wf_fusion *f = tv->f;
     ir_op *op = tv->def;
-    int n = tv->logical.n, nh;
+    int n = tv->logical.n;
     const wf_val *ext[WF_MAX_RANK * 4];
     id_itype it[WF_MAX_RANK * 4];
     for (int d = 0; d < n; d++) {
@@ -136,8 +139,7 @@ static wf_tv *make_producer(wf_tv *tv, const bool *rf, wf_iterdomain **map) {
         (tv->dtype == WF_F16 || tv->dtype == WF_BF16) && (op->sub == WF_ADD || op->sub == WF_MUL);
     wf_tv *p = ir_tv_new(f, half ? WF_F32 : tv->dtype, n, ext, it);
     ir_op *po = p ? ir_op_new(f, OP_REDUCE, p, 1, op->in) : NULL;
-    id_transform **h = po ? history(tv, &nh) : NULL;
-    if (!h)
+    if (!po)
         return NULL;
     po->sub = op->sub;
     po->rf_in = op->rf_in; /* tv rfactored before: p reads the same partial results */
@@ -159,8 +161,136 @@ static wf_tv *make_producer(wf_tv *tv, const bool *rf, wf_iterdomain **map) {
     return p;
 }
 
+/* ---- tv an rfactor producer itself (a two-level partial reduction) ----
+   Its reader (the op sched_rfactor_reader finds) reads its partial results
+   from IDs that tv's transforms made from its logical reduction IDs: its
+   partial axes. Rfactored again, tv keeps them as iteration axes but no
+   longer reduces the logical IDs they come from, so each becomes a new
+   logical iteration ID of tv, read (like its remaining reduction axes) from
+   p's copy of it through rf_in; the reader reads the new ID, and the
+   transforms tv made of a partial axis since (a split of it) are replayed
+   onto the new one. */
+
+typedef struct {
+    wf_iterdomain **to; /* tv's partial axis or an ID made of them -> the new ID */
+    char *partial;      /* per tv ID id: made of partial axes only */
+    int n;              /* ids when made (the tables' size) */
+} partials;
+
+static bool is_logical(const wf_tv *tv, const wf_iterdomain *id) {
+    for (int d = 0; d < tv->logical.n; d++)
+        if (tv->logical.ptr[d] == id)
+            return true;
+    return false;
+}
+
+static bool fail_mixed(wf_tv *tv, const id_transform *t, const ir_op *reader) {
+    sbuf b = {0};
+    ir_print_id(&b, t->in[0]);
+    sbuf_puts(&b, " and ");
+    ir_print_id(&b, t->in[1]);
+    wf_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
+             "T%d.rfactor: not supported yet: T%d is an rfactor producer whose axes %s merge "
+             "a partial-result axis T%d reads with another axis; rfactor T%d before merging "
+             "them, or rfactor the reduction T%d instead",
+             tv->id, tv->id, sbuf_str(&b), reader->out->id, tv->id, reader->out->id);
+    sbuf_free(&b);
+    return false;
+}
+
+/* Which of tv's IDs are its partial axes or made of them only; false (with
+   the error) when a transform mixes them with others. */
+static bool find_partials(wf_tv *tv, id_transform **h, int nh, partials *pa) {
+    wf_fusion *f = tv->f;
+    pa->n = f->ids.n;
+    pa->to = calloc((size_t)pa->n + 1, sizeof *pa->to);
+    pa->partial = calloc((size_t)pa->n + 1, 1);
+    if (!pa->to || !pa->partial)
+        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    const ir_op *reader = sched_rfactor_reader(tv);
+    for (int u = 0; reader && u < tv->uses.n; u++) {
+        const ir_op *op = tv->uses.ptr[u];
+        for (int d = 0; op->rf_in && op->in[0] == tv && d < op->out->logical.n; d++)
+            if (op->in_dim[0][d] < 0 && op->rf_in[d] && !is_logical(tv, op->rf_in[d]))
+                pa->partial[op->rf_in[d]->id] = 1; /* a logical one is kept as it is */
+    }
+    for (int i = 0; reader && i < nh; i++) {
+        const id_transform *t = h[i];
+        int np = 0;
+        for (int k = 0; k < t->nin; k++)
+            np += pa->partial[t->in[k]->id];
+        if (np > 0 && np < t->nin)
+            return fail_mixed(tv, t, reader);
+        for (int k = 0; np > 0 && k < t->nout; k++)
+            pa->partial[t->out[k]->id] = 1;
+    }
+    return true;
+}
+
+/* The new logical ID of tv's partial axis id (made once), read from p's copy
+   of it; the ID for a partial-made one replays its transform. */
+static wf_iterdomain *partial_id(wf_tv *tv, wf_iterdomain *id, wf_iterdomain **map, partials *pa,
+                                 id_list *logical, int *in_dim, wf_iterdomain **rf_in) {
+    wf_fusion *f = tv->f;
+    if (pa->to[id->id])
+        return pa->to[id->id];
+    const id_transform *t = id->def;
+    if (t && pa->partial[t->in[0]->id]) {
+        wf_iterdomain *x = partial_id(tv, t->in[0], map, pa, logical, in_dim, rf_in);
+        wf_iterdomain *y =
+            t->nin > 1 ? partial_id(tv, t->in[1], map, pa, logical, in_dim, rf_in) : NULL;
+        if (!x || (t->nin > 1 && !y))
+            return NULL;
+        id_transform *r = t->kind == TF_SPLIT   ? ir_split(f, x, t->factor, t->inner)
+                          : t->kind == TF_MERGE ? ir_merge(f, x, y)
+                                                : ir_swizzle(f, x, y);
+        if (!r)
+            return NULL;
+        for (int k = 0; k < t->nout; k++)
+            pa->to[t->out[k]->id] = r->out[k];
+        return pa->to[id->id];
+    }
+    if (!map[id->id]) {
+        sbuf b = {0};
+        ir_print_id(&b, id);
+        wf_failb(&f->err, WF_ERR_UNSUPPORTED,
+                 "T%d.rfactor: not supported yet: T%d's partial-result axis %s is not between "
+                 "its logical and loop domains",
+                 tv->id, tv->id, sbuf_str(&b));
+        sbuf_free(&b);
+        return NULL;
+    }
+    wf_iterdomain *nid = ir_id_new(f, tv, id->extent, IT_ITER);
+    if (!nid)
+        return NULL;
+    map[id->id]->itype = IT_ITER; /* p holds one partial result per element of it */
+    in_dim[logical->n] = -1;
+    rf_in[logical->n] = map[id->id];
+    if (!ir_push_id(f, logical, nid))
+        return NULL;
+    pa->to[id->id] = nid;
+    return nid;
+}
+
+/* tv's reader reads the new IDs; an allocation domain names them too. */
+static void repoint_partials(wf_tv *tv, const partials *pa) {
+    for (int u = 0; u < tv->uses.n; u++) {
+        ir_op *op = tv->uses.ptr[u];
+        for (int d = 0; op->rf_in && op->in[0] == tv && d < op->out->logical.n; d++) {
+            wf_iterdomain *id = op->rf_in[d];
+            if (op->in_dim[0][d] < 0 && id && id->id < pa->n && pa->to[id->id])
+                op->rf_in[d] = pa->to[id->id];
+        }
+    }
+    for (int i = 0; i < tv->alloc.n; i++) {
+        wf_iterdomain *id = tv->alloc.ptr[i];
+        if (id->id < pa->n && pa->to[id->id])
+            tv->alloc.ptr[i] = pa->to[id->id];
+    }
+}
+
 /* tv reads p: its reduction IDs become new ones, read from p's kept loop IDs. */
-static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map) {
+static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map, partials *pa) {
     wf_fusion *f = tv->f;
     ir_op *op = tv->def;
     id_list logical = {0}, loop = {0};
@@ -179,7 +309,13 @@ static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map) {
         wf_iterdomain *id = tv->loop.ptr[i];
         if (id->itype == IT_REDUCTION && rf[i])
             continue;
-        if (id->itype == IT_REDUCTION) {
+        if (id->id < pa->n && pa->partial[id->id]) {
+            wf_iterdomain *nid = partial_id(tv, id, map, pa, &logical, in_dim, rf_in);
+            if (!nid)
+                return false;
+            nid->ptype = id->ptype;
+            id = nid;
+        } else if (id->itype == IT_REDUCTION) {
             wf_iterdomain *nid = ir_id_new(f, tv, id->extent, IT_REDUCTION);
             if (!nid)
                 return false;
@@ -193,6 +329,7 @@ static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map) {
         if (!ir_push_id(f, &loop, id))
             return false;
     }
+    repoint_partials(tv, pa);
     ir_remove_use(op->in[0], op);
     op->in[0] = p;
     op->in_dim[0] = in_dim;
@@ -222,12 +359,19 @@ wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes) {
                        "T%d.rfactor: at most %d loop axes are supported", tv->id, WF_MAX_RANK * 4);
     if (!pick(tv, naxes, axes, rf))
         return NULL;
+    int nh;
+    id_transform **h = history(tv, &nh);
+    if (!h)
+        return NULL;
+    partials pa = {0};
     wf_iterdomain **map = calloc((size_t)f->ids.n + 1, sizeof *map);
     if (!map)
         return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
-    wf_tv *p = make_producer(tv, rf, map);
-    bool ok = p && rewire(tv, p, rf, map);
+    wf_tv *p = find_partials(tv, h, nh, &pa) ? make_producer(tv, rf, map, h, nh) : NULL;
+    bool ok = p && rewire(tv, p, rf, map, &pa);
     free(map);
+    free(pa.to);
+    free(pa.partial);
     if (!ok)
         return NULL;
     p->max_producer_pos = tv->max_producer_pos; /* tv's producers now feed p */

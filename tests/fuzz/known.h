@@ -173,11 +173,11 @@
    propagate_transforms (8x and 2x the sum: fuzz -s 20261123 -c 276244,
    -c 286325; now refused by the mixed-merge check). Still open, all caught
    by the executor (150 CPU s of seed 20261123, 1.12 million cases: 9
-   failures, no wrong value): never-written reads -c 672274, -c 743375,
-   -c 1073032; an out-of-bounds read -c 760736; races -c 846856, -c 895232,
-   -c 1091635; and -s 6 -c 71324 (an rfactor producer with an explicit allocation domain is
-   read before its init), -s 20261123 -c 672274, -c 743375, -s 2 -c 51911
-   (never-written reads, an init race), -s 3 -c 33170 (cross-block race).
+   failures, no wrong value): an out-of-bounds read -c 760736; races
+   -c 846856, -c 895232, -c 1091635; -s 2 -c 51911 (an init race), -s 3
+   -c 33170 (cross-block race). Fixed since (issue 18, the accumulator init's
+   guards; tests/unit/test_regress_issue18_reduce.c): the never-written reads
+   -c 672274, -c 743375, -c 1073032, -s 6 -c 71324, -s 7 -c 43593.
    -s 3 -c 92754, -s 20261123 -c 663680 and -c 774211 are grid reductions
    refused at launch (work buffer too small), which the fuzzer counts as
    failures.

@@ -44,7 +44,9 @@ TEST(fuzz_regress_rfactor_of_a_sum_subtracted_from_itself) {
    split reduction axis (threadIdx.x < 7), which single_writer took for a
    predicate that already picks one writer, so threads 0..6 all wrote the
    initial value: a race the executor refused (fuzz -s 1 -c 375). Now only
-   thread 0 initializes, and the result is exact. */
+   thread 0 initializes, and the result is exact. (The bound on the reduced
+   axis, threadIdx.x < 7, goes from the init as from the combine's store:
+   issue 18.) */
 TEST(fuzz_regress_block_reduction_init_has_a_single_writer) {
     int64_t shape[2] = {7, 5};
     wf_fusion *f = wf_fusion_new();
@@ -55,7 +57,7 @@ TEST(fuzz_regress_block_reduction_init_has_a_single_writer) {
     wf_tv_parallelize(m, 1, WF_TIDX);
     wf_kernel *k = CHECK_INTERP(f, NULL);
     if (k)
-        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0 && threadIdx.x < 7) {\n    T1[0] = ");
+        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) {\n    T1[0] = ");
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
