@@ -211,8 +211,8 @@
    analysis/idgraph.c:89). An rfactor of an rfactor producer crashed in
    none of 2 x 30 CPU s (seeds 8, 9, ~75000 cases, switch 0, ~100 such
    rfactors per 3000 cases). */
-#define KNOWN_CACHE_AFTER_REDUCTION 1
-#define KNOWN_RFACTOR_OF_RFACTOR    1
+#define KNOWN_CACHE_AFTER_REDUCTION 0
+#define KNOWN_RFACTOR_OF_RFACTOR    0
 
 /* F20 (TensorIR fuzzer, fuzz_tir.c; issue 18) "internal error" from the
    TensorIR schedule or build after rfactor (rfactor(k1, 2)) or a reorder
