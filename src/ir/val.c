@@ -574,6 +574,36 @@ const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y) {
     return mk(a, V_AND, x, y);
 }
 
+/* The binary value of kind k over x and y, through the simplifying
+   constructor of that kind (a rebuilt expression folds again); NULL for a
+   kind that is not binary. */
+const wf_val *val_binary(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y) {
+    switch (k) {
+    case V_ADD:
+        return val_add(a, x, y);
+    case V_SUB:
+        return val_sub(a, x, y);
+    case V_MUL:
+        return val_mul(a, x, y);
+    case V_DIV:
+        return val_div(a, x, y);
+    case V_MOD:
+        return val_mod(a, x, y);
+    case V_CEILDIV:
+        return val_ceildiv(a, x, y);
+    case V_XOR:
+        return val_xor(a, x, y);
+    case V_LT:
+        return val_lt(a, x, y);
+    case V_EQ:
+        return val_eq(a, x, y);
+    case V_AND:
+        return val_and(a, x, y);
+    default:
+        return NULL;
+    }
+}
+
 /* ---- copying ---- */
 
 static size_t slot(const val_memo *m, const wf_val *v) {

@@ -69,30 +69,7 @@ static const wf_val *same_array(wf_arena *a, const wf_val *v, const wf_tv *ti, c
     const wf_val *x = same_array(a, v->a, ti, to), *y = same_array(a, v->b, ti, to);
     if (!x || !y)
         return NULL;
-    switch (v->kind) {
-    case V_ADD:
-        return val_add(a, x, y);
-    case V_SUB:
-        return val_sub(a, x, y);
-    case V_MUL:
-        return val_mul(a, x, y);
-    case V_DIV:
-        return val_div(a, x, y);
-    case V_MOD:
-        return val_mod(a, x, y);
-    case V_CEILDIV:
-        return val_ceildiv(a, x, y);
-    case V_XOR:
-        return val_xor(a, x, y);
-    case V_LT:
-        return val_lt(a, x, y);
-    case V_EQ:
-        return val_eq(a, x, y);
-    case V_AND:
-        return val_and(a, x, y);
-    default:
-        return NULL;
-    }
+    return val_binary(a, v->kind, x, y);
 }
 
 static bool reads(const kir_stmt *s, const wf_tv *tv) {

@@ -41,33 +41,6 @@ typedef struct {
     VEC(const wf_val *) from, into; /* memo: shared subexpressions stay shared */
 } subst_env;
 
-static const wf_val *rebuild(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y) {
-    switch (k) {
-    case V_ADD:
-        return val_add(a, x, y);
-    case V_SUB:
-        return val_sub(a, x, y);
-    case V_MUL:
-        return val_mul(a, x, y);
-    case V_DIV:
-        return val_div(a, x, y);
-    case V_MOD:
-        return val_mod(a, x, y);
-    case V_CEILDIV:
-        return val_ceildiv(a, x, y);
-    case V_XOR:
-        return val_xor(a, x, y);
-    case V_LT:
-        return val_lt(a, x, y);
-    case V_EQ:
-        return val_eq(a, x, y);
-    case V_AND:
-        return val_and(a, x, y);
-    default:
-        return NULL;
-    }
-}
-
 static const wf_val *subst(subst_env *e, const wf_val *v) {
     if (!v || v->kind == V_CONST)
         return v;
@@ -77,7 +50,7 @@ static const wf_val *subst(subst_env *e, const wf_val *v) {
         if (e->from.ptr[i] == v)
             return e->into.ptr[i];
     const wf_val *x = subst(e, v->a), *y = subst(e, v->b);
-    const wf_val *r = x && y ? rebuild(e->c->a, v->kind, x, y) : NULL;
+    const wf_val *r = x && y ? val_binary(e->c->a, v->kind, x, y) : NULL;
     if (r && (!vec_push_arena(e->c->a, &e->from, v) || !vec_push_arena(e->c->a, &e->into, r)))
         return NULL;
     return r;
