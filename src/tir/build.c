@@ -595,8 +595,9 @@ static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv, uint32_t mask, b
 /* ---- the whole program ---- */
 
 /* The core vectorizes copies: a computing block's vectorized loop becomes the vector
-   store of its value (computed in registers, compute_pos); a reduction's, or a width
-   no vector access has, is refused in TIR terms rather than with the core's names. */
+   store of its value (computed in registers, compute_pos), a cache stage's its vector
+   load and store; a reduction's, one with loops inside it, or a width no vector access
+   has (a copy's too), is refused in TIR terms rather than with the core's names. */
 static bool check_vectorize(wf_tir *s, const tir_block *b) {
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
@@ -617,8 +618,7 @@ static bool check_vectorize(wf_tir *s, const tir_block *b) {
                             loops[j]->loop_var->name, loops[nl - 1]->loop_var->name);
     for (int j = 0; j < nl; j++) {
         int64_t bytes = loops[j]->extent * (int64_t)wf_dtype_size(b->body->buf->dtype);
-        if (loops[j]->for_kind != TIR_VECTORIZED || b->body->value->kind == TE_LOAD ||
-            (bytes <= 16 && (bytes & (bytes - 1)) == 0))
+        if (loops[j]->for_kind != TIR_VECTORIZED || (bytes <= 16 && (bytes & (bytes - 1)) == 0))
             continue;
         return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                         "build: not supported yet: the vectorized loop %s over block \"%s\" "

@@ -561,3 +561,26 @@ TEST(tir_combo_rfactor_pair_vectorized_refused) {
         wf_tir_free(s);
     }
 }
+
+/* A cache stage (a bare copy) vectorized over 13 float32 values: refused in TIR terms as
+   a computing block's store is (the core's "T2: vectorizing 13 elements of float moves 52
+   bytes per access" had come through). */
+TEST(tir_combo_cache_stage_vector_width_refused) {
+    wf_tir *s = wf_tir_parse(TIR_MM16);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *j[2];
+    int64_t f[2] = {-1, 13};
+    wf_tir_block *a = wf_tir_cache_read(s, c, 0, "shared");
+    wf_tir_get_loops(s, a, l, 2);
+    wf_tir_split(s, l[1], 2, f, j);
+    wf_tir_vectorize(s, j[1]);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: the vectorized loop ax1_1 over block \"A_shared\" stores "
+              "13 float32 values (52 bytes) at once; a vector access is 1, 2, 4, 8 or 16 bytes "
+              "(split ax1_1 and vectorize an inner loop of that size)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
