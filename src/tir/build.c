@@ -595,8 +595,9 @@ static bool schedule_tv(bctx *c, const tir_block *b, wf_tv *tv, uint32_t mask, b
 /* ---- the whole program ---- */
 
 /* The core vectorizes copies: a computing block's vectorized loop becomes the vector
-   store of its value (computed in registers, compute_pos); a reduction's, or a width
-   no vector access has, is refused in TIR terms rather than with the core's names. */
+   store of its value (computed in registers, compute_pos), a cache stage's its vector
+   load and store; a reduction's, one with loops inside it, or a width no vector access
+   has (a copy's too), is refused in TIR terms rather than with the core's names. */
 static bool check_vectorize(wf_tir *s, const tir_block *b) {
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
@@ -607,10 +608,17 @@ static bool check_vectorize(wf_tir *s, const tir_block *b) {
                             "which reduces: the core vectorizes the copy that stores a "
                             "computed value, not a reduction (unroll %s)",
                             loops[j]->loop_var->name, b->name, loops[j]->loop_var->name);
+    for (int j = 0; j + 1 < nl; j++)
+        if (loops[j]->for_kind == TIR_VECTORIZED)
+            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
+                            "build: not supported yet: the vectorized loop %s over block \"%s\" "
+                            "has the loop %s inside it: the core vectorizes the innermost loop "
+                            "of a block (reorder %s innermost, or vectorize %s instead)",
+                            loops[j]->loop_var->name, b->name, loops[nl - 1]->loop_var->name,
+                            loops[j]->loop_var->name, loops[nl - 1]->loop_var->name);
     for (int j = 0; j < nl; j++) {
         int64_t bytes = loops[j]->extent * (int64_t)wf_dtype_size(b->body->buf->dtype);
-        if (loops[j]->for_kind != TIR_VECTORIZED || b->body->value->kind == TE_LOAD ||
-            (bytes <= 16 && (bytes & (bytes - 1)) == 0))
+        if (loops[j]->for_kind != TIR_VECTORIZED || (bytes <= 16 && (bytes & (bytes - 1)) == 0))
             continue;
         return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
                         "build: not supported yet: the vectorized loop %s over block \"%s\" "
@@ -692,10 +700,10 @@ static const tir_build_ops rf_ops;
 static bool lower_block(bctx *c, tir_block *b) {
     const tir_stmt *st = b->body;
     tir_rf_role role = tir_rf_role_of(c->s, b); /* rfactor's pair: lowered at its write-back */
+    if (role == TIR_RF_REFUSED || !check_vectorize(c->s, b))
+        return false;
     if (role != TIR_RF_NONE)
         return role == TIR_RF_PARTIAL || tir_rf_lower(c, c->s, b, &rf_ops);
-    if (!check_vectorize(c->s, b))
-        return false;
     c->nmade = 0;
     wf_tv *tv = block_value(c, b);
     if (!tv)
@@ -715,6 +723,11 @@ static bool lower_block(bctx *c, tir_block *b) {
         pos++;
     if (!check_reader_outside(c->s, b, loops, pos))
         return false;
+    /* inside a vectorized loop (its innermost, check_vectorize) the block is computed for
+       all lanes at once, as the vector loop runs its body: just before that loop */
+    for (int j = 0; j < pos; j++)
+        if (loops[j]->for_kind == TIR_VECTORIZED)
+            pos = j;
     if (pos > 0)
         wf_tv_inline_at(tv, pos);
     return set_tv(c, st->buf, tv);

@@ -374,6 +374,8 @@ int fz_tir_case(fcase *c, bool *built) {
     if (c->verbose) {
         printf("    %s", p.src);
         printf("    trace:\n%s\n", wf_tir_trace(t.s));
+        if (wf_tir_status(t.s) == WF_OK)
+            printf("    scheduled:\n%s\n", wf_tir_script(t.s));
     }
     if (wf_tir_status(t.s) != WF_OK) {
         bad = check_message(c, "schedule", wf_tir_error(t.s));

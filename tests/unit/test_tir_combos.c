@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "tir_sources.h"
 
 enum { MN = 16 };
 
@@ -454,6 +455,132 @@ TEST(tir_combo_rfactor_of_write_back_refused) {
               "build: not supported yet: block \"B_rf\" is the write-back of one rfactor and the "
               "partial block of another (rfactor applied to rfactor's write-back): the core "
               "splits a reduction in two once (rfactor one loop of the original block)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* D computed at C's vectorized j_1 (add_relu, j split [None, 4]): both blocks run in
+   the vector loop, D for all four lanes before C (the core's "T4.inline_at(3): position
+   3 is beyond the maximum inline position 2: axis 2 of T4 is vectorized" had come
+   through). C = max(A + B * 2, 0) exactly. */
+TEST(tir_combo_compute_at_into_vector_loop) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *j[2];
+    int64_t f[2] = {-1, 4};
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_split(s, l[1], 2, f, j);
+    wf_tir_vectorize(s, j[1]);
+    wf_tir_compute_at(s, wf_tir_get_block(s, "D"), j[1]);
+    CHECK_HAS(wf_tir_script(s), "        for j_1 in T.vectorized(4):\n"
+                                "            with T.block(\"D\"):\n");
+    wf_kernel *k = build_ok(ts_, s);
+    if (k) {
+        static float a[64 * 32], b[64 * 32], o[64 * 32];
+        fill_random(a, 64 * 32, 5u);
+        fill_random(b, 64 * 32, 6u);
+        for (int x = 0; x < 64 * 32; x++)
+            o[x] = NAN;
+        wf_buffer in[2] = {{a, WF_F32, 2, {64, 32}, {0}, -1}, {b, WF_F32, 2, {64, 32}, {0}, -1}};
+        wf_buffer out[1] = {{o, WF_F32, 2, {64, 32}, {0}, -1}};
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1), WF_OK);
+        int bad = 0;
+        for (int x = 0; x < 64 * 32; x++) {
+            float d = a[x] + b[x] * 2.0f, want = d > 0.0f ? d : 0.0f;
+            bad += memcmp(&want, &o[x], sizeof want) != 0;
+        }
+        CHECK_EQ_I64(bad, 0);
+    }
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* A vectorized loop with loops inside it, over one block or over a block computed at
+   it: refused naming the loops (the core's "T5: the vectorized axis 0 must be the
+   innermost loop axis (axis 1)" and "T4.inline_at(2): position 2 is beyond the maximum
+   inline position 1: axis 1 of T4 is vectorized" had come through). */
+TEST(tir_combo_vector_loop_not_innermost_refused) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *i[2];
+    int64_t f[2] = {-1, 2};
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_vectorize(s, l[0]);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: the vectorized loop i over block \"C\" has the loop j "
+              "inside it: the core vectorizes the innermost loop of a block (reorder i innermost, "
+              "or vectorize j instead)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+
+    s = wf_tir_parse(TIR_ADD_RELU);
+    c = wf_tir_get_block(s, "C");
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_compute_at(s, wf_tir_get_block(s, "D"), l[0]);
+    wf_tir_get_loops(s, c, l, 2);
+    wf_tir_split(s, l[0], 2, f, i);
+    wf_tir_vectorize(s, i[1]);
+    CHECK_STR(wf_tir_error(s), "");
+    k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: the vectorized loop i_1 over block \"D\" has the loop "
+              "ax0 inside it: the core vectorizes the innermost loop of a block (reorder i_1 "
+              "innermost, or vectorize ax0 instead)");
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* rfactor's pair under a vectorized loop: the write-back and the partial block reduce,
+   refused as any reduction is (the core's "T2.inline_at(3): position 3 is beyond the
+   maximum inline position 0: axis 0 of T2 is vectorized" and "... position 1: axis 1 of
+   consumer T3 cannot be shared" had come through). */
+TEST(tir_combo_rfactor_pair_vectorized_refused) {
+    for (int at = 0; at < 2; at++) {
+        wf_tir *s = wf_tir_parse(TIR_MM16);
+        wf_tir_block *c = wf_tir_get_block(s, "C");
+        wf_tir_loop *l[3];
+        wf_tir_get_loops(s, c, l, 3);
+        wf_tir_rfactor(s, l[2], at ? 2 : 0);
+        wf_tir_get_loops(s, c, l, 3);
+        wf_tir_vectorize(s, l[at]);
+        CHECK_STR(wf_tir_error(s), "");
+        wf_kernel *k = wf_tir_build(s, NULL);
+        CHECK(k == NULL);
+        CHECK_STR(wf_tir_error(s),
+                  at ? "build: not supported yet: the vectorized loop j over block \"C\", which "
+                       "reduces: the core vectorizes the copy that stores a computed value, not a "
+                       "reduction (unroll j)"
+                     : "build: not supported yet: the vectorized loop i over block \"C\", which "
+                       "reduces: the core vectorizes the copy that stores a computed value, not a "
+                       "reduction (unroll i)");
+        wf_kernel_free(k);
+        wf_tir_free(s);
+    }
+}
+
+/* A cache stage (a bare copy) vectorized over 13 float32 values: refused in TIR terms as
+   a computing block's store is (the core's "T2: vectorizing 13 elements of float moves 52
+   bytes per access" had come through). */
+TEST(tir_combo_cache_stage_vector_width_refused) {
+    wf_tir *s = wf_tir_parse(TIR_MM16);
+    wf_tir_block *c = wf_tir_get_block(s, "C");
+    wf_tir_loop *l[2], *j[2];
+    int64_t f[2] = {-1, 13};
+    wf_tir_block *a = wf_tir_cache_read(s, c, 0, "shared");
+    wf_tir_get_loops(s, a, l, 2);
+    wf_tir_split(s, l[1], 2, f, j);
+    wf_tir_vectorize(s, j[1]);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: the vectorized loop ax1_1 over block \"A_shared\" stores "
+              "13 float32 values (52 bytes) at once; a vector access is 1, 2, 4, 8 or 16 bytes "
+              "(split ax1_1 and vectorize an inner loop of that size)");
     wf_kernel_free(k);
     wf_tir_free(s);
 }
