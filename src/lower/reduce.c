@@ -454,10 +454,17 @@ bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover,
     /* A block that will not write the result (blockIdx.x == 0 writes a global
        cell no block index picks) need not read the input either: its reads
        would race with the writing block's stores into the same tensor (fuzz
-       -s 2 -c 7582). The condition is uniform across the block, so every
-       thread still reaches the collective. */
-    else
-        read = and_into(c->a, read, keep(c, s, writer, uses_no_bid));
+       -s 2 -c 7582), or with another block's writes of an input computed in
+       the same kernel by one block along that dimension (a grid reduction
+       over blockIdx.x of T6[blockIdx.x], which only blockIdx.y == 0 wrote:
+       fuzz -s 20261123 -c 846856, with the F19 switches 1). The condition is
+       uniform across the block, and for a grid reduction across the blocks
+       it combines (it names no reduced block index), so every thread and
+       every block of a group still reaches the collective. */
+    const wf_val *block_writer = keep(c, s, writer, uses_no_bid);
+    if (st->red == KRED_GRID)
+        block_writer = keep(c, s, block_writer, uses_reduced_bid);
+    read = and_into(c->a, read, block_writer);
     st->pred = read;
     return !err_set(&c->f->err);
 }

@@ -31,3 +31,48 @@ TEST(issue18_block_reduction_write_bounded_by_a_reduced_loop_it_indexes) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* s = sum(a[2, n], {1}) and m = max(s) are outputs, o = a + b a third one
+   launched on blockIdx.y too: s's rows on blockIdx.x are written once, by
+   blockIdx.y == 0; m, a grid reduction over blockIdx.x inlined into s's
+   loop, read s[blockIdx.x] in every block, and the blocks of blockIdx.y > 0
+   read it before (or while) block (x, 0) wrote it: a cross-block race (fuzz
+   -s 3 -c 33170, -s 20261123 -c 846856, -c 1091635). The grid reduction now
+   reads only in the blocks that write its result (blockIdx.y == 0, uniform
+   across the blocks it combines); the others contribute its initial value. */
+static void grid_reduction_of_a_row_sum(test_state *ts_, int64_t n, bool tidx) {
+    int64_t shape[2] = {2, n};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 2, shape), *b = wf_input(f, WF_F32, 2, shape);
+    wf_tv *o = wf_add(a, b);
+    wf_tv *s = wf_sum(a, 1, (int[]){1});
+    wf_tv *m = wf_max(s, 1, (int[]){0});
+    wf_output(f, o);
+    wf_output(f, s);
+    wf_output(f, m);
+    wf_tv_parallelize(o, 0, WF_BIDX);
+    wf_tv_parallelize(o, 1, WF_BIDY);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    if (tidx) { /* a block reduction per row, then the grid's */
+        wf_tv_split(s, 1, 32);
+        wf_tv_parallelize(s, 2, WF_TIDX);
+    }
+    wf_tv_parallelize(m, 0, WF_BIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = rc_check(ts_, f, NULL, 1e-5);
+    if (k && !tidx)
+        CHECK_HAS(wf_kernel_source(k), "wf_grid_reduce<false, false, false, true, false, false>((blockIdx.y == 0) ? (float)T3[blockIdx.x] : ");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(issue18_grid_reduction_reads_only_where_its_input_was_written) {
+    grid_reduction_of_a_row_sum(TS, 112, false);
+    grid_reduction_of_a_row_sum(TS, 7, false);
+}
+
+TEST(issue18_grid_reduction_of_a_block_reduction_written_by_one_block_row) {
+    grid_reduction_of_a_row_sum(TS, 112, true);
+    grid_reduction_of_a_row_sum(TS, 45, true);
+}
