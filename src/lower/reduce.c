@@ -367,40 +367,22 @@ bool lower_reduce(lower_ctx *c) {
 
 /* ---- the block reduction's predicates ---- */
 
-/* Is loop n around s one that iterates a reduction axis of s's tensor? By
-   loop group, so that it holds for a statement at any depth: the reduction
-   itself, or the store of its accumulator (outside the serial reduction
-   loops, inside the thread-parallel ones). */
-static bool reduced_loop(lower_ctx *c, kir_node *s, const kir_node *n) {
-    const wf_tv *t = s->u.stmt.op->out;
-    for (int j = 0; j < t->loop.n; j++)
-        if (t->loop.ptr[j]->itype == IT_REDUCTION &&
-            c->loops.group_of[t->loop.ptr[j]->id] == n->u.loop.group)
-            return true;
-    return false;
-}
-
-/* Does v use the index of a reduced loop around s, and none that the
-   output's index uses? The reduced axes hold no data, so their bounds do not
-   pick the written cell -- unless a reduced loop indexes the output: a
-   reduction axis merged with an iteration axis of extent 1 (which
-   check_mixed allows), split again, makes a reduction loop of 5 whose index
-   is also the iteration axis's (T2[i0] for i0 < 1): its bound keeps the
-   other iterations from writing past the output (fuzz -s 20261123 -c
-   760736, where the F19 switches are 1). */
+/* Does v use the index of a loop around s that iterates a reduction axis of
+   s's tensor? By loop group, so that it holds for a statement at any depth:
+   the reduction itself, or the store of its accumulator (outside the serial
+   reduction loops, inside the thread-parallel ones). */
 static bool uses_reduced(lower_ctx *c, kir_node *s, const wf_val *v) {
-    const wf_val *out = s->u.stmt.out_index;
-    bool reduced = false;
+    const wf_tv *t = s->u.stmt.op->out;
     for (kir_node *n = s->parent; n; n = n->parent) {
         const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
-        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a) ||
-            !reduced_loop(c, s, n))
+        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
             continue;
-        if (out && val_uses_sym(out, var->sym, var->sym_a))
-            return false;
-        reduced = true;
+        for (int j = 0; j < t->loop.n; j++)
+            if (t->loop.ptr[j]->itype == IT_REDUCTION &&
+                c->loops.group_of[t->loop.ptr[j]->id] == n->u.loop.group)
+                return true;
     }
-    return reduced;
+    return false;
 }
 
 /* Does v use a reduced block index (a grid reduction's one writer is the

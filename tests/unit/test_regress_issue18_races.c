@@ -7,14 +7,17 @@
 #include "harness.h"
 #include "reduce_check.h"
 
-/* sum over dims 1 and 2 of [1, 2, 8]: dim 1 split 3 (its outer of extent 1)
-   with the inner on TIDx, the iteration axis (extent 1) merged with that
-   outer (allowed: an iteration axis of extent 1 holds one element), then
-   split 5: a serial reduction loop of 5 whose index is also the output's,
-   T2[i0], valid for i0 < 1. The block reduction's write dropped every bound
-   of a reduced loop, so i0 = 1..4 read and wrote T2 past its one element
-   (fuzz -s 20261123 -c 760736). */
-TEST(issue18_block_reduction_write_bounded_by_a_reduced_loop_it_indexes) {
+/* A reduction's output axis of extent 1 is at 0, even where an iteration
+   axis of extent 1 is merged into a reduction axis (check_mixed allows it)
+   and the walk gives it the reduction loop's index.
+
+   sum over dims 1 and 2 of [1, 2, 8]: dim 1 split 3 (its outer of extent 1)
+   with the inner on TIDx, the iteration axis merged with that outer, then
+   split 5: a serial reduction loop of 5 over the output's one element. The
+   output was indexed T2[i0], valid for i0 < 1, and the block reduction's
+   write, which drops the reduced loops' bounds, read and wrote T2 past its
+   end for i0 = 1..4 (fuzz -s 20261123 -c 760736). */
+TEST(issue18_block_reduction_over_a_merged_extent1_iteration_axis_writes_cell_0) {
     int64_t shape[3] = {1, 2, 8};
     wf_fusion *f = wf_fusion_new();
     wf_tv *s = wf_sum(wf_input(f, WF_F64, 3, shape), 2, (int[]){2, 1});
@@ -27,8 +30,33 @@ TEST(issue18_block_reduction_write_bounded_by_a_reduced_loop_it_indexes) {
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
     wf_kernel *k = rc_check(TS, f, NULL, 1e-12);
     if (k)
-        CHECK_HAS(wf_kernel_source(k), "if (i0 < 1 && threadIdx.x == 0) T1[i0] = wf_radd(");
+        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) T1[0] = wf_radd(");
     wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* sum over dims 1 and 2 of [1, 4, n], all three merged into one reduction
+   axis on TIDx: the output was indexed T1[threadIdx.x / n / 4], so the init's
+   single-writer predicate saw an index that depends on threadIdx.x and let
+   every thread initialize the one cell, racing with the others (fuzz -s 2
+   -c 51911: the same through a permute and propagate_transforms, on TIDz). */
+TEST(issue18_init_of_a_reduction_over_a_merged_extent1_axis_has_one_writer) {
+    int64_t shape[3] = {1, 4, -1};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 3, shape), 2, (int[]){2, 1});
+    wf_output(f, s);
+    wf_tv_merge(s, 0);
+    wf_tv_merge(s, 0); /* [r(4n)] */
+    wf_tv_parallelize(s, 0, WF_TIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    for (int64_t n = 1; n <= 40; n += 13) {
+        int64_t sym[8] = {0, 0, n};
+        wf_kernel *k = rc_check(TS, f, sym, 1e-5);
+        if (k && n == 1)
+            CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) {\n    T1[0] = (float)0;");
+        wf_kernel_free(k);
+    }
     wf_fusion_free(f);
 }
 
