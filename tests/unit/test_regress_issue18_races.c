@@ -104,3 +104,36 @@ TEST(issue18_grid_reduction_of_a_block_reduction_written_by_one_block_row) {
     grid_reduction_of_a_row_sum(TS, 112, true);
     grid_reduction_of_a_row_sum(TS, 45, true);
 }
+
+/* A grid reduction inside serial iteration loops is a grid reduction per
+   iteration, each with its own partial results in the module's work buffer
+   (1048576 of them). m = max(a[5, 3], {1}) with the rows split_outer by
+   1000003 (a serial loop of 1000003 iterations, 5 of them real) and the
+   reduced axis on BIDy needs 3000009: refused at compile time, naming the
+   loop, not at every launch (fuzz -s 20261123 -c 663680; also -c 774211,
+   -s 3 -c 92754). A split_outer by 1000 needs 3000 and runs. */
+static wf_fusion *grid_max_in_serial_loop(int64_t outer) {
+    int64_t shape[2] = {5, 3};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *m = wf_max(wf_input(f, WF_F32, 2, shape), 1, (int[]){1});
+    wf_output(f, m);
+    wf_tv_split_outer(m, 0, outer); /* [i(outer), i1, r3] */
+    wf_tv_parallelize(m, 2, WF_BIDY);
+    return f;
+}
+
+TEST(issue18_grid_reduction_needing_more_partials_than_the_work_buffer_refused_at_compile) {
+    wf_fusion *f = grid_max_in_serial_loop(1000003);
+    CHECK(wf_compile(f, NULL) == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_fusion_error(f),
+              "T1 is reduced across blocks: the grid reduction needs 3000009 partial results "
+              "(blocks x threads not reduced x iterations of the serial loops around it: "
+              "iS4{1000003}), more than its work buffer's 1048576; each iteration is a grid "
+              "reduction of its own: make the serial loops around it shorter, or reduce more "
+              "per block");
+    wf_fusion_free(f);
+    f = grid_max_in_serial_loop(1000);
+    wf_kernel_free(rc_check(TS, f, NULL, 0));
+    wf_fusion_free(f);
+}
