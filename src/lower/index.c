@@ -331,14 +331,35 @@ static bool write_once(index_env *e, const wf_tv *tv) {
     return true;
 }
 
+/* Is tv the output of s, a reduction (its init, steps or final store)? */
+static bool reduction_output(const kir_node *s, const wf_tv *tv) {
+    const ir_op *op = s->u.stmt.op;
+    return op->kind == OP_REDUCE && op->out == tv;
+}
+
 static const wf_val *linearize(index_env *e, const kir_node *s, wf_tv *tv, const lower_layout *l) {
     wf_arena *a = e->c->a;
     const wf_val *sum = val_const(a, 0);
+    bool reduced = reduction_output(s, tv);
     e->lenient = true; /* the walk is over: what it did not reach is at 0 */
     for (int i = 0; i < l->n; i++) {
         if (!l->allocated[i])
             continue;
         const wf_val *v = get(e, l->ids[i]);
+        /* A reduction's output axis of extent 1 is at 0. An iteration axis of
+           extent 1 may be merged into a reduction axis (check_mixed allows
+           it: one element), and the walk then gives it the reduction loop's
+           index (i0 / 1): the cell looked different in every iteration and
+           thread of the reduced loops, though it is one cell. The init's
+           single writer (which keeps one thread per dimension the index does
+           not use) let every thread on TIDz initialize T6[threadIdx.z / 16 /
+           n] (fuzz -s 2 -c 51911), and the block reduction's write, whose
+           reduced loops' bounds go, wrote T2[i0] for i0 < 5 past its one
+           element (fuzz -s 20261123 -c 760736; both with the F19 switches 1).
+           Where such an index is not 0 the statement is out of bounds, and
+           the walk's bounds predicate (kept by the reads) already says so. */
+        if (v && reduced && val_is_const_eq(l->ids[i]->extent, 1))
+            v = val_const(a, 0);
         if (!v) {
             sbuf b = {0};
             ir_print_id(&b, l->ids[i]);

@@ -210,6 +210,42 @@ static bool grid_iterations(lower_ctx *c, kir_node *s) {
     return anc != NULL;
 }
 
+/* A grid reduction's need for partial results or semaphores known at
+   compile time to exceed what the module holds is refused here rather than
+   at every launch, naming the serial iteration loops around it, which
+   multiply it (each iteration is a grid reduction of its own: a split_outer
+   by 1000003 around one needed 3 million partials: fuzz -s 20261123 -c
+   663680, -c 774211, -s 3 -c 92754). A size known only at launch keeps the
+   launch check. */
+static bool refuse_known_size(lower_ctx *c, kir_node *s, const wf_val *need, int64_t cap,
+                              const char *what, const char *where) {
+    const wf_tv *t = s->u.stmt.op->out;
+    if (!val_is_const(need) || need->c <= cap)
+        return true;
+    kir_node **anc = ancestors(c, s, t->loop.n);
+    sbuf b = {0};
+    int nloops = 0;
+    for (int j = 0; anc && j < t->loop.n; j++) {
+        if (!iterates(anc[j]))
+            continue;
+        sbuf_puts(&b, nloops++ ? ", " : "");
+        ir_print_id(&b, t->loop.ptr[j]);
+    }
+    if (!anc) {
+        sbuf_free(&b);
+        return false;
+    }
+    wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+             "T%d is reduced across blocks: the grid reduction needs %lld %s (blocks x threads "
+             "not reduced x iterations of the serial loops around it%s%s%s), more than %s's "
+             "%lld; each iteration is a grid reduction of its own: make the serial loops "
+             "around it shorter, or reduce more per block",
+             t->id, (long long)need->c, what, nloops ? ": " : "", nloops ? sbuf_str(&b) : "",
+             nloops ? "" : ": none", where, (long long)cap);
+    sbuf_free(&b);
+    return false;
+}
+
 static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
     const kir_stmt *st = &s->u.stmt;
     const wf_tv *t = st->op->out;
@@ -232,6 +268,10 @@ static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
     const wf_val *parts =
         val_mul(c->a, dims_product(c, 3, 6, 0, false), dims_product(c, 0, 3, st->red_tids, false));
     parts = val_mul(c->a, parts, st->grid_niter);
+    const wf_val *sems = val_mul(c->a, dims_product(c, 3, 6, st->red_bids, false), st->grid_niter);
+    if (!refuse_known_size(c, s, parts, WF_GRID_WORK, "partial results", "its work buffer") ||
+        !refuse_known_size(c, s, sems, WF_GRID_SEMS, "semaphores", "the semaphores"))
+        return false;
     snprintf(msg, sizeof msg,
              "T%d: the grid reduction needs more than %lld partial results (blocks x threads "
              "not reduced x serial iterations), its work buffer's size; reduce more per block",
@@ -242,9 +282,7 @@ static bool check_grid(lower_ctx *c, kir_node *s, int *ngrid) {
              "T%d: the grid reduction needs more than %lld semaphores (blocks not reduced x "
              "serial iterations)",
              t->id, (long long)WF_GRID_SEMS);
-    return add_launch_check(
-        c, val_mul(c->a, dims_product(c, 3, 6, st->red_bids, false), st->grid_niter), WF_GRID_SEMS,
-        msg);
+    return add_launch_check(c, sems, WF_GRID_SEMS, msg);
 }
 
 /* The statements around the outermost serial reduction loop anc[first]: a
@@ -436,10 +474,17 @@ bool lower_reduce_guard(lower_ctx *c, kir_node *s, const wf_val *cover,
     /* A block that will not write the result (blockIdx.x == 0 writes a global
        cell no block index picks) need not read the input either: its reads
        would race with the writing block's stores into the same tensor (fuzz
-       -s 2 -c 7582). The condition is uniform across the block, so every
-       thread still reaches the collective. */
-    else
-        read = and_into(c->a, read, keep(c, s, writer, uses_no_bid));
+       -s 2 -c 7582), or with another block's writes of an input computed in
+       the same kernel by one block along that dimension (a grid reduction
+       over blockIdx.x of T6[blockIdx.x], which only blockIdx.y == 0 wrote:
+       fuzz -s 20261123 -c 846856, with the F19 switches 1). The condition is
+       uniform across the block, and for a grid reduction across the blocks
+       it combines (it names no reduced block index), so every thread and
+       every block of a group still reaches the collective. */
+    const wf_val *block_writer = keep(c, s, writer, uses_no_bid);
+    if (st->red == KRED_GRID)
+        block_writer = keep(c, s, block_writer, uses_reduced_bid);
+    read = and_into(c->a, read, block_writer);
     st->pred = read;
     return !err_set(&c->f->err);
 }

@@ -171,16 +171,30 @@
    a block reduction's global result reading its input, an rfactor
    producer's partial axis merged back with a reduction axis by
    propagate_transforms (8x and 2x the sum: fuzz -s 20261123 -c 276244,
-   -c 286325; now refused by the mixed-merge check). Still open, all caught
-   by the executor (150 CPU s of seed 20261123, 1.12 million cases: 9
-   failures, no wrong value): an out-of-bounds read -c 760736; races
-   -c 846856, -c 895232, -c 1091635; -s 2 -c 51911 (an init race), -s 3
-   -c 33170 (cross-block race). Fixed since (issue 18, the accumulator init's
-   guards; tests/unit/test_regress_issue18_reduce.c): the never-written reads
-   -c 672274, -c 743375, -c 1073032, -s 6 -c 71324, -s 7 -c 43593.
-   -s 3 -c 92754, -s 20261123 -c 663680 and -c 774211 are grid reductions
-   refused at launch (work buffer too small), which the fuzzer counts as
-   failures.
+   -c 286325; now refused by the mixed-merge check). Found by the executor
+   (150 CPU s of seed 20261123, 1.12 million cases: 9 failures, no wrong
+   value), all fixed since (issue 18; tests/unit/
+   test_regress_issue18_reduce.c, test_regress_issue18_races.c). These
+   replays were recorded with the F19 switches 1: set
+   KNOWN_CACHE_AFTER_REDUCTION and KNOWN_RFACTOR_OF_RFACTOR to 1 to replay
+   them (with 0 the generator draws other cases):
+   - the never-written reads -c 672274, -c 743375, -c 1073032, -s 6 -c
+     71324, -s 7 -c 43593 (the accumulator init's guards);
+   - an out-of-bounds read -c 760736, races -c 895232 and -s 2 -c 51911
+     (an init race): an iteration axis of extent 1 merged into a reduction
+     axis took the reduction loop's index (T2[i0], T6[threadIdx.z / 16 /
+     n]); a reduction output's axis of extent 1 is now indexed 0
+     (lower/index.c);
+   - cross-block races -c 846856, -c 1091635, -s 3 -c 33170: a grid
+     reduction read, in every block, an input that one block along a
+     non-reduced block dim wrote; it now reads only in the blocks that
+     write its result (lower/reduce.c, lower_reduce_guard);
+   - grid reductions refused at launch (work buffer too small) -s 3 -c
+     92754, -s 20261123 -c 663680, -c 774211: a serial loop of 1000003
+     iterations around a grid reduction (each iteration its own partial
+     results); a need known at compile time is now refused by wf_compile,
+     naming the loops. A need that depends on symbolic sizes is still a
+     launch check, which the fuzzer counts as a failure.
    The switch is 0: the CI budget run (seed 20261123, about 90000 cases)
    finds none of these, and checks reduction values again.
    Counted as known: any wrong result or run failure of a case with a

@@ -1,0 +1,139 @@
+/*
+ * test_regress_issue18_races.c -- issue 18: reduction schedules the CPU
+ * executor caught as hazards (out-of-bounds accesses, races, grid
+ * reductions refused at launch), each written out as C calls and run on
+ * the executor against the reference.
+ */
+#include "harness.h"
+#include "reduce_check.h"
+
+/* A reduction's output axis of extent 1 is at 0, even where an iteration
+   axis of extent 1 is merged into a reduction axis (check_mixed allows it)
+   and the walk gives it the reduction loop's index.
+
+   sum over dims 1 and 2 of [1, 2, 8]: dim 1 split 3 (its outer of extent 1)
+   with the inner on TIDx, the iteration axis merged with that outer, then
+   split 5: a serial reduction loop of 5 over the output's one element. The
+   output was indexed T2[i0], valid for i0 < 1, and the block reduction's
+   write, which drops the reduced loops' bounds, read and wrote T2 past its
+   end for i0 = 1..4 (fuzz -s 20261123 -c 760736). */
+TEST(issue18_block_reduction_over_a_merged_extent1_iteration_axis_writes_cell_0) {
+    int64_t shape[3] = {1, 2, 8};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F64, 3, shape), 2, (int[]){2, 1});
+    wf_output(f, s);
+    wf_tv_split(s, 1, 3); /* [i1, r1, r3, r8] */
+    wf_tv_parallelize(s, 2, WF_TIDX);
+    wf_tv_merge(s, 0);    /* [r1, r3 TIDx, r8] */
+    wf_tv_split(s, 0, 5); /* [r1, r5, r3 TIDx, r8] */
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-12);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) T1[0] = wf_radd(");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* sum over dims 1 and 2 of [1, 4, n], all three merged into one reduction
+   axis on TIDx: the output was indexed T1[threadIdx.x / n / 4], so the init's
+   single-writer predicate saw an index that depends on threadIdx.x and let
+   every thread initialize the one cell, racing with the others (fuzz -s 2
+   -c 51911: the same through a permute and propagate_transforms, on TIDz). */
+TEST(issue18_init_of_a_reduction_over_a_merged_extent1_axis_has_one_writer) {
+    int64_t shape[3] = {1, 4, -1};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 3, shape), 2, (int[]){2, 1});
+    wf_output(f, s);
+    wf_tv_merge(s, 0);
+    wf_tv_merge(s, 0); /* [r(4n)] */
+    wf_tv_parallelize(s, 0, WF_TIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    for (int64_t n = 1; n <= 40; n += 13) {
+        int64_t sym[8] = {0, 0, n};
+        wf_kernel *k = rc_check(TS, f, sym, 1e-5);
+        if (k && n == 1)
+            CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) {\n    T1[0] = (float)0;");
+        wf_kernel_free(k);
+    }
+    wf_fusion_free(f);
+}
+
+/* s = sum(a[2, n], {1}) and m = max(s) are outputs, o = a + b a third one
+   launched on blockIdx.y too: s's rows on blockIdx.x are written once, by
+   blockIdx.y == 0; m, a grid reduction over blockIdx.x inlined into s's
+   loop, read s[blockIdx.x] in every block, and the blocks of blockIdx.y > 0
+   read it before (or while) block (x, 0) wrote it: a cross-block race (fuzz
+   -s 3 -c 33170, -s 20261123 -c 846856, -c 1091635). The grid reduction now
+   reads only in the blocks that write its result (blockIdx.y == 0, uniform
+   across the blocks it combines); the others contribute its initial value. */
+static void grid_reduction_of_a_row_sum(test_state *ts_, int64_t n, bool tidx) {
+    int64_t shape[2] = {2, n};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 2, shape), *b = wf_input(f, WF_F32, 2, shape);
+    wf_tv *o = wf_add(a, b);
+    wf_tv *s = wf_sum(a, 1, (int[]){1});
+    wf_tv *m = wf_max(s, 1, (int[]){0});
+    wf_output(f, o);
+    wf_output(f, s);
+    wf_output(f, m);
+    wf_tv_parallelize(o, 0, WF_BIDX);
+    wf_tv_parallelize(o, 1, WF_BIDY);
+    wf_tv_parallelize(s, 0, WF_BIDX);
+    if (tidx) { /* a block reduction per row, then the grid's */
+        wf_tv_split(s, 1, 32);
+        wf_tv_parallelize(s, 2, WF_TIDX);
+    }
+    wf_tv_parallelize(m, 0, WF_BIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = rc_check(ts_, f, NULL, 1e-5);
+    if (k && !tidx)
+        CHECK_HAS(wf_kernel_source(k), "wf_grid_reduce<false, false, false, true, false, false>((blockIdx.y == 0) ? (float)T3[blockIdx.x] : ");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(issue18_grid_reduction_reads_only_where_its_input_was_written) {
+    grid_reduction_of_a_row_sum(TS, 112, false);
+    grid_reduction_of_a_row_sum(TS, 7, false);
+}
+
+TEST(issue18_grid_reduction_of_a_block_reduction_written_by_one_block_row) {
+    grid_reduction_of_a_row_sum(TS, 112, true);
+    grid_reduction_of_a_row_sum(TS, 45, true);
+}
+
+/* A grid reduction inside serial iteration loops is a grid reduction per
+   iteration, each with its own partial results in the module's work buffer
+   (1048576 of them). m = max(a[5, 3], {1}) with the rows split_outer by
+   1000003 (a serial loop of 1000003 iterations, 5 of them real) and the
+   reduced axis on BIDy needs 3000009: refused at compile time, naming the
+   loop, not at every launch (fuzz -s 20261123 -c 663680; also -c 774211,
+   -s 3 -c 92754). A split_outer by 1000 needs 3000 and runs. */
+static wf_fusion *grid_max_in_serial_loop(int64_t outer) {
+    int64_t shape[2] = {5, 3};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *m = wf_max(wf_input(f, WF_F32, 2, shape), 1, (int[]){1});
+    wf_output(f, m);
+    wf_tv_split_outer(m, 0, outer); /* [i(outer), i1, r3] */
+    wf_tv_parallelize(m, 2, WF_BIDY);
+    return f;
+}
+
+TEST(issue18_grid_reduction_needing_more_partials_than_the_work_buffer_refused_at_compile) {
+    wf_fusion *f = grid_max_in_serial_loop(1000003);
+    CHECK(wf_compile(f, NULL) == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_fusion_error(f),
+              "T1 is reduced across blocks: the grid reduction needs 3000009 partial results "
+              "(blocks x threads not reduced x iterations of the serial loops around it: "
+              "iS4{1000003}), more than its work buffer's 1048576; each iteration is a grid "
+              "reduction of its own: make the serial loops around it shorter, or reduce more "
+              "per block");
+    wf_fusion_free(f);
+    f = grid_max_in_serial_loop(1000);
+    wf_kernel_free(rc_check(TS, f, NULL, 0));
+    wf_fusion_free(f);
+}
