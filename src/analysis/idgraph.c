@@ -150,12 +150,16 @@ static bool close_over_transforms(an_map *m, wf_fusion *f, wf_arena *scratch) {
     return true;
 }
 
+/* An axis of extent 1 (a broadcast's new axis, or an iteration axis of
+   extent 1): its loop runs once. A broadcast axis of another extent (the
+   outer part of a broadcast split outer by 6 is bS{6}) runs its loop that
+   many times: a merge with it is not its other input. */
 static bool index_zero(const wf_iterdomain *id) {
-    return (id->itype == IT_BROADCAST || val_is_const_eq(id->extent, 1)) && !id->loop_only;
+    return val_is_const_eq(id->extent, 1) && !id->loop_only;
 }
 
-/* Permissively, a merge with an axis whose index is always 0 (a broadcast, or
-   extent 1) is its other input: merge(b{1}, I) iterates I. A broadcast's
+/* Permissively, a merge with an axis of extent 1 is its other input:
+   merge(b{1}, I) iterates I. A broadcast's
    consumer merges the new broadcast axis with an axis its producer merges with
    nothing (nvFuser's broadcast forwarding): without this, the producer's axis
    and the consumer's merged one map to nothing, and the producer could not be

@@ -45,7 +45,7 @@ static int own_limit(const wf_tv *tv, char *why, size_t whysize) {
    transform of the same kind and factor on the partners of its inputs. NULL
    when the consumer did not transform alike. */
 static bool index_zero(const wf_iterdomain *id) {
-    return (id->itype == IT_BROADCAST || val_is_const_eq(id->extent, 1)) && !id->loop_only;
+    return val_is_const_eq(id->extent, 1) && !id->loop_only; /* as analysis/idgraph.c's */
 }
 
 /* The merge of x with an axis whose index is always 0 that uses x, or NULL:

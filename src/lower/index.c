@@ -270,12 +270,21 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     }
 }
 
-/* Is the exact group r that of one of tv's non-broadcast logical IDs? */
+/* Is the exact group r that of one of tv's own non-broadcast IDs: a logical
+   one, or one its transforms make of them? The merge of its own axis with
+   its broadcast one (iS6{3} and bS5{1} -> iS17{3}) iterates its own data
+   (the broadcast's part is 0, a split's bound keeps it there), though
+   permissively it may be mapped to the broadcast: a merge with an axis of
+   extent 1 is its other input (analysis/idgraph.c), and the broadcast may be
+   mapped to that input through tensors that resolve it elsewhere. */
 static bool own_iteration(index_env *e, const wf_tv *tv, int r) {
-    for (int i = 0; i < tv->logical.n; i++)
-        if (tv->logical.ptr[i]->itype != IT_BROADCAST &&
-            an_find(&e->c->g.exact, tv->logical.ptr[i]->id) == r)
+    const wf_fusion *f = e->c->f;
+    for (int i = 0; i < f->ids.n; i++) {
+        const wf_iterdomain *id = f->ids.ptr[i];
+        if (id->tv == tv && id->itype != IT_BROADCAST && !id->loop_only &&
+            an_find(&e->c->g.exact, id->id) == r)
             return true;
+    }
     return false;
 }
 

@@ -1,0 +1,119 @@
+/*
+ * test_fuzz_regress_issue18_bcast.c -- two fusions of the fuzzer's CI seed
+ * (fuzz -s 20261123) that broadcast forwarding (a merge with an axis of
+ * extent 1 is permissively its other input, analysis/idgraph.c) let through
+ * to the executor, which then found a race and a cell never written.
+ *
+ * -c 33915: a merge of an axis with the outer part of a broadcast split outer
+ * by 6 (bS{6}) runs 6 times as many iterations: it is not its other input.
+ * Forwarded, T3 (a broadcast, an output) was inlined into T8's merged loop of
+ * 30 and written by 6 blocks each. Only an axis of extent 1 is forwarded now:
+ * T3 and its reader T4 stay out of T8's loop, and T4, serial, reading T3,
+ * written on BIDy, is refused, as it was before forwarding.
+ *
+ * -c 39735: T4 = transpose(broadcast(T0)) merges its own axis with its
+ * broadcast one (merge_axes(1, 0): iS6{3} and bS5{1}). That merge iterates
+ * iS6, but the broadcast is permissively mapped to iS6 as well (T3's
+ * broadcast axis is resolved against T0's axis through a max and its
+ * reader), so the write-once check of a broadcast output (lower/index.c)
+ * took T4's own loop for one that expands the broadcast and wrote only
+ * threadIdx.z < 1. A loop of the tensor's own iteration is not bounded now.
+ */
+#include "harness.h"
+
+/* fuzz -s 20261123 -c 33915 as C calls (T11 is T3's cache). */
+static wf_fusion *race_case(bool merge_t8, wf_tv **out3) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t s[1] = {5};
+    wf_tv *t0 = wf_input(f, WF_F32, 1, s);
+    wf_tv *t1 = wf_input(f, WF_F32, 1, s);
+    wf_tv *t2 = wf_input(f, WF_F32, 2, (const int64_t[]){2, 16});
+    wf_tv *t3 = wf_broadcast(t1, 2, (const bool[]){false, true});
+    wf_tv *t4 = wf_sub(t3, t3);
+    wf_tv *t5 = wf_binary(WF_MIN, t1, t0);
+    wf_tv *t6 = wf_add(t5, t0);
+    wf_tv *t7 = wf_unary(WF_RSQRT, t6);
+    wf_tv *t8 = wf_mul(t4, t3);
+    wf_tv *t9 = wf_unary(WF_RELU, t7);
+    wf_tv *t10 = wf_mul(t0, t9);
+    wf_output(f, t3);
+    wf_output(f, t8);
+    wf_output(f, t10);
+    wf_cache_before(t3);
+    wf_tv_split_outer(t3, 1, 6); /* [5, bS{6}, bS{1}] */
+    wf_propagate_transforms(t3);
+    wf_tv_parallelize(t3, 0, WF_TIDX);
+    wf_tv_parallelize(t3, 0, WF_BIDY);
+    wf_parallelize_all_like(t2, 0);
+    if (merge_t8)
+        wf_tv_merge(t8, 0); /* [5 * 6, bS{1}] */
+    wf_inline_all_at(t3, 2);
+    *out3 = t3;
+    return f;
+}
+
+TEST(issue18_bcast_merge_with_a_split_broadcast_is_not_forwarded) {
+    wf_tv *t3;
+    wf_fusion *f = race_case(true, &t3);
+    CHECK_EQ_I64(wf_tv_compute_at(t3), 0); /* was 1: in T8's loop of 30 */
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK(k == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f),
+              "T4 reads global T3 across blocks on BIDy (T3's axis iblockIdx.y4{5}, T4's axis "
+              "none): other blocks write the cells it reads, which needs a grid-wide sync; "
+              "parallelize exactly mapped axes of both on BIDy, or compute T4 in a separate "
+              "fusion");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* Without T8's merge, the same schedule runs. */
+TEST(issue18_bcast_split_broadcast_schedule_without_the_merge_runs) {
+    wf_tv *t3;
+    wf_fusion *f = race_case(false, &t3);
+    CHECK_EQ_I64(wf_tv_compute_at(t3), 2);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* fuzz -s 20261123 -c 39735 as C calls (T12 is T1's cache). */
+TEST(issue18_bcast_own_merge_with_a_broadcast_output_axis_writes_every_cell) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t s[1] = {3};
+    wf_tv *t0 = wf_input(f, WF_I32, 1, s);
+    wf_tv *t1 = wf_input(f, WF_F32, 1, s);
+    wf_tv *t2 = wf_input(f, WF_F64, 1, s);
+    wf_tv *t3 = wf_broadcast(t0, 2, (const bool[]){false, true});
+    wf_tv *t4 = wf_transpose(t3, 1, 0);
+    wf_tv *t5 = wf_transpose(t3, 1, 0);
+    wf_tv *t6 = wf_max(t3, 1, (const int[]){0});
+    wf_tv *t7 = wf_unary(WF_SQRT, t2);
+    wf_tv *t8 = wf_unary(WF_EXP, t7);
+    wf_tv *t9 = wf_binary(WF_MAX, t1, t0);
+    wf_tv *t10 = wf_binary(WF_MAX, t6, t0);
+    wf_tv *t11 = wf_reduce(WF_MUL, t2, 1, (const int[]){0});
+    wf_output(f, t4);
+    wf_output(f, t5);
+    wf_output(f, t8);
+    wf_output(f, t9);
+    wf_output(f, t10);
+    wf_output(f, t11);
+    wf_cache_after(t1);
+    wf_tv_parallelize(t4, 0, WF_TIDX);
+    wf_propagate_transforms(t4);
+    wf_tv_merge_axes(t4, 1, 0); /* iS6{3} and bS5{1} -> [3] */
+    wf_propagate_transforms(t4);
+    wf_tv_parallelize(t4, 0, WF_TIDX);
+    wf_tv_parallelize(t4, -1, WF_TIDZ);
+    wf_parallelize_all_like(t4, 0);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "  T3[0] = T0[threadIdx.z];\n"
+                                       "  T4[threadIdx.z] = T3[0];\n"
+                                       "  T5[threadIdx.z] = T3[0];\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
