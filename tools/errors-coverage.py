@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """errors-coverage.py -- which of the library's error messages docs/errors.md
-shows. Every wf_fail / wf_failb / wf_fails call in src/ is a message site;
+shows. Every err_fail / err_failb / err_fails call in src/ is a message site;
 its format string (the string literals after the status, joined) becomes a
 pattern (%d, %s, ... match anything), and a site is covered when a message
 printed on the page matches it. Out-of-memory sites are left out (the
@@ -14,7 +14,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CALL = re.compile(r"\bwf_fail[bs]?\s*\(\s*[^,]+,\s*(WF_[A-Z_]+)\s*,\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)", re.S)
+CALL = re.compile(r"\berr_fail[bs]?\s*\(\s*[^,]+,\s*(WF_[A-Z_]+)\s*,\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)", re.S)
 CONV = re.compile(r"%[-+ #0]*[0-9*]*(?:\.[0-9*]+)?(?:hh|h|ll|l|z|j|t)?[diouxXeEfgGcsp%]")
 
 

@@ -190,7 +190,7 @@ def test_api_reference_lists_every_python_name():
 
 
 def test_errors_page_covers_most_message_sites():
-    """tools/errors-coverage.py matches every wf_fail format string of src/
+    """tools/errors-coverage.py matches every err_fail format string of src/
     against the page; a floor, so a new message lowers no existing entry."""
     import sys
 

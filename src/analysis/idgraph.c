@@ -182,21 +182,21 @@ bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch) {
     char *live = live_tensors(f, scratch);
     if (!live || !an_map_init(&g->exact, f->ids.n, scratch) ||
         !an_map_init(&g->permissive, f->ids.n, scratch))
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     seed_ops(&g->exact, f, live, false);
     seed_ops(&g->permissive, f, live, true);
     if (!close_over_transforms(&g->exact, f, scratch))
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     /* Exactly mapped IDs are permissively mapped too. */
     for (int i = 0; i < f->ids.n; i++)
         an_unite(&g->permissive, i, an_find(&g->exact, i));
     do
         if (!close_over_transforms(&g->permissive, f, scratch))
-            return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     while (forward_trivial_merges(&g->permissive, f));
     g->reductions = ARENA_ARRAY(scratch, wf_tv *, f->tvs.n + 1);
     if (!g->reductions)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     g->nreductions = 0;
     for (int i = 0; i < f->tvs.n; i++)
         if (f->tvs.ptr[i]->def && f->tvs.ptr[i]->def->kind == OP_REDUCE)
@@ -218,12 +218,12 @@ static bool self_mapped(an_idgraph *g, const wf_tv *tv, const id_list *dom) {
             sbuf sa = {0}, sb = {0};
             ir_print_id(&sa, a);
             ir_print_id(&sb, b);
-            wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                     "T%d maps to itself: its IterDomains %s and %s are exactly mapped through "
-                     "the fusion's ops (e.g. a tensor combined with its own transpose, permute or "
-                     "second broadcast), so one loop or index cannot tell them apart; compute one "
-                     "of the operands in a separate fusion and pass it in as an input",
-                     tv->id, sbuf_str(&sa), sbuf_str(&sb));
+            err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                      "T%d maps to itself: its IterDomains %s and %s are exactly mapped through "
+                      "the fusion's ops (e.g. a tensor combined with its own transpose, permute or "
+                      "second broadcast), so one loop or index cannot tell them apart; compute one "
+                      "of the operands in a separate fusion and pass it in as an input",
+                      tv->id, sbuf_str(&sa), sbuf_str(&sb));
             sbuf_free(&sa);
             sbuf_free(&sb);
             return true;

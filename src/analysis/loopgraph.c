@@ -22,7 +22,7 @@
 bool an_loops_unite(an_loopgraph *lg, wf_fusion *f, ir_op *const *ops, int n, wf_arena *a) {
     memset(lg, 0, sizeof *lg);
     if (!an_map_init(&lg->map, f->ids.n, a))
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int k = 0; k < n; k++) {
         wf_tv *p = ops[k]->out;
         for (int u = 0; u < p->uses.n; u++) {
@@ -45,7 +45,7 @@ bool an_loops_promote(an_loopgraph *lg, wf_fusion *f, ir_op *const *order, int n
     lg->group_of = ARENA_ARRAY(a, int, f->ids.n + 1);
     lg->promoted = ARENA_ARRAY(a, wf_iterdomain *, f->ids.n + 1);
     if (!lg->group_of || !lg->promoted)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < f->ids.n; i++)
         lg->group_of[i] = -1;
     lg->ngroups = 0;

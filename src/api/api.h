@@ -21,7 +21,7 @@
 /* Is the sticky error set? An allocation that failed since is recorded now. */
 static inline bool api_failed(wf_fusion *f) {
     if (f->arena.failed && !err_set(&f->err))
-        wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     return err_set(&f->err);
 }
 

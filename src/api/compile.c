@@ -37,7 +37,7 @@ static bool lowering_options(wf_fusion *f, const wf_compile_options *opt, const 
     if (!lo) {
         pthread_once(&env_once, read_env);
         if (err_set(&env_defaults.err))
-            return wf_failb(&f->err, env_defaults.err.code, "%s", env_defaults.err.msg);
+            return err_failb(&f->err, env_defaults.err.code, "%s", env_defaults.err.msg);
         lo = &env_defaults.opt;
     }
     *out = *lo;
@@ -61,7 +61,7 @@ static wf_kernel *build_kernel(wf_fusion *f, const wf_compile_options *opt, lowe
         k = NULL;
     }
     if (!k)
-        wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     return k;
 }
 
@@ -75,11 +75,11 @@ static bool check_sm(wf_fusion *f, const wf_compile_options *opt) {
     for (size_t i = 0; i < sizeof known_sms / sizeof *known_sms; i++)
         if (opt->sm == known_sms[i])
             return true;
-    return wf_failb(&f->err, WF_ERR_ARG,
-                    "wf_compile: sm %d is not a GPU architecture; use 90 (Hopper, sm_90a), 100 "
-                    "(Blackwell, sm_100a), another of 75, 80, 86, 87, 89, 101, 103, 110, 120, "
-                    "121, or 0 for the device's",
-                    opt->sm);
+    return err_failb(&f->err, WF_ERR_ARG,
+                     "wf_compile: sm %d is not a GPU architecture; use 90 (Hopper, sm_90a), 100 "
+                     "(Blackwell, sm_100a), another of 75, 80, 86, 87, 89, 101, 103, 110, 120, "
+                     "121, or 0 for the device's",
+                     opt->sm);
 }
 
 wf_kernel *api_compile(wf_fusion *f, const wf_compile_options *opt, const lower_options *lo) {
@@ -120,16 +120,16 @@ wf_status wf_kernel_check_nvrtc(wf_kernel *k, int sm, char *log, size_t logsize)
         return WF_ERR_ARG;
     err_clear(&k->err);
     if (sm < 0)
-        return wf_fails(&k->err, WF_ERR_ARG,
-                        "wf_kernel_check_nvrtc: sm %d is negative; use 0 for the kernel's target",
-                        sm);
+        return err_fails(&k->err, WF_ERR_ARG,
+                         "wf_kernel_check_nvrtc: sm %d is negative; use 0 for the kernel's target",
+                         sm);
     char own[sizeof k->err.msg];
     bool theirs = log && logsize > 0;
     rt_nvrtc_result res;
     wf_status s = rt_nvrtc_compile(k->source, "weft_kernel.cu", sm > 0 ? sm : k->sm, &res,
                                    theirs ? log : own, theirs ? logsize : sizeof own);
     if (s != WF_OK)
-        return wf_fails(&k->err, s, "%s", theirs ? log : own);
+        return err_fails(&k->err, s, "%s", theirs ? log : own);
     free(k->ptx);
     k->ptx = res.ptx;
     res.ptx = NULL;
@@ -192,12 +192,12 @@ static const char *keep_text(wf_fusion *f, text_kind kind) {
 const char *api_keep_text(wf_fusion *f, sbuf *b) {
     if (b->oom) {
         sbuf_free(b);
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     }
     free(f->text);
     f->text = sbuf_take(b);
     if (!f->text)
-        wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     return f->text;
 }
 

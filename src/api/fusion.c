@@ -47,9 +47,9 @@ const char *wf_status_name(wf_status s) {
 static bool valid_dtype(wf_fusion *f, wf_dtype t, const char *what) {
     if ((unsigned)t < IR_NDTYPES)
         return true;
-    return wf_failb(&f->err, WF_ERR_ARG,
-                    "%s: unknown dtype %d; a dtype is one of WF_F32 ... WF_BOOL (0 to %d)", what,
-                    (int)t, IR_NDTYPES - 1);
+    return err_failb(&f->err, WF_ERR_ARG,
+                     "%s: unknown dtype %d; a dtype is one of WF_F32 ... WF_BOOL (0 to %d)", what,
+                     (int)t, IR_NDTYPES - 1);
 }
 
 wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape,
@@ -58,22 +58,23 @@ wf_tv *wf_input_strided(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape
     if (!valid_dtype(f, t, "wf_input"))
         return NULL;
     if (ndim < 0 || ndim > WF_MAX_RANK)
-        return wf_fail(&f->err, WF_ERR_ARG,
-                       "wf_input: rank %d is not in 0..%d (WF_MAX_RANK, the rank of wf_buffer)",
-                       ndim, WF_MAX_RANK);
+        return err_fail(&f->err, WF_ERR_ARG,
+                        "wf_input: rank %d is not in 0..%d (WF_MAX_RANK, the rank of wf_buffer)",
+                        ndim, WF_MAX_RANK);
     if (ndim > 0 && !shape)
-        return wf_fail(&f->err, WF_ERR_ARG, "wf_input: the shape of a rank-%d input is NULL", ndim);
+        return err_fail(&f->err, WF_ERR_ARG, "wf_input: the shape of a rank-%d input is NULL",
+                        ndim);
     int64_t bytes = (int64_t)wf_dtype_size(t);
     for (int i = 0; i < ndim; i++) {
         if (shape[i] == 0 || shape[i] < -1)
-            return wf_fail(&f->err, WF_ERR_ARG,
-                           "wf_input: extent %lld of dim %d must be positive, or -1 for symbolic",
-                           (long long)shape[i], i);
+            return err_fail(&f->err, WF_ERR_ARG,
+                            "wf_input: extent %lld of dim %d must be positive, or -1 for symbolic",
+                            (long long)shape[i], i);
         if (shape[i] > 0 && __builtin_mul_overflow(bytes, shape[i], &bytes))
-            return wf_fail(&f->err, WF_ERR_ARG,
-                           "wf_input: a %s tensor of this shape needs more than 2^63 bytes (the "
-                           "size overflows at dim %d, extent %lld); no buffer is that large",
-                           ir_dtype_short(t), i, (long long)shape[i]);
+            return err_fail(&f->err, WF_ERR_ARG,
+                            "wf_input: a %s tensor of this shape needs more than 2^63 bytes (the "
+                            "size overflows at dim %d, extent %lld); no buffer is that large",
+                            ir_dtype_short(t), i, (long long)shape[i]);
     }
     return ir_input(f, t, ndim, shape, contiguity);
 }
@@ -85,7 +86,7 @@ wf_tv *wf_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape) {
 void wf_output(wf_fusion *f, wf_tv *tv) {
     WF_GATE(f, );
     if (!tv || tv->f != f) {
-        wf_fail(&f->err, WF_ERR_ARG, "wf_output: the tensor is NULL or from another fusion");
+        err_fail(&f->err, WF_ERR_ARG, "wf_output: the tensor is NULL or from another fusion");
         return;
     }
     if (tv->scalar) {
@@ -96,10 +97,10 @@ void wf_output(wf_fusion *f, wf_tv *tv) {
         int i = 0;
         while (i < f->outputs.n && f->outputs.ptr[i] != tv)
             i++;
-        wf_fail(&f->err, WF_ERR_ARG,
-                "wf_output(T%d): T%d is already output %d; to return the same values twice, "
-                "output a copy of it (wf_set(T%d))",
-                tv->id, tv->id, i, tv->id);
+        err_fail(&f->err, WF_ERR_ARG,
+                 "wf_output(T%d): T%d is already output %d; to return the same values twice, "
+                 "output a copy of it (wf_set(T%d))",
+                 tv->id, tv->id, i, tv->id);
         return;
     }
     char what[48];
@@ -111,7 +112,7 @@ void wf_output(wf_fusion *f, wf_tv *tv) {
     }
     tv->mem = WF_MEM_GLOBAL;
     if (!vec_push_arena(&f->arena, &f->outputs, tv))
-        wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 wf_tv *wf_set(wf_tv *a) {
@@ -127,16 +128,16 @@ wf_tv *wf_cast(wf_tv *a, wf_dtype t) {
 wf_tv *wf_unary(wf_unary_op op, wf_tv *a) {
     TV_GATE(a, NULL);
     if ((unsigned)op > WF_RECIPROCAL)
-        return wf_fail(&a->f->err, WF_ERR_ARG, "wf_unary: unknown op %d", (int)op);
+        return err_fail(&a->f->err, WF_ERR_ARG, "wf_unary: unknown op %d", (int)op);
     return ir_unary(op, a);
 }
 
 wf_tv *wf_binary(wf_binary_op op, wf_tv *a, wf_tv *b) {
     OPERAND_GATE(a, NULL);
     if (!b || b->f != a->f)
-        return wf_fail(&a->f->err, WF_ERR_ARG, "wf_binary: operands are from different fusions");
+        return err_fail(&a->f->err, WF_ERR_ARG, "wf_binary: operands are from different fusions");
     if ((unsigned)op > WF_GE)
-        return wf_fail(&a->f->err, WF_ERR_ARG, "wf_binary: unknown op %d", (int)op);
+        return err_fail(&a->f->err, WF_ERR_ARG, "wf_binary: unknown op %d", (int)op);
     return ir_binary(op, a, b);
 }
 
@@ -159,18 +160,18 @@ wf_tv *wf_div(wf_tv *a, wf_tv *b) {
 wf_tv *wf_broadcast(wf_tv *a, int ndim_out, const bool *is_broadcast_dim) {
     TV_GATE(a, NULL);
     if (ndim_out < 0 || ndim_out > WF_MAX_RANK)
-        return wf_fail(&a->f->err, WF_ERR_ARG,
-                       "broadcast(T%d): output rank %d is not in 0..%d (WF_MAX_RANK)", a->id,
-                       ndim_out, WF_MAX_RANK);
+        return err_fail(&a->f->err, WF_ERR_ARG,
+                        "broadcast(T%d): output rank %d is not in 0..%d (WF_MAX_RANK)", a->id,
+                        ndim_out, WF_MAX_RANK);
     if (!is_broadcast_dim)
-        return wf_fail(&a->f->err, WF_ERR_ARG, "broadcast(T%d): is_broadcast_dim is NULL", a->id);
+        return err_fail(&a->f->err, WF_ERR_ARG, "broadcast(T%d): is_broadcast_dim is NULL", a->id);
     return ir_broadcast(a, ndim_out, is_broadcast_dim);
 }
 
 wf_tv *wf_permute(wf_tv *a, const int *new2old) {
     TV_GATE(a, NULL);
     if (!new2old)
-        return wf_fail(&a->f->err, WF_ERR_ARG, "permute(T%d): new2old is NULL", a->id);
+        return err_fail(&a->f->err, WF_ERR_ARG, "permute(T%d): new2old is NULL", a->id);
     return ir_permute(a, new2old);
 }
 
@@ -182,9 +183,9 @@ wf_tv *wf_transpose(wf_tv *a, int dim0, int dim1) {
     if (dim1 < 0)
         dim1 += n;
     if (dim0 < 0 || dim0 >= n || dim1 < 0 || dim1 >= n || n > WF_MAX_RANK)
-        return wf_fail(&a->f->err, WF_ERR_ARG,
-                       "transpose(T%d): dims %d and %d are not both in 0..%d", a->id, dim0, dim1,
-                       n - 1);
+        return err_fail(&a->f->err, WF_ERR_ARG,
+                        "transpose(T%d): dims %d and %d are not both in 0..%d", a->id, dim0, dim1,
+                        n - 1);
     for (int i = 0; i < n; i++)
         perm[i] = i;
     perm[dim0] = dim1;

@@ -18,18 +18,18 @@ wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out) {
     if (!k)
         return WF_ERR_ARG;
     if (!out)
-        return wf_fails(run_err(k), WF_ERR_ARG, "wf_interp_stats: the result pointer is NULL");
+        return err_fails(run_err(k), WF_ERR_ARG, "wf_interp_stats: the result pointer is NULL");
     memset(out, 0, sizeof *out);
     const it_program *p = k->interp;
     if (!p)
-        return wf_fails(run_err(k), WF_ERR_UNSUPPORTED,
-                        "wf_interp_stats: this kernel has no executor program");
+        return err_fails(run_err(k), WF_ERR_UNSUPPORTED,
+                         "wf_interp_stats: this kernel has no executor program");
     if (err_set(&k->err)) /* the last run failed: its statistics are partial */
         return k->err.code;
     if (!p->ran)
-        return wf_fails(run_err(k), WF_ERR_ARG,
-                        "wf_interp_stats: the kernel has not run on the executor yet; call "
-                        "wf_run(k, WF_BACKEND_INTERP, ...) first");
+        return err_fails(run_err(k), WF_ERR_ARG,
+                         "wf_interp_stats: the kernel has not run on the executor yet; call "
+                         "wf_run(k, WF_BACKEND_INTERP, ...) first");
     out->smem_max_conflict_degree = 1;
     for (int i = 0; i < p->nstmts; i++) {
         const it_stats *s = &p->stats[i];

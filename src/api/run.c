@@ -17,18 +17,18 @@
 static wf_status check_arrays(wf_kernel *k, const char *what, const wf_buffer *in, int nin,
                               const wf_buffer *out, int nout) {
     if (nin < 0 || nout < 0)
-        return wf_fails(&k->err, WF_ERR_ARG, "%s: negative buffer count (nin = %d, nout = %d)",
-                        what, nin, nout);
+        return err_fails(&k->err, WF_ERR_ARG, "%s: negative buffer count (nin = %d, nout = %d)",
+                         what, nin, nout);
     if (nin > 0 && !in)
-        return wf_fails(&k->err, WF_ERR_ARG,
-                        "%s: the input array is NULL but nin is %d; pass an array of %d input "
-                        "buffer%s (the kernel takes %d)",
-                        what, nin, nin, nin == 1 ? "" : "s", k->ninputs);
+        return err_fails(&k->err, WF_ERR_ARG,
+                         "%s: the input array is NULL but nin is %d; pass an array of %d input "
+                         "buffer%s (the kernel takes %d)",
+                         what, nin, nin, nin == 1 ? "" : "s", k->ninputs);
     if (nout > 0 && !out)
-        return wf_fails(&k->err, WF_ERR_ARG,
-                        "%s: the output array is NULL but nout is %d; pass an array of %d output "
-                        "buffer%s (the kernel takes %d)",
-                        what, nout, nout, nout == 1 ? "" : "s", k->noutputs);
+        return err_fails(&k->err, WF_ERR_ARG,
+                         "%s: the output array is NULL but nout is %d; pass an array of %d output "
+                         "buffer%s (the kernel takes %d)",
+                         what, nout, nout, nout == 1 ? "" : "s", k->noutputs);
     return WF_OK;
 }
 
@@ -50,7 +50,7 @@ wf_status wf_run(wf_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_bu
             return rt_cuda_run(k, in, nin, out, nout);
         return rt_interp_run(k, in, nin, out, nout);
     }
-    return wf_fails(&k->err, WF_ERR_ARG, "wf_run: unknown backend %d", (int)b);
+    return err_fails(&k->err, WF_ERR_ARG, "wf_run: unknown backend %d", (int)b);
 }
 
 const char *wf_last_run_error(const wf_kernel *k) {
@@ -67,10 +67,10 @@ wf_status wf_time(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
         return WF_ERR_ARG;
     err_clear(&k->err);
     if (warmup < 0 || reps <= 0 || !median_us)
-        return wf_fails(&k->err, WF_ERR_ARG,
-                        "wf_time: need warmup >= 0, reps > 0 and a result pointer (got warmup "
-                        "%d, reps %d, %s)",
-                        warmup, reps, median_us ? "a result pointer" : "a NULL result pointer");
+        return err_fails(&k->err, WF_ERR_ARG,
+                         "wf_time: need warmup >= 0, reps > 0 and a result pointer (got warmup "
+                         "%d, reps %d, %s)",
+                         warmup, reps, median_us ? "a result pointer" : "a NULL result pointer");
     if (check_arrays(k, "wf_time", in, nin, out, nout) != WF_OK)
         return k->err.code;
     return rt_cuda_time(k, in, nin, out, nout, warmup, reps, median_us);

@@ -14,9 +14,9 @@ bool api_axis(wf_tv *tv, int *axis, const char *what) {
     if (a < 0)
         a += n;
     if (a < 0 || a >= n)
-        return wf_failb(&tv->f->err, WF_ERR_ARG,
-                        "T%d.%s: axis %d is out of range; T%d has %d loop ax%s", tv->id, what,
-                        *axis, tv->id, n, n == 1 ? "is" : "es");
+        return err_failb(&tv->f->err, WF_ERR_ARG,
+                         "T%d.%s: axis %d is out of range; T%d has %d loop ax%s", tv->id, what,
+                         *axis, tv->id, n, n == 1 ? "is" : "es");
     *axis = a;
     return true;
 }
@@ -26,10 +26,10 @@ bool api_pos(wf_tv *tv, int *pos, const char *what) {
     if (p < 0)
         p += n + 1;
     if (p < 0 || p > n)
-        return wf_failb(&tv->f->err, WF_ERR_ARG,
-                        "T%d.%s: position %d is out of range; T%d has %d loop ax%s, so positions "
-                        "are 0..%d",
-                        tv->id, what, *pos, tv->id, n, n == 1 ? "is" : "es", n);
+        return err_failb(&tv->f->err, WF_ERR_ARG,
+                         "T%d.%s: position %d is out of range; T%d has %d loop ax%s, so positions "
+                         "are 0..%d",
+                         tv->id, what, *pos, tv->id, n, n == 1 ? "is" : "es", n);
     *pos = p;
     return true;
 }
@@ -41,9 +41,9 @@ static void split(wf_tv *tv, int axis, int64_t factor, bool inner) {
     if (!api_axis(tv, &axis, what))
         return;
     if (factor <= 0) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.%s(axis=%d, factor=%lld): the factor must be positive", tv->id, what,
-                user_axis, (long long)factor);
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.%s(axis=%d, factor=%lld): the factor must be positive", tv->id, what,
+                 user_axis, (long long)factor);
         return;
     }
     sched_split(tv, axis, factor, inner);
@@ -62,8 +62,8 @@ void wf_tv_merge_axes(wf_tv *tv, int outer, int inner) {
     if (!api_axis(tv, &outer, "merge") || !api_axis(tv, &inner, "merge"))
         return;
     if (outer == inner) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.merge: cannot merge axis %d with itself", tv->id,
-                outer);
+        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.merge: cannot merge axis %d with itself", tv->id,
+                 outer);
         return;
     }
     sched_merge(tv, outer, inner);
@@ -75,10 +75,10 @@ void wf_tv_merge(wf_tv *tv, int axis) {
     if (!api_axis(tv, &axis, "merge"))
         return;
     if (axis + 1 >= tv->loop.n) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.merge(axis=%d): axis %d is the last loop axis; there is no axis %d to merge "
-                "it with",
-                tv->id, user_axis, axis, axis + 1);
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.merge(axis=%d): axis %d is the last loop axis; there is no axis %d to merge "
+                 "it with",
+                 tv->id, user_axis, axis, axis + 1);
         return;
     }
     sched_merge(tv, axis, axis + 1);
@@ -90,15 +90,15 @@ static bool check_perm(wf_tv *tv, const int *old2new, int *first) {
     for (int i = 0; i < tv->loop.n; i++) {
         int p = old2new[i];
         if (p < 0 || p >= tv->loop.n)
-            return wf_failb(&tv->f->err, WF_ERR_ARG,
-                            "T%d.reorder: the new positions are not a permutation of 0..%d: "
-                            "axis %d goes to position %d",
-                            tv->id, tv->loop.n - 1, i, p);
+            return err_failb(&tv->f->err, WF_ERR_ARG,
+                             "T%d.reorder: the new positions are not a permutation of 0..%d: "
+                             "axis %d goes to position %d",
+                             tv->id, tv->loop.n - 1, i, p);
         if (first[p] >= 0)
-            return wf_failb(&tv->f->err, WF_ERR_ARG,
-                            "T%d.reorder: the new positions are not a permutation of 0..%d: axes "
-                            "%d and %d both go to position %d",
-                            tv->id, tv->loop.n - 1, first[p], i, p);
+            return err_failb(&tv->f->err, WF_ERR_ARG,
+                             "T%d.reorder: the new positions are not a permutation of 0..%d: axes "
+                             "%d and %d both go to position %d",
+                             tv->id, tv->loop.n - 1, first[p], i, p);
         first[p] = i;
     }
     return true;
@@ -109,15 +109,15 @@ static bool check_perm(wf_tv *tv, const int *old2new, int *first) {
 static int *scratch_ints(wf_tv *tv, int k) {
     int *p = calloc((size_t)k * (size_t)(tv->loop.n + 1), sizeof *p);
     if (!p)
-        wf_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
     return p;
 }
 
 void wf_tv_reorder_all(wf_tv *tv, const int *old2new) {
     TV_GATE(tv, );
     if (!old2new) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: no permutation given (old2new is NULL)",
-                tv->id);
+        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.reorder: no permutation given (old2new is NULL)",
+                 tv->id);
         return;
     }
     int n = tv->loop.n, *perm = scratch_ints(tv, 2);
@@ -149,10 +149,10 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
     TV_GATE(tv, );
     int n = tv->loop.n;
     if (npairs < 0 || npairs > n || (npairs && !old_new)) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.reorder: %d pairs%s; give 0..%d (old, new) pairs for T%d's %d loop axes",
-                tv->id, npairs, npairs > 0 && !old_new ? " but the pair list is NULL" : "", n,
-                tv->id, n);
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.reorder: %d pairs%s; give 0..%d (old, new) pairs for T%d's %d loop axes",
+                 tv->id, npairs, npairs > 0 && !old_new ? " but the pair list is NULL" : "", n,
+                 tv->id, n);
         return;
     }
     int *perm = scratch_ints(tv, 3);
@@ -164,8 +164,8 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
         int o = old_new[k][0], p = old_new[k][1];
         ok = api_axis(tv, &o, "reorder") && api_axis(tv, &p, "reorder");
         if (ok && (moved[o] || taken[p]))
-            ok = wf_failb(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
-                          tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
+            ok = err_failb(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
+                           tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
         if (ok) {
             perm[o] = p;
             moved[o] = taken[p] = 1;
@@ -181,7 +181,8 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
 void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y) {
     TV_GATE(tv, );
     if (kind != WF_SWIZZLE_XOR) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: unknown swizzle kind %d", tv->id, (int)kind);
+        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: unknown swizzle kind %d", tv->id,
+                 (int)kind);
         return;
     }
     if (api_axis(tv, &x, "swizzle") && api_axis(tv, &y, "swizzle"))
@@ -191,16 +192,16 @@ void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y) {
 void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p) {
     TV_GATE(tv, );
     if ((unsigned)p > WF_MMA) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.parallelize: unknown parallel type %d", tv->id,
-                (int)p);
+        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.parallelize: unknown parallel type %d", tv->id,
+                 (int)p);
         return;
     }
     if (tv->is_input && p != WF_SERIAL) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.parallelize(%d, %s): T%d is a fusion input; the kernel only reads it, so "
-                "it has no loops to parallelize; parallelize the tensors that read it (or a "
-                "cache of it, wf_cache_after)",
-                tv->id, axis, ir_ptype_name(p), tv->id);
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.parallelize(%d, %s): T%d is a fusion input; the kernel only reads it, so "
+                 "it has no loops to parallelize; parallelize the tensors that read it (or a "
+                 "cache of it, wf_cache_after)",
+                 tv->id, axis, ir_ptype_name(p), tv->id);
         return;
     }
     if (api_axis(tv, &axis, "parallelize"))
@@ -210,13 +211,13 @@ void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p) {
 void wf_tv_set_memory(wf_tv *tv, wf_memtype m) {
     TV_GATE(tv, );
     if ((unsigned)m > WF_MEM_TENSOR) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_memory: unknown memory type %d", tv->id, (int)m);
+        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_memory: unknown memory type %d", tv->id, (int)m);
         return;
     }
     if ((tv->is_input || tv->is_output) && m != WF_MEM_GLOBAL) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.set_memory(%s): T%d is a fusion %s and stays in global memory", tv->id,
-                ir_memtype_name(m), tv->id, tv->is_input ? "input" : "output");
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.set_memory(%s): T%d is a fusion %s and stays in global memory", tv->id,
+                 ir_memtype_name(m), tv->id, tv->is_input ? "input" : "output");
         return;
     }
     tv->mem = m;
@@ -225,12 +226,12 @@ void wf_tv_set_memory(wf_tv *tv, wf_memtype m) {
 void wf_tv_set_ldst(wf_tv *tv, wf_ldst op) {
     TV_GATE(tv, );
     if (!tv->def || !ir_op_is_copy(tv->def)) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.set_ldst: T%d is not defined by a copy (set or permute)", tv->id, tv->id);
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.set_ldst: T%d is not defined by a copy (set or permute)", tv->id, tv->id);
         return;
     }
     if ((unsigned)op > WF_LDST_CP_ASYNC) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_ldst: unknown op type %d", tv->id, (int)op);
+        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_ldst: unknown op type %d", tv->id, (int)op);
         return;
     }
     tv->def->ldst = op;
@@ -239,17 +240,17 @@ void wf_tv_set_ldst(wf_tv *tv, wf_ldst op) {
 void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos) {
     TV_GATE(tv, );
     if (tv->mem != WF_MEM_TENSOR) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.set_tmem_dimsep: the dim separator is only for tensors in tensor memory",
-                tv->id);
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.set_tmem_dimsep: the dim separator is only for tensors in tensor memory",
+                 tv->id);
         return;
     }
     int n = ir_alloc_domain(tv)->n;
     if (pos < 0)
         pos += n + 1;
     if (pos < 0 || pos > n) {
-        wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_tmem_dimsep: position %d is not in 0..%d", tv->id,
-                pos, n);
+        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.set_tmem_dimsep: position %d is not in 0..%d",
+                 tv->id, pos, n);
         return;
     }
     tv->dimsep = pos;
@@ -258,9 +259,9 @@ void wf_tv_set_tmem_dimsep(wf_tv *tv, int pos) {
 void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous) {
     TV_GATE(tv, );
     if (n <= 0 || !ids) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.set_allocation_domain: %d axes%s; give at least one IterDomain", tv->id, n,
-                ids ? "" : " (ids is NULL)");
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.set_allocation_domain: %d axes%s; give at least one IterDomain", tv->id, n,
+                 ids ? "" : " (ids is NULL)");
         return;
     }
     sched_set_allocation_domain(tv, n, ids, contiguous);
@@ -269,9 +270,9 @@ void wf_tv_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bo
 void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids) {
     TV_GATE(tv, );
     if (n <= 0 || !ids) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.set_loop_domain: %d axes%s; give at least one IterDomain", tv->id, n,
-                ids ? "" : " (ids is NULL)");
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.set_loop_domain: %d axes%s; give at least one IterDomain", tv->id, n,
+                 ids ? "" : " (ids is NULL)");
         return;
     }
     sched_set_loop_domain(tv, n, ids);
@@ -305,11 +306,11 @@ wf_tv *wf_cache_after(wf_tv *tv) {
     /* An output nothing reads: its cache would be read by nothing and dropped.
        (A cache after an input with no uses yet is fine: later ops read it.) */
     if (tv->is_output && tv->uses.n == 0)
-        return wf_fail(&tv->f->err, WF_ERR_ARG,
-                       "cache_after(T%d): T%d is a fusion output that nothing in the fusion "
-                       "reads, so a cache after it would be read by nothing and dropped; to "
-                       "compute an output in registers and then store it, use wf_cache_before",
-                       tv->id, tv->id);
+        return err_fail(&tv->f->err, WF_ERR_ARG,
+                        "cache_after(T%d): T%d is a fusion output that nothing in the fusion "
+                        "reads, so a cache after it would be read by nothing and dropped; to "
+                        "compute an output in registers and then store it, use wf_cache_before",
+                        tv->id, tv->id);
     return sched_cache_after(tv);
 }
 
@@ -332,8 +333,8 @@ wf_tv *wf_tv_rfactor(wf_tv *tv, int naxes, const int *axes) {
     TV_GATE(tv, NULL);
     int norm[WF_MAX_RANK * 4];
     if (naxes < 1 || naxes > (int)(sizeof norm / sizeof *norm) || !axes)
-        return wf_fail(&tv->f->err, WF_ERR_ARG, "T%d.rfactor: give 1 to %d axes (got %d%s)", tv->id,
-                       (int)(sizeof norm / sizeof *norm), naxes, axes ? "" : " and NULL");
+        return err_fail(&tv->f->err, WF_ERR_ARG, "T%d.rfactor: give 1 to %d axes (got %d%s)",
+                        tv->id, (int)(sizeof norm / sizeof *norm), naxes, axes ? "" : " and NULL");
     for (int i = 0; i < naxes; i++) {
         norm[i] = axes[i];
         if (!api_axis(tv, &norm[i], "rfactor"))

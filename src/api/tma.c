@@ -22,16 +22,16 @@ const wf_tma_info *wf_kernel_tma(const wf_kernel *k, int i) {
 void wf_tv_circular_buffer(wf_tv *tv, int stages) {
     TV_GATE(tv, );
     if (stages < 1) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.circular_buffer: %d stages; give at least 1 (1 = no circular buffering)",
-                tv->id, stages);
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.circular_buffer: %d stages; give at least 1 (1 = no circular buffering)",
+                 tv->id, stages);
         return;
     }
     if (tv->mem != WF_MEM_SHARED) {
-        wf_fail(&tv->f->err, WF_ERR_ARG,
-                "T%d.circular_buffer: only a shared-memory tensor loaded by TMA is circular "
-                "buffered, but T%d is in %s memory",
-                tv->id, tv->id, ir_memtype_name(tv->mem));
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "T%d.circular_buffer: only a shared-memory tensor loaded by TMA is circular "
+                 "buffered, but T%d is in %s memory",
+                 tv->id, tv->id, ir_memtype_name(tv->mem));
         return;
     }
     tv->stages = stages;
@@ -41,12 +41,12 @@ void wf_tv_circular_buffer(wf_tv *tv, int stages) {
 static bool swizzle_args(wf_tv *tv, int sw, int64_t *rows) {
     wf_err *e = &tv->f->err;
     if (sw != 32 && sw != 64 && sw != 128)
-        return wf_failb(e, WF_ERR_ARG, "T%d.tma_swizzle: %d bytes; TMA swizzles 32, 64 or 128",
-                        tv->id, sw);
+        return err_failb(e, WF_ERR_ARG, "T%d.tma_swizzle: %d bytes; TMA swizzles 32, 64 or 128",
+                         tv->id, sw);
     if (tv->mem != WF_MEM_SHARED || tv->loop.n < 2)
-        return wf_failb(e, WF_ERR_ARG,
-                        "T%d.tma_swizzle: needs a shared-memory tensor with at least two axes",
-                        tv->id);
+        return err_failb(e, WF_ERR_ARG,
+                         "T%d.tma_swizzle: needs a shared-memory tensor with at least two axes",
+                         tv->id);
     int64_t es = (int64_t)wf_dtype_size(tv->dtype),
             cols = ir_id_const_extent(tv->loop.ptr[tv->loop.n - 1]);
     *rows = ir_id_const_extent(tv->loop.ptr[tv->loop.n - 2]);
@@ -55,10 +55,10 @@ static bool swizzle_args(wf_tv *tv, int sw, int64_t *rows) {
         ir_print_id(&b, tv->loop.ptr[tv->loop.n - 2]);
         sbuf_puts(&b, " x ");
         ir_print_id(&b, tv->loop.ptr[tv->loop.n - 1]);
-        wf_failb(e, WF_ERR_ARG,
-                 "T%d.tma_swizzle: the innermost axes %s must be rows (a multiple of 8) of "
-                 "exactly %d bytes (%lld elements of %s) for a %d-byte swizzle",
-                 tv->id, sbuf_str(&b), sw, (long long)(sw / es), ir_dtype_short(tv->dtype), sw);
+        err_failb(e, WF_ERR_ARG,
+                  "T%d.tma_swizzle: the innermost axes %s must be rows (a multiple of 8) of "
+                  "exactly %d bytes (%lld elements of %s) for a %d-byte swizzle",
+                  tv->id, sbuf_str(&b), sw, (long long)(sw / es), ir_dtype_short(tv->dtype), sw);
         sbuf_free(&b);
         return false;
     }

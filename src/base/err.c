@@ -14,7 +14,7 @@ static void record(wf_err *e, wf_status code, const char *fmt, va_list ap) {
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 }
 
-void *wf_fail(wf_err *e, wf_status code, const char *fmt, ...) {
+void *err_fail(wf_err *e, wf_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     record(e, code, fmt, ap);
@@ -22,7 +22,7 @@ void *wf_fail(wf_err *e, wf_status code, const char *fmt, ...) {
     return NULL;
 }
 
-bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...) {
+bool err_failb(wf_err *e, wf_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     record(e, code, fmt, ap);
@@ -30,7 +30,7 @@ bool wf_failb(wf_err *e, wf_status code, const char *fmt, ...) {
     return false;
 }
 
-wf_status wf_fails(wf_err *e, wf_status code, const char *fmt, ...) {
+wf_status err_fails(wf_err *e, wf_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     record(e, code, fmt, ap);
@@ -44,7 +44,7 @@ void err_clear(wf_err *e) {
 }
 
 void err_internal(wf_err *e, const char *file, int line, const char *cond) {
-    wf_fail(e, WF_ERR_UNSUPPORTED, "internal error at %s:%d (%s)", file, line, cond);
+    err_fail(e, WF_ERR_UNSUPPORTED, "internal error at %s:%d (%s)", file, line, cond);
 #ifdef WF_TEST_BUILD
     abort(); // ok: a bug, in test builds only (the message is in the error for gdb)
 #endif

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 static bool oom(wf_fusion *f) {
-    return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 wf_iterdomain *ir_id_new(wf_fusion *f, wf_tv *tv, const wf_val *extent, id_itype it) {
@@ -94,11 +94,11 @@ static bool merge_fits(wf_fusion *f, const wf_iterdomain *outer, const wf_iterdo
     sbuf a = {0}, b = {0};
     ir_print_id(&a, outer);
     ir_print_id(&b, inner);
-    wf_failb(&f->err, WF_ERR_ARG,
-             "T%d.merge: merging %s and %s gives %lld x %lld elements, more than a 64-bit "
-             "extent holds; no tensor has that many elements",
-             outer->tv ? outer->tv->id : -1, sbuf_str(&a), sbuf_str(&b), (long long)eo,
-             (long long)ei);
+    err_failb(&f->err, WF_ERR_ARG,
+              "T%d.merge: merging %s and %s gives %lld x %lld elements, more than a 64-bit "
+              "extent holds; no tensor has that many elements",
+              outer->tv ? outer->tv->id : -1, sbuf_str(&a), sbuf_str(&b), (long long)eo,
+              (long long)ei);
     sbuf_free(&a);
     sbuf_free(&b);
     return false;

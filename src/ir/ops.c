@@ -73,8 +73,8 @@ static wf_dtype unary_dtype(int op, wf_dtype t) {
 static bool rank_ok(wf_tv *a, int n) {
     if (n >= 0 && n <= WF_MAX_RANK)
         return true;
-    return wf_failb(&a->f->err, WF_ERR_ARG, "T%d: rank %d is not in 0..%d (WF_MAX_RANK)", a->id, n,
-                    WF_MAX_RANK);
+    return err_failb(&a->f->err, WF_ERR_ARG, "T%d: rank %d is not in 0..%d (WF_MAX_RANK)", a->id, n,
+                     WF_MAX_RANK);
 }
 
 /* A new tensor shaped like `like` (dims in the order of map, -1 = broadcast). */
@@ -143,9 +143,9 @@ static bool operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_v
     int n = ir_tv_rank(ts[0]);
     for (int k = 1; k < nt; k++)
         if (ir_tv_rank(ts[k]) != n)
-            return wf_failb(&f->err, WF_ERR_ARG,
-                            "%s(T%d, T%d): ranks differ (%d and %d); broadcast one operand first",
-                            name, ts[0]->id, ts[k]->id, n, ir_tv_rank(ts[k]));
+            return err_failb(&f->err, WF_ERR_ARG,
+                             "%s(T%d, T%d): ranks differ (%d and %d); broadcast one operand first",
+                             name, ts[0]->id, ts[k]->id, n, ir_tv_rank(ts[k]));
     if (!rank_ok(ts[0], n))
         return false;
     for (int d = 0; d < n; d++) {
@@ -156,10 +156,10 @@ static bool operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_v
             bool xb = x->itype == IT_BROADCAST, yb = y->itype == IT_BROADCAST;
             if (!xb && !yb && val_is_const(x->extent) && val_is_const(y->extent) &&
                 x->extent->c != y->extent->c)
-                return wf_failb(&f->err, WF_ERR_ARG,
-                                "%s(T%d, T%d): dim %d has extent %lld in T%d but %lld in T%d", name,
-                                ts[xt]->id, ts[k]->id, d, (long long)x->extent->c, ts[xt]->id,
-                                (long long)y->extent->c, ts[k]->id);
+                return err_failb(&f->err, WF_ERR_ARG,
+                                 "%s(T%d, T%d): dim %d has extent %lld in T%d but %lld in T%d",
+                                 name, ts[xt]->id, ts[k]->id, d, (long long)x->extent->c,
+                                 ts[xt]->id, (long long)y->extent->c, ts[k]->id);
             if (xb && !yb)
                 x = y, xt = k;
         }
@@ -182,7 +182,7 @@ static wf_tv *elementwise(op_kind k, int sub, const char *name, int nargs, wf_tv
         if (args[i]->scalar) {
             ir_scalar *v = ARENA_NEW(&f->arena, ir_scalar);
             if (!v)
-                return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+                return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
             if (!ir_scalar_to(f, args[i]->scalar, cdt, v))
                 return NULL;
             sc[i] = v;
@@ -190,10 +190,10 @@ static wf_tv *elementwise(op_kind k, int sub, const char *name, int nargs, wf_tv
             ts[nt++] = args[i];
     }
     if (nt == 0)
-        return wf_fail(&f->err, WF_ERR_ARG,
-                       "%s: every operand is a scalar constant; give at least one tensor (the "
-                       "scalars take its shape)",
-                       name);
+        return err_fail(&f->err, WF_ERR_ARG,
+                        "%s: every operand is a scalar constant; give at least one tensor (the "
+                        "scalars take its shape)",
+                        name);
     const wf_val *ext[WF_MAX_RANK];
     id_itype it[WF_MAX_RANK];
     if (!operand_shape(name, ts, nt, ext, it, &n))
@@ -225,14 +225,14 @@ wf_tv *ir_binary(int bop, wf_tv *a, wf_tv *b) {
 wf_tv *ir_where(wf_tv *cond, wf_tv *a, wf_tv *b) {
     wf_fusion *f = cond->f;
     if (cond->scalar)
-        return wf_fail(&f->err, WF_ERR_ARG,
-                       "where: the condition is a scalar constant; it must be a bool tensor "
-                       "(choose between the operands on the host instead)");
+        return err_fail(&f->err, WF_ERR_ARG,
+                        "where: the condition is a scalar constant; it must be a bool tensor "
+                        "(choose between the operands on the host instead)");
     if (cond->dtype != WF_BOOL)
-        return wf_fail(&f->err, WF_ERR_ARG,
-                       "where(T%d, ...): the condition T%d is %s, not bool; compare it "
-                       "(wf_binary(WF_NE, T%d, zero)) or cast it (wf_cast(T%d, WF_BOOL)) first",
-                       cond->id, cond->id, ir_dtype_short(cond->dtype), cond->id, cond->id);
+        return err_fail(&f->err, WF_ERR_ARG,
+                        "where(T%d, ...): the condition T%d is %s, not bool; compare it "
+                        "(wf_binary(WF_NE, T%d, zero)) or cast it (wf_cast(T%d, WF_BOOL)) first",
+                        cond->id, cond->id, ir_dtype_short(cond->dtype), cond->id, cond->id);
     wf_tv *args[3] = {cond, a, b};
     wf_dtype t = ir_promote(a, b);
     return elementwise(OP_WHERE, 0, "where", 3, args, t, t);
@@ -246,9 +246,9 @@ wf_tv *ir_broadcast(wf_tv *a, int ndim_out, const bool *is_bcast) {
     for (int d = 0; d < ndim_out; d++)
         map[d] = is_bcast[d] ? -1 : k++;
     if (k != ir_tv_rank(a))
-        return wf_fail(&f->err, WF_ERR_ARG,
-                       "broadcast(T%d): %d output dims are not broadcast, but T%d has %d dims",
-                       a->id, k, a->id, ir_tv_rank(a));
+        return err_fail(&f->err, WF_ERR_ARG,
+                        "broadcast(T%d): %d output dims are not broadcast, but T%d has %d dims",
+                        a->id, k, a->id, ir_tv_rank(a));
     wf_tv *out = new_like(a, a->dtype, ndim_out, map);
     ir_op *op = out ? ir_op_new(f, OP_BROADCAST, out, 1, &a) : NULL;
     if (!op)
@@ -265,9 +265,9 @@ wf_tv *ir_expand(wf_tv *a, int ndim_out, const bool *is_bcast, const int64_t *ex
             wf_iterdomain *id = out->logical.ptr[d];
             const wf_val *e = extent[d] > 0 ? val_const(&a->f->arena, extent[d]) : NULL;
             if (!e)
-                return wf_fail(&a->f->err, extent[d] > 0 ? WF_ERR_MEMORY : WF_ERR_ARG,
-                               "expand(T%d): dim %d has extent %lld (want > 0)", a->id, d,
-                               (long long)extent[d]);
+                return err_fail(&a->f->err, extent[d] > 0 ? WF_ERR_MEMORY : WF_ERR_ARG,
+                                "expand(T%d): dim %d has extent %lld (want > 0)", a->id, d,
+                                (long long)extent[d]);
             id->itype = IT_ITER, id->extent = e;
         }
     return out;
@@ -282,9 +282,9 @@ wf_tv *ir_permute(wf_tv *a, const int *new2old) {
     for (int d = 0; d < n; d++) {
         int o = new2old[d];
         if (o < 0 || o >= n || seen[o])
-            return wf_fail(&f->err, WF_ERR_ARG,
-                           "permute(T%d): new2old is not a permutation of 0..%d (entry %d is %d)",
-                           a->id, n - 1, d, o);
+            return err_fail(&f->err, WF_ERR_ARG,
+                            "permute(T%d): new2old is not a permutation of 0..%d (entry %d is %d)",
+                            a->id, n - 1, d, o);
         seen[o] = true;
     }
     wf_tv *out = new_like(a, a->dtype, n, new2old);

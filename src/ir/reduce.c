@@ -76,16 +76,16 @@ static bool reduced_dims(wf_tv *a, int op, int naxes, const int *axes, bool *red
     wf_err *e = &a->f->err;
     int n = ir_tv_rank(a);
     if (naxes < 1 || !axes)
-        return wf_failb(e, WF_ERR_ARG, "%s(T%d): give at least one axis to reduce (T%d has %d)",
-                        reduce_name(op), a->id, a->id, n);
+        return err_failb(e, WF_ERR_ARG, "%s(T%d): give at least one axis to reduce (T%d has %d)",
+                         reduce_name(op), a->id, a->id, n);
     for (int i = 0; i < naxes; i++) {
         int ax = axes[i] < 0 ? axes[i] + n : axes[i];
         if (ax < 0 || ax >= n)
-            return wf_failb(e, WF_ERR_ARG, "%s(T%d): axis %d is out of range for %d dims",
-                            reduce_name(op), a->id, axes[i], n);
+            return err_failb(e, WF_ERR_ARG, "%s(T%d): axis %d is out of range for %d dims",
+                             reduce_name(op), a->id, axes[i], n);
         if (red[ax])
-            return wf_failb(e, WF_ERR_ARG, "%s(T%d): axis %d is listed twice", reduce_name(op),
-                            a->id, axes[i]);
+            return err_failb(e, WF_ERR_ARG, "%s(T%d): axis %d is listed twice", reduce_name(op),
+                             a->id, axes[i]);
         red[ax] = true;
     }
     return true;
@@ -98,11 +98,11 @@ wf_tv *ir_reduce(int op, wf_tv *a, int naxes, const int *axes) {
     id_itype it[WF_MAX_RANK];
     int n = ir_tv_rank(a);
     if (row_of(op) < 0)
-        return wf_fail(&f->err, WF_ERR_ARG,
-                       "reduce(T%d): the op must be WF_ADD, WF_MUL, WF_MAX or WF_MIN, not %s",
-                       a->id, (unsigned)op <= WF_GE ? ir_binary_name(op) : "unknown");
+        return err_fail(&f->err, WF_ERR_ARG,
+                        "reduce(T%d): the op must be WF_ADD, WF_MUL, WF_MAX or WF_MIN, not %s",
+                        a->id, (unsigned)op <= WF_GE ? ir_binary_name(op) : "unknown");
     if (n > WF_MAX_RANK)
-        return wf_fail(&f->err, WF_ERR_ARG, "T%d: rank %d is more than WF_MAX_RANK", a->id, n);
+        return err_fail(&f->err, WF_ERR_ARG, "T%d: rank %d is more than WF_MAX_RANK", a->id, n);
     if (!reduced_dims(a, op, naxes, axes, red))
         return NULL;
     for (int d = 0; d < n; d++) {

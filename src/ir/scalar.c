@@ -41,13 +41,13 @@ static bool int_value(wf_fusion *f, wf_dtype t, double fv, int64_t iv, bool is_i
     int_limits(t, &lo, &hi);
     /* 2^63 as a double is out of range; every double below it converts exactly */
     if (!is_int && (!(fv == floor(fv)) || fv < -0x1p63 || fv >= 0x1p63))
-        return wf_failb(&f->err, WF_ERR_ARG,
-                        "wf_full: %.17g is not a value of %s (an integer in %lld..%lld)", fv,
-                        ir_dtype_short(t), (long long)lo, (long long)hi);
+        return err_failb(&f->err, WF_ERR_ARG,
+                         "wf_full: %.17g is not a value of %s (an integer in %lld..%lld)", fv,
+                         ir_dtype_short(t), (long long)lo, (long long)hi);
     int64_t v = is_int ? iv : (int64_t)fv;
     if (v < lo || v > hi)
-        return wf_failb(&f->err, WF_ERR_ARG, "wf_full: %lld is not a value of %s (%lld..%lld)",
-                        (long long)v, ir_dtype_short(t), (long long)lo, (long long)hi);
+        return err_failb(&f->err, WF_ERR_ARG, "wf_full: %lld is not a value of %s (%lld..%lld)",
+                         (long long)v, ir_dtype_short(t), (long long)lo, (long long)hi);
     *out = v;
     return true;
 }
@@ -56,7 +56,7 @@ wf_tv *ir_full(wf_fusion *f, wf_dtype t, double fv, int64_t iv, bool is_int) {
     ir_scalar *s = ARENA_NEW(&f->arena, ir_scalar);
     wf_tv *tv = ARENA_NEW(&f->arena, wf_tv);
     if (!s || !tv)
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     s->dtype = t;
     if (ir_dtype_is_float(t))
         s->f = round_to(is_int ? (double)iv : fv, t);
@@ -87,10 +87,10 @@ bool ir_scalar_to(wf_fusion *f, const ir_scalar *s, wf_dtype t, ir_scalar *out) 
     }
     sbuf b = {0};
     ir_print_scalar(&b, s);
-    wf_failb(&f->err, WF_ERR_ARG,
-             "the scalar constant %s does not fit %s, the type the op computes in (%lld..%lld); "
-             "cast the tensor operand to a wider type first",
-             sbuf_str(&b), ir_dtype_short(t), (long long)lo, (long long)hi);
+    err_failb(&f->err, WF_ERR_ARG,
+              "the scalar constant %s does not fit %s, the type the op computes in (%lld..%lld); "
+              "cast the tensor operand to a wider type first",
+              sbuf_str(&b), ir_dtype_short(t), (long long)lo, (long long)hi);
     sbuf_free(&b);
     return false;
 }

@@ -20,7 +20,7 @@
 
 /* The driver's words for each rule (cuTensorMapEncodeTiled's error text). */
 #define TMA_RULE_BOX                                                                               \
-    "boxDim array, which specifies number of elements to be traversed along each of the "         \
+    "boxDim array, which specifies number of elements to be traversed along each of the "          \
     "tensorRank dimensions, must be non-zero and less than or equal to 256."
 #define TMA_RULE_ESTRIDE                                                                           \
     "elementStrides array, which specifies the iteration step along each of the tensorRank "       \
@@ -35,7 +35,7 @@
     "globalStrides array, which specifies tensor stride of each of the lower tensorRank - 1 "      \
     "dimensions in bytes, must be a multiple of 16 and less than 2^40."
 #define TMA_RULE_ADDRESS                                                                           \
-    "globalAddress, which specifies the starting address of the memory region described, must "   \
+    "globalAddress, which specifies the starting address of the memory region described, must "    \
     "be 32 byte aligned when interleave is CU_TENSOR_MAP_INTERLEAVE_32B and 16 byte aligned "      \
     "otherwise."
 

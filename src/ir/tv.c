@@ -29,7 +29,7 @@ void ir_fusion_free(wf_fusion *f) {
 bool ir_push_id(wf_fusion *f, id_list *l, wf_iterdomain *id) {
     if (vec_push_arena(&f->arena, l, id))
         return true;
-    return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 bool ir_copy_ids(wf_fusion *f, id_list *dst, wf_iterdomain *const *src, int n) {
@@ -44,7 +44,7 @@ wf_tv *ir_tv_new(wf_fusion *f, wf_dtype t, int ndim, const wf_val *const *extent
                  const id_itype *itypes) {
     wf_tv *tv = ARENA_NEW(&f->arena, wf_tv);
     if (!tv || !vec_push_arena(&f->arena, &f->tvs, tv))
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     tv->id = f->tvs.n - 1;
     tv->f = f;
     tv->dtype = t;
@@ -62,7 +62,7 @@ wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const 
     const wf_val **ext = ARENA_ARRAY(&f->arena, const wf_val *, ndim > 0 ? ndim : 1);
     int tvid = f->tvs.n;
     if (!ext)
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < ndim; i++) {
         char name[48];
         snprintf(name, sizeof name, "T%d.size[%d]", tvid, i);
@@ -76,7 +76,7 @@ wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const 
     tv->is_input = true;
     tv->contig = ARENA_ARRAY(&f->arena, int8_t, ndim > 0 ? ndim : 1);
     if (!tv->contig || !vec_push_arena(&f->arena, &f->inputs, tv))
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < ndim; i++)
         tv->contig[i] = contig ? contig[i] : 1;
     return tv;
@@ -85,7 +85,7 @@ wf_tv *ir_input(wf_fusion *f, wf_dtype t, int ndim, const int64_t *shape, const 
 ir_op *ir_op_new(wf_fusion *f, op_kind k, wf_tv *out, int nin, wf_tv *const *in) {
     ir_op *op = ARENA_NEW(&f->arena, ir_op);
     if (!op || !vec_push_arena(&f->arena, &f->ops, op))
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     op->id = f->ops.n - 1;
     op->kind = k;
     op->out = out;
@@ -96,7 +96,7 @@ ir_op *ir_op_new(wf_fusion *f, op_kind k, wf_tv *out, int nin, wf_tv *const *in)
         op->in[i] = in[i];
         op->in_dim[i] = ARENA_ARRAY(&f->arena, int, out->logical.n + 1);
         if (!op->in_dim[i] || !ir_add_use(in[i], op))
-            return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+            return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     }
     out->def = op;
     return op;

@@ -112,14 +112,14 @@ static bool tmem_layout(lower_ctx *c, wf_tv *tv, lower_layout *l) {
     int64_t es = (int64_t)wf_dtype_size(tv->dtype);
     const wf_val *cols = contiguous(c, tv, l, sep, l->n, val_const(c->a, 1));
     if (!val_is_const(cols))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: tensor-memory allocations must have constant sizes", tv->id);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: tensor-memory allocations must have constant sizes", tv->id);
     l->cells = (cols->c * es + 3) / 4;
     l->row = pow2_at_least(l->cells, 32) * 4 / es;
     const wf_val *lanes = contiguous(c, tv, l, 0, sep, val_const(c->a, l->row));
     if (!val_is_const(lanes))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: tensor-memory allocations must have constant sizes", tv->id);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: tensor-memory allocations must have constant sizes", tv->id);
     l->lanes = lanes->c;
     l->size = val_const(c->a, l->lanes * l->row);
     return true;
@@ -132,7 +132,7 @@ bool lower_layout_of(lower_ctx *c, wf_tv *tv, lower_layout *l) {
     l->allocated = ARENA_ARRAY(c->a, bool, dom->n + 1);
     l->stride = ARENA_ARRAY(c->a, const wf_val *, dom->n + 1);
     if (!l->ids || !l->allocated || !l->stride)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     l->lanes = l->cells = l->row = 0;
     for (int i = 0; i < dom->n; i++) {
         wf_iterdomain *id = promoted(c, tv, dom->ptr[i]);
@@ -163,7 +163,7 @@ static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n) {
     }
     kir_list *body = parent ? &parent->u.loop.body : &c->out->top;
     if (!kir_insert(c->a, body, first_non_alloc(body), n, parent))
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     c->alloc_of[tv->id] = n;
     return true;
 }
@@ -172,24 +172,25 @@ static bool place_alloc(lower_ctx *c, wf_tv *tv, kir_node *n) {
 static bool tmem_region(lower_ctx *c, wf_tv *tv, const lower_layout *l, kir_alloc *a) {
     wf_launch_info *li = &c->out->launch;
     if (l->lanes > 128)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: Not enough tensor memory lanes: tried to allocate %lld, but only 128 "
-                        "available.",
-                        tv->id, (long long)l->lanes);
+        return err_failb(
+            &c->f->err, WF_ERR_SCHEDULE,
+            "T%d: Not enough tensor memory lanes: tried to allocate %lld, but only 128 "
+            "available.",
+            tv->id, (long long)l->lanes);
     if (l->cells > 512)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: Not enough tensor memory columns: tried to allocate %lld, but only "
-                        "512 available.",
-                        tv->id, (long long)l->cells);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: Not enough tensor memory columns: tried to allocate %lld, but only "
+                         "512 available.",
+                         tv->id, (long long)l->cells);
     int64_t used = 0;
     for (int i = 0; i < li->ntmem_regions; i++)
         used += li->tmem_columns[i];
     int64_t cols = l->row * (int64_t)wf_dtype_size(tv->dtype) / 4;
     if (li->ntmem_regions == 8 || used + cols > 512)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: Not enough tensor memory columns: tried to allocate %lld more, but "
-                        "only %lld of 512 are left",
-                        tv->id, (long long)cols, (long long)(512 - used));
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: Not enough tensor memory columns: tried to allocate %lld more, but "
+                         "only %lld of 512 are left",
+                         tv->id, (long long)cols, (long long)(512 - used));
     a->region = li->ntmem_regions;
     a->row = l->row;
     li->tmem_columns[li->ntmem_regions] = cols;
@@ -200,7 +201,7 @@ static bool tmem_region(lower_ctx *c, wf_tv *tv, const lower_layout *l, kir_allo
 static kir_node *alloc_node(lower_ctx *c, wf_tv *tv, const lower_layout *l) {
     kir_node *n = kir_new(c->a, KIR_ALLOC);
     if (!n)
-        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
     n->u.alloc.tv = tv;
     n->u.alloc.mem = tv->mem;
     n->u.alloc.size = l->size;
@@ -266,10 +267,10 @@ static bool alloc_tensor(lower_ctx *c, wf_tv *tv, const wf_val **smem_end) {
     if (tv->mem == WF_MEM_LOCAL && !val_is_const(l.size)) {
         sbuf b = {0};
         val_print(&b, l.size);
-        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                 "Allocations must be based on constant integers for local memory. However, T%d "
-                 "needs %s elements",
-                 tv->id, sbuf_str(&b));
+        err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                  "Allocations must be based on constant integers for local memory. However, T%d "
+                  "needs %s elements",
+                  tv->id, sbuf_str(&b));
         sbuf_free(&b);
         return false;
     }

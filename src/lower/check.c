@@ -17,15 +17,15 @@
 static bool check_memory(lower_ctx *c, const wf_tv *tv) {
     wf_err *e = &c->f->err;
     if ((tv->is_input || tv->is_output) && tv->mem != WF_MEM_GLOBAL)
-        return wf_failb(e, WF_ERR_SCHEDULE, "T%d is a fusion %s and must be in global memory",
-                        tv->id, tv->is_input ? "input" : "output");
+        return err_failb(e, WF_ERR_SCHEDULE, "T%d is a fusion %s and must be in global memory",
+                         tv->id, tv->is_input ? "input" : "output");
     if (tv->is_input && tv->is_output)
-        return wf_failb(e, WF_ERR_UNSUPPORTED, "T%d is both a fusion input and an output", tv->id);
+        return err_failb(e, WF_ERR_UNSUPPORTED, "T%d is both a fusion input and an output", tv->id);
     if (!tv->is_input && !tv->is_output && tv->mem == WF_MEM_GLOBAL)
-        return wf_failb(e, WF_ERR_UNSUPPORTED,
-                        "T%d is an intermediate tensor in global memory; this build supports "
-                        "local and shared memory for intermediates",
-                        tv->id);
+        return err_failb(e, WF_ERR_UNSUPPORTED,
+                         "T%d is an intermediate tensor in global memory; this build supports "
+                         "local and shared memory for intermediates",
+                         tv->id);
     return true;
 }
 
@@ -43,10 +43,10 @@ static bool binds_index(const wf_iterdomain *id) {
 static bool check_vectorized_op(lower_ctx *c, const wf_tv *tv, int i) {
     if (tv->loop.ptr[i]->ptype != WF_VECTORIZE || !tv->def || ir_op_is_copy(tv->def))
         return true;
-    return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                    "T%d: axis %d is vectorized, but T%d is defined by %s, not by a copy (set or "
-                    "permute); vectorize a wf_set copy of it, or use WF_UNROLL",
-                    tv->id, i, tv->id, ir_op_name(tv->def->kind));
+    return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                     "T%d: axis %d is vectorized, but T%d is defined by %s, not by a copy (set or "
+                     "permute); vectorize a wf_set copy of it, or use WF_UNROLL",
+                     tv->id, i, tv->id, ir_op_name(tv->def->kind));
 }
 
 /* At most one vectorized axis follows from "innermost": a second one would
@@ -60,14 +60,15 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv) {
         if (p == WF_BULK && !lower_tma_check_bulk(c, tv, i))
             return false;
         if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ || p == WF_MMA)
-            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                            "T%d: axis %d is parallelized on %s, which this build cannot lower "
-                            "yet",
-                            tv->id, i, ir_ptype_name(p));
+            return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                             "T%d: axis %d is parallelized on %s, which this build cannot lower "
+                             "yet",
+                             tv->id, i, ir_ptype_name(p));
         if (p == WF_VECTORIZE && i != tv->loop.n - 1)
-            return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                            "T%d: the vectorized axis %d must be the innermost loop axis (axis %d)",
-                            tv->id, i, tv->loop.n - 1);
+            return err_failb(
+                &c->f->err, WF_ERR_SCHEDULE,
+                "T%d: the vectorized axis %d must be the innermost loop axis (axis %d)", tv->id, i,
+                tv->loop.n - 1);
     }
     return true;
 }
@@ -76,9 +77,10 @@ static bool check_inline(lower_ctx *c, const wf_tv *tv) {
     char why[256];
     int max = an_max_inline_pos(&c->g, tv, why, sizeof why);
     if (tv->ca_pos > max)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d is inlined at position %d, but the schedule now allows at most %d: %s",
-                        tv->id, tv->ca_pos, max, why);
+        return err_failb(
+            &c->f->err, WF_ERR_SCHEDULE,
+            "T%d is inlined at position %d, but the schedule now allows at most %d: %s", tv->id,
+            tv->ca_pos, max, why);
     return true;
 }
 
@@ -99,7 +101,7 @@ static bool check_operand_pair(lower_ctx *c, const ir_op *op, int j, int k) {
                  op->in[j]->id, op->in[k]->id, d, op->out->id);
         lower_check chk = {val_eq(a, x->extent, y->extent), arena_strdup(a, msg), true};
         if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
-            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }
     return true;
 }
@@ -116,7 +118,7 @@ static bool check_operand_extents(lower_ctx *c, const ir_op *op) {
 bool lower_check_fusion(lower_ctx *c) {
     wf_fusion *f = c->f;
     if (f->outputs.n == 0)
-        return wf_failb(&f->err, WF_ERR_ARG, "the fusion has no outputs");
+        return err_failb(&f->err, WF_ERR_ARG, "the fusion has no outputs");
     if (!an_check_self_mapping(&c->g, f))
         return false;
     for (int i = 0; i < f->tvs.n; i++) {
@@ -149,11 +151,11 @@ static bool check_ptype_once(lower_ctx *c, const wf_tv *tv, int i) {
         sbuf sa = {0}, sb = {0};
         ir_print_id(&sa, a);
         ir_print_id(&sb, b);
-        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                 "T%d: the loops of axes %d (%s) and %d (%s) both run on %s, so both would take "
-                 "the same index; parallelize one of them on another type, merge them first, or "
-                 "do not inline a producer whose loop brings %s",
-                 tv->id, i, sbuf_str(&sa), j, sbuf_str(&sb), ir_ptype_name(p), ir_ptype_name(p));
+        err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                  "T%d: the loops of axes %d (%s) and %d (%s) both run on %s, so both would take "
+                  "the same index; parallelize one of them on another type, merge them first, or "
+                  "do not inline a producer whose loop brings %s",
+                  tv->id, i, sbuf_str(&sa), j, sbuf_str(&sb), ir_ptype_name(p), ir_ptype_name(p));
         sbuf_free(&sa);
         sbuf_free(&sb);
         return false;
@@ -175,11 +177,11 @@ static bool check_reduction_loop(lower_ctx *c, const wf_tv *tv, int i) {
     sbuf sr = {0}, sl = {0};
     ir_print_id(&sr, rid);
     ir_print_id(&sl, loop_id);
-    wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-             "T%d: the reduction axis %d (%s) is in a loop over %s, which it does not reduce: "
-             "the reduction would run again in every iteration; inline its producers less "
-             "deeply",
-             tv->id, i, sbuf_str(&sr), sbuf_str(&sl));
+    err_failb(&c->f->err, WF_ERR_SCHEDULE,
+              "T%d: the reduction axis %d (%s) is in a loop over %s, which it does not reduce: "
+              "the reduction would run again in every iteration; inline its producers less "
+              "deeply",
+              tv->id, i, sbuf_str(&sr), sbuf_str(&sl));
     sbuf_free(&sr);
     sbuf_free(&sl);
     return false;

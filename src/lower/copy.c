@@ -62,20 +62,20 @@ bool lower_copy_place(lower_ctx *c) {
 /* ---- kinds not implemented yet ---- */
 
 bool lower_copy_validate_unsupported(lower_ctx *c, const ir_op *op) {
-    return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                    "T%d is defined by %s, which this build cannot lower yet", op->out->id,
-                    ir_ldst_name(op->ldst));
+    return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                     "T%d is defined by %s, which this build cannot lower yet", op->out->id,
+                     ir_ldst_name(op->ldst));
 }
 
 /* Never reached: validation refused the kind. */
 bool lower_copy_index_unsupported(lower_ctx *c, kir_node *stmt) {
     (void)stmt;
-    wf_assert(&c->f->err, false);
+    err_assert(&c->f->err, false);
     return false;
 }
 
 bool lower_copy_place_unsupported(lower_ctx *c, kir_node *stmt) {
     (void)stmt;
-    wf_assert(&c->f->err, false);
+    err_assert(&c->f->err, false);
     return false;
 }

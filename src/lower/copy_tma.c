@@ -38,36 +38,36 @@ bool lower_copy_validate_tma(lower_ctx *c, const ir_op *op) {
     bool load = in->mem == WF_MEM_GLOBAL && out->mem == WF_MEM_SHARED;
     bool store = in->mem == WF_MEM_SHARED && out->mem == WF_MEM_GLOBAL;
     if (op->kind != OP_SET)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: a TMA copy (CpAsyncBulkTensorTile) must be a set, not %s", out->id,
-                        ir_op_name(op->kind));
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d: a TMA copy (CpAsyncBulkTensorTile) must be a set, not %s", out->id,
+                         ir_op_name(op->kind));
     if (!load && !store)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: a TMA copy moves global -> shared (load) or shared -> global "
-                        "(store), but T%d is in %s memory and T%d in %s memory",
-                        out->id, in->id, mem_name(in->mem), out->id, mem_name(out->mem));
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d: a TMA copy moves global -> shared (load) or shared -> global "
+                         "(store), but T%d is in %s memory and T%d in %s memory",
+                         out->id, in->id, mem_name(in->mem), out->id, mem_name(out->mem));
     if (c->out->sm && c->out->sm < 90)
-        return wf_failb(e, WF_ERR_UNSUPPORTED,
-                        "T%d: TMA needs sm_90 (Hopper) or newer, but the target is sm_%d", out->id,
-                        c->out->sm);
+        return err_failb(e, WF_ERR_UNSUPPORTED,
+                         "T%d: TMA needs sm_90 (Hopper) or newer, but the target is sm_%d", out->id,
+                         c->out->sm);
     bool bulk = false;
     for (int i = 0; i < out->loop.n; i++) {
         wf_ptype p = out->loop.ptr[i]->ptype;
         if (p == WF_VECTORIZE || p == WF_MMA || p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ)
-            return wf_failb(e, WF_ERR_SCHEDULE,
-                            "T%d: axis %d of a TMA copy's consumer: Invalid parallel type for "
-                            "cp.async.bulk: %s. Parallelize the tile axes with WF_BULK, the "
-                            "others on blocks or serially",
-                            out->id, i, ir_ptype_name(p));
+            return err_failb(e, WF_ERR_SCHEDULE,
+                             "T%d: axis %d of a TMA copy's consumer: Invalid parallel type for "
+                             "cp.async.bulk: %s. Parallelize the tile axes with WF_BULK, the "
+                             "others on blocks or serially",
+                             out->id, i, ir_ptype_name(p));
         bulk |= p == WF_BULK;
     }
     if (bulk)
         return true;
-    return wf_failb(e, WF_ERR_SCHEDULE,
-                    "T%d is defined by a TMA copy, but none of its loop axes is parallelized on "
-                    "Bulk; parallelize its tile axes (the inner outputs of the boxing splits) "
-                    "with WF_BULK",
-                    out->id);
+    return err_failb(e, WF_ERR_SCHEDULE,
+                     "T%d is defined by a TMA copy, but none of its loop axes is parallelized on "
+                     "Bulk; parallelize its tile axes (the inner outputs of the boxing splits) "
+                     "with WF_BULK",
+                     out->id);
 }
 
 bool lower_copy_index_tma(lower_ctx *c, kir_node *stmt) {
@@ -89,7 +89,7 @@ bool lower_copy_index_tma(lower_ctx *c, kir_node *stmt) {
     for (int d = 0; d < m.info.rank; d++)
         stmt->u.stmt.hw.tma.coord[d] = m.coord[d];
     return vec_push_arena(c->a, &c->out->tmas, m) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 static kir_node *mbar_node(lower_ctx *c, kir_sync_kind k, const lower_tma *m) {
@@ -223,5 +223,5 @@ static bool place_store(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
 bool lower_copy_place_tma(lower_ctx *c, kir_node *stmt) {
     const lower_tma *m = &c->out->tmas.ptr[stmt->u.stmt.hw.tma.index];
     bool ok = m->info.is_store ? place_store(c, stmt, m) : place_load(c, stmt, m);
-    return ok || err_set(&c->f->err) || wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    return ok || err_set(&c->f->err) || err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }

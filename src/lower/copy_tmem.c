@@ -61,17 +61,17 @@ typedef struct {
 } tmem_check;
 
 static bool fail(tmem_check *t, const char *what) {
-    return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "T%d: " PREFIX " %s", t->s->op->out->id, what);
+    return err_failb(&t->c->f->err, WF_ERR_SCHEDULE, "T%d: " PREFIX " %s", t->s->op->out->id, what);
 }
 
 static bool fail_shapes(tmem_check *t, const char *why) {
-    return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                    "T%d: " PREFIX "\nNot 32x32b because %s.\n"
-                    "Not 16x64b because it is not implemented in weft yet.\n"
-                    "Not 16x128b because it is not implemented in weft yet.\n"
-                    "Not 16x256b because it is not implemented in weft yet.\n"
-                    "Not 16x32bx2 because it is not implemented in weft yet.",
-                    t->s->op->out->id, why);
+    return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                     "T%d: " PREFIX "\nNot 32x32b because %s.\n"
+                     "Not 16x64b because it is not implemented in weft yet.\n"
+                     "Not 16x128b because it is not implemented in weft yet.\n"
+                     "Not 16x256b because it is not implemented in weft yet.\n"
+                     "Not 16x32bx2 because it is not implemented in weft yet.",
+                     t->s->op->out->id, why);
 }
 
 /* Lanes and columns of the 32 threads of warp w at one loop iteration. */
@@ -82,10 +82,10 @@ static bool eval_warp(tmem_check *t, tmem_point *p, int w, int64_t lane[32], int
         p->tid[1] = lin / t->block[0] % t->block[1];
         p->tid[2] = lin / (t->block[0] * t->block[1]);
         if (!val_eval(t->lane, bind, p, &lane[i]) || !val_eval(t->col, bind, p, &col[i]))
-            return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                            "T%d: cannot evaluate the tensor-memory lane of each thread (the "
-                            "index depends on run-time sizes)",
-                            t->s->op->out->id);
+            return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                             "T%d: cannot evaluate the tensor-memory lane of each thread (the "
+                             "index depends on run-time sizes)",
+                             t->s->op->out->id);
     }
     return true;
 }
@@ -141,13 +141,13 @@ static bool check_cells(tmem_check *t) {
                  "T%d: Vectorize size is not a multiple of 4 bytes. vec_size: %d, dtype_size: "
                  "%lld, vec_size_in_bytes: %lld",
                  s->op->out->id, s->vec, (long long)es, (long long)bytes);
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
     }
     if (bytes > 512)
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: a tensor-memory access moves %lld bytes per thread; at most 512 "
-                        "(128 cells) are allowed",
-                        s->op->out->id, (long long)bytes);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: a tensor-memory access moves %lld bytes per thread; at most 512 "
+                         "(128 cells) are allowed",
+                         s->op->out->id, (long long)bytes);
     return true;
 }
 
@@ -165,9 +165,9 @@ static bool check_stmt(lower_ctx *c, kir_node *n) {
         val_div(c->a, val_mul(c->a, t.col, val_const(c->a, es)), val_const(c->a, 4));
     for (int d = 0; d < 3; d++) {
         if (!val_is_const(c->pdim[d]))
-            return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                            "T%d: tensor-memory accesses need a block size known at compile time",
-                            s->op->out->id);
+            return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                             "T%d: tensor-memory accesses need a block size known at compile time",
+                             s->op->out->id);
         t.block[d] = c->pdim[d]->c;
     }
     int64_t threads = t.block[0] * t.block[1] * t.block[2];
@@ -195,7 +195,7 @@ bool lower_copy_place_tmem(lower_ctx *c, kir_node *stmt) {
     bool st = stmt->u.stmt.copy == WF_LDST_TMEM_STORE;
     kir_node *w = kir_new_hw(c->a, st ? KHW_TMEM_WAIT_ST : KHW_TMEM_WAIT_LD);
     return (w && kir_insert(c->a, body, at + 1, w, stmt->parent)) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 /* Registers are the only way in and out of tensor memory: StTMem writes a
@@ -205,41 +205,42 @@ static bool check_tmem_op(lower_ctx *c, const ir_op *op) {
     const wf_tv *in = op->in[0], *out = op->out;
     bool st = op->ldst == WF_LDST_TMEM_STORE, ld = op->ldst == WF_LDST_TMEM_LOAD;
     if (out->mem == WF_MEM_TENSOR && !st)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d is in tensor memory, so its definition must be a StTMem copy "
-                        "(wf_tv_set_ldst(T%d, WF_LDST_TMEM_STORE))",
-                        out->id, out->id);
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d is in tensor memory, so its definition must be a StTMem copy "
+                         "(wf_tv_set_ldst(T%d, WF_LDST_TMEM_STORE))",
+                         out->id, out->id);
     if (in->mem == WF_MEM_TENSOR && !ld)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d reads T%d from tensor memory, so it must be an LdTMem copy "
-                        "(wf_tv_set_ldst(T%d, WF_LDST_TMEM_LOAD))",
-                        out->id, in->id, out->id);
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d reads T%d from tensor memory, so it must be an LdTMem copy "
+                         "(wf_tv_set_ldst(T%d, WF_LDST_TMEM_LOAD))",
+                         out->id, in->id, out->id);
     if (st && (out->mem != WF_MEM_TENSOR || in->mem != WF_MEM_LOCAL))
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: StTMem copies registers to tensor memory, but T%d is in %s memory "
-                        "and T%d in %s memory",
-                        out->id, in->id, ir_memtype_name(in->mem), out->id,
-                        ir_memtype_name(out->mem));
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d: StTMem copies registers to tensor memory, but T%d is in %s memory "
+                         "and T%d in %s memory",
+                         out->id, in->id, ir_memtype_name(in->mem), out->id,
+                         ir_memtype_name(out->mem));
     if (ld && (in->mem != WF_MEM_TENSOR || out->mem != WF_MEM_LOCAL))
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: LdTMem copies tensor memory to registers, but T%d is in %s memory "
-                        "and T%d in %s memory",
-                        out->id, in->id, ir_memtype_name(in->mem), out->id,
-                        ir_memtype_name(out->mem));
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d: LdTMem copies tensor memory to registers, but T%d is in %s memory "
+                         "and T%d in %s memory",
+                         out->id, in->id, ir_memtype_name(in->mem), out->id,
+                         ir_memtype_name(out->mem));
     if ((st || ld) && c->out->sm == 0)
         c->out->sm = 100; /* no target asked for: the kernel needs Blackwell */
     if ((st || ld) && c->out->sm < 100)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d uses tensor memory, which needs Blackwell: compile for sm 100 or "
-                        "later (wf_compile_options.sm), not %d",
-                        out->id, c->out->sm);
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d uses tensor memory, which needs Blackwell: compile for sm 100 or "
+                         "later (wf_compile_options.sm), not %d",
+                         out->id, c->out->sm);
     return true;
 }
 
 /* Also run for any op that touches tensor memory, whatever its kind (copy.c). */
 bool lower_copy_validate_tmem(lower_ctx *c, const ir_op *op) {
     if (!ir_op_is_copy(op))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: only StTMem and LdTMem copies can access tensor memory", op->out->id);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: only StTMem and LdTMem copies can access tensor memory",
+                         op->out->id);
     return check_tmem_op(c, op);
 }

@@ -301,13 +301,13 @@ static bool on_parallel(const wf_val *v) {
 static bool written_once_read_by_all(index_env *e, const wf_tv *tv, const wf_iterdomain *id) {
     sbuf b = {0};
     ir_print_id(&b, id);
-    wf_failb(&e->c->f->err, WF_ERR_SCHEDULE,
-             "T%d: fusion output T%d holds one element along its broadcast axis %s, but that "
-             "axis shares a parallel loop with a tensor that expands it, and T%d is read in that "
-             "loop: one thread or block would write the element that the others read, and they "
-             "cannot wait for it; inline T%d less deeply (wf_tv_inline_at) or let its readers "
-             "read its producer",
-             tv->id, tv->id, sbuf_str(&b), tv->id, tv->id);
+    err_failb(&e->c->f->err, WF_ERR_SCHEDULE,
+              "T%d: fusion output T%d holds one element along its broadcast axis %s, but that "
+              "axis shares a parallel loop with a tensor that expands it, and T%d is read in that "
+              "loop: one thread or block would write the element that the others read, and they "
+              "cannot wait for it; inline T%d less deeply (wf_tv_inline_at) or let its readers "
+              "read its producer",
+              tv->id, tv->id, sbuf_str(&b), tv->id, tv->id);
     sbuf_free(&b);
     return false;
 }
@@ -373,12 +373,12 @@ static const wf_val *linearize(index_env *e, const kir_node *s, wf_tv *tv, const
             sbuf b = {0};
             ir_print_id(&b, l->ids[i]);
             const wf_tv *out = s->u.stmt.op->out;
-            wf_fail(&e->c->f->err, WF_ERR_SCHEDULE,
-                    "cannot index T%d in the loops of T%d: no path in the IterDomain graph from "
-                    "them to T%d's allocation axis %s (T%d's inline position shares loops it "
-                    "is not exactly mapped to; inline it less deeply or schedule it like its "
-                    "consumer)",
-                    tv->id, out->id, tv->id, sbuf_str(&b), out->id);
+            err_fail(&e->c->f->err, WF_ERR_SCHEDULE,
+                     "cannot index T%d in the loops of T%d: no path in the IterDomain graph from "
+                     "them to T%d's allocation axis %s (T%d's inline position shares loops it "
+                     "is not exactly mapped to; inline it less deeply or schedule it like its "
+                     "consumer)",
+                     tv->id, out->id, tv->id, sbuf_str(&b), out->id);
             sbuf_free(&b);
             return NULL;
         }
@@ -420,18 +420,18 @@ static bool check_vector_access(index_env *e, kir_node *s, wf_tv *tv, int64_t wi
     if (!base || !moved)
         return false;
     if (!val_equal(val_sub(a, moved, base), v))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: the vectorized axis of T%d must be the innermost, contiguous axis "
-                        "of T%d's allocation, but T%d's elements along it are not adjacent",
-                        s->u.stmt.op->out->id, s->u.stmt.op->out->id, tv->id, tv->id);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: the vectorized axis of T%d must be the innermost, contiguous axis "
+                         "of T%d's allocation, but T%d's elements along it are not adjacent",
+                         s->u.stmt.op->out->id, s->u.stmt.op->out->id, tv->id, tv->id);
     const wf_val *rem = val_mod(a, base, val_const(a, width));
     if (!val_is_const_eq(rem, 0)) {
         sbuf b = {0};
         val_print(&b, base);
-        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                 "T%d: a vector access of %lld elements of T%d starts at %s, which is not "
-                 "provably a multiple of %lld",
-                 s->u.stmt.op->out->id, (long long)width, tv->id, sbuf_str(&b), (long long)width);
+        err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                  "T%d: a vector access of %lld elements of T%d starts at %s, which is not "
+                  "provably a multiple of %lld",
+                  s->u.stmt.op->out->id, (long long)width, tv->id, sbuf_str(&b), (long long)width);
         sbuf_free(&b);
         return false;
     }
@@ -453,7 +453,7 @@ static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const wf_val 
     sbuf_free(&b);
     sbuf_free(&m);
     if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     return true;
 }
 
@@ -464,16 +464,16 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl) {
     int64_t width = ir_id_const_extent(vl->u.loop.id);
     size_t bytes = (size_t)width * wf_dtype_size(out->dtype);
     if (!lower_copy_wide(op) && (bytes > 16 || (bytes & (bytes - 1)) != 0))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: vectorizing %lld elements of %s moves %zu bytes per access; a "
-                        "vector access must be 1, 2, 4, 8 or 16 bytes",
-                        out->id, (long long)width, ir_dtype_short(out->dtype), bytes);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: vectorizing %lld elements of %s moves %zu bytes per access; a "
+                         "vector access must be 1, 2, 4, 8 or 16 bytes",
+                         out->id, (long long)width, ir_dtype_short(out->dtype), bytes);
     const id_transform *t = vl->u.loop.id->def;
     if (t && t->kind == TF_SPLIT && !t->divisible && val_is_const(t->in[0]->extent))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: the split that makes the vectorized axis does not divide its "
-                        "extent %lld by %lld",
-                        out->id, (long long)t->in[0]->extent->c, (long long)t->factor);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: the split that makes the vectorized axis does not divide its "
+                         "extent %lld by %lld",
+                         out->id, (long long)t->in[0]->extent->c, (long long)t->factor);
     if (t && t->kind == TF_SPLIT && !t->divisible &&
         !add_divisibility_check(c, out, t->in[0]->extent, t->factor))
         return false;
@@ -536,7 +536,7 @@ static bool check_vector_tail(index_env *e, kir_node *s, int64_t width) {
     int n = e->bounds.n;
     split_bound *first = ARENA_ARRAY(c->a, split_bound, n + 1);
     if (!first)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     if (n)
         memcpy(first, e->bounds.ptr, sizeof(split_bound) * (size_t)n);
     if (!access_index(e, s, out, val_const(c->a, width - 1)))
@@ -549,11 +549,11 @@ static bool check_vector_tail(index_env *e, kir_node *s, int64_t width) {
             continue;
         sbuf b = {0};
         ir_print_id(&b, last->id);
-        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                 "T%d: a vector access of %lld elements may run past the end of %s, which the "
-                 "schedule does not split into whole vectors; vector accesses cannot be "
-                 "predicated element by element",
-                 out->id, (long long)width, sbuf_str(&b));
+        err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                  "T%d: a vector access of %lld elements may run past the end of %s, which the "
+                  "schedule does not split into whole vectors; vector accesses cannot be "
+                  "predicated element by element",
+                  out->id, (long long)width, sbuf_str(&b));
         sbuf_free(&b);
         return false;
     }
@@ -572,10 +572,10 @@ static bool fits_int64(index_env *e, kir_node *s) {
         over = val_may_overflow(st->in_index[k]);
     if (!over)
         return true;
-    return wf_failb(&e->c->f->err, WF_ERR_SCHEDULE,
-                    "T%d: an index or bounds check of T%d's statement can pass 2^63 for loop "
-                    "indices in range (a split by a huge factor?); use smaller split factors",
-                    st->op->out->id, st->op->out->id);
+    return err_failb(&e->c->f->err, WF_ERR_SCHEDULE,
+                     "T%d: an index or bounds check of T%d's statement can pass 2^63 for loop "
+                     "indices in range (a split by a huge factor?); use smaller split factors",
+                     st->op->out->id, st->op->out->id);
 }
 
 static bool index_stmt(index_env *e, kir_node *s) {
@@ -601,10 +601,10 @@ bool lower_index(lower_ctx *c) {
                    .touched = ARENA_ARRAY(c->a, int, c->f->ids.n + 1)};
     e.tfs = an_unique_transforms(&c->g.exact, c->f, c->a, &e.ntfs);
     if (!e.idx || !e.touched || !e.tfs)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     e.extent1_group = ARENA_ARRAY(c->a, bool, c->f->ids.n + 1);
     if (!e.extent1_group)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < c->f->ids.n; i++)
         if (val_is_const_eq(c->f->ids.ptr[i]->extent, 1))
             e.extent1_group[an_find(&c->g.exact, i)] = true;
@@ -633,7 +633,7 @@ const wf_val *lower_index_ids(lower_ctx *c, kir_node *s, wf_tv *tv, int nover,
     e.tfs = an_unique_transforms(&c->g.exact, c->f, c->a, &e.ntfs);
     lower_layout l;
     if (!e.idx || !e.touched || !e.tfs)
-        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
     if (!lower_layout_of(c, tv, &l))
         return NULL;
     for (kir_node *n = s->parent; n; n = n->parent) {

@@ -74,7 +74,7 @@ static bool bad_threads(const int64_t *ext, const char *const *axis, int64_t tot
                 (long long)lower_pdim_table[2].limit);
     put_axes(&b, ext, axis, 0, more_than_one);
     sbuf_puts(&b, "; split an axis and parallelize only its inner part on threads");
-    wf_failb(e, WF_ERR_SCHEDULE, "%s", sbuf_str(&b));
+    err_failb(e, WF_ERR_SCHEDULE, "%s", sbuf_str(&b));
     sbuf_free(&b);
     return false;
 }
@@ -87,7 +87,7 @@ static bool bad_grid(const int64_t *ext, const char *const *axis, wf_err *e) {
                 (long long)lower_pdim_table[3].limit, (long long)lower_pdim_table[4].limit);
     put_axes(&b, ext, axis, 3, over_limit);
     sbuf_puts(&b, "; put the largest axis on BIDx, or split an axis over two block dimensions");
-    wf_failb(e, WF_ERR_SCHEDULE, "%s", sbuf_str(&b));
+    err_failb(e, WF_ERR_SCHEDULE, "%s", sbuf_str(&b));
     sbuf_free(&b);
     return false;
 }
@@ -112,11 +112,11 @@ bool lower_check_launch(const int64_t ext[LOWER_NPDIMS], const char *const *axis
 bool lower_check_smem(int64_t bytes, const char *detail, wf_err *e) {
     if (bytes <= LOWER_MAX_SMEM_BYTES)
         return true;
-    return wf_failb(e, WF_ERR_SCHEDULE,
-                    "the kernel needs %lld bytes of shared memory per block, but CUDA allows at "
-                    "most %d (227 KiB)%s%s; use smaller shared-memory tiles",
-                    (long long)bytes, LOWER_MAX_SMEM_BYTES, detail ? ": " : "",
-                    detail ? detail : "");
+    return err_failb(e, WF_ERR_SCHEDULE,
+                     "the kernel needs %lld bytes of shared memory per block, but CUDA allows at "
+                     "most %d (227 KiB)%s%s; use smaller shared-memory tiles",
+                     (long long)bytes, LOWER_MAX_SMEM_BYTES, detail ? ": " : "",
+                     detail ? detail : "");
 }
 
 /* ---- the launch dimensions ---- */
@@ -138,7 +138,7 @@ static bool add_extent(lower_ctx *c, int d, const kir_for *l) {
             return true;
     lower_extent x = {l->extent, axis_name(c, l->id)};
     return (x.axis && vec_push_arena(c->a, v, x)) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 /* The launch extent of dimension d when all its extents are constants (their
@@ -188,14 +188,14 @@ static int64_t alloc_bytes(const kir_alloc *a) {
 }
 
 static bool too_much_local(lower_ctx *c, const kir_alloc *a, int64_t bytes) {
-    return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                    "T%d needs %s%lld bytes of local memory per thread (%lld elements of %s), "
-                    "but CUDA allows at most %lld (512 KiB); inline T%d into its consumers "
-                    "(wf_tv_inline_at, wf_inline_most) so that each thread keeps only the "
-                    "elements it uses, or put it in shared or global memory",
-                    a->tv->id, bytes < 0 ? "more than " : "",
-                    (long long)(bytes < 0 ? INT64_MAX : bytes), (long long)a->size->c,
-                    ir_dtype_short(a->tv->dtype), (long long)LOWER_MAX_LOCAL_BYTES, a->tv->id);
+    return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                     "T%d needs %s%lld bytes of local memory per thread (%lld elements of %s), "
+                     "but CUDA allows at most %lld (512 KiB); inline T%d into its consumers "
+                     "(wf_tv_inline_at, wf_inline_most) so that each thread keeps only the "
+                     "elements it uses, or put it in shared or global memory",
+                     a->tv->id, bytes < 0 ? "more than " : "",
+                     (long long)(bytes < 0 ? INT64_MAX : bytes), (long long)a->size->c,
+                     ir_dtype_short(a->tv->dtype), (long long)LOWER_MAX_LOCAL_BYTES, a->tv->id);
 }
 
 typedef struct {
@@ -235,11 +235,11 @@ static bool check_memory(lower_ctx *c) {
     if (!walk_allocs(c, &c->out->top, &u))
         return false;
     if (u.local > LOWER_MAX_LOCAL_BYTES)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "the kernel needs %lld bytes of local memory per thread, but CUDA allows "
-                        "at most %lld (512 KiB); inline its register tensors further "
-                        "(wf_tv_inline_at, wf_inline_most) or put some in shared memory",
-                        (long long)u.local, (long long)LOWER_MAX_LOCAL_BYTES);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "the kernel needs %lld bytes of local memory per thread, but CUDA allows "
+                         "at most %lld (512 KiB); inline its register tensors further "
+                         "(wf_tv_inline_at, wf_inline_most) or put some in shared memory",
+                         (long long)u.local, (long long)LOWER_MAX_LOCAL_BYTES);
     if (c->out->launch.smem_bytes < 0)
         return true; /* sized at run time: checked per launch */
     if (u.smem_max_tv)
@@ -253,12 +253,12 @@ static bool check_memory(lower_ctx *c) {
 static bool add_param(lower_ctx *c, wf_tv *tv, bool is_output, int index) {
     lower_param p = {tv, is_output, index, KP_TENSOR, -1};
     if (ir_tv_rank(tv) > WF_MAX_RANK)
-        return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                        "T%d has %d dims, but a kernel's inputs and outputs have at most "
-                        "WF_MAX_RANK = %d (the rank of wf_buffer)",
-                        tv->id, ir_tv_rank(tv), WF_MAX_RANK);
+        return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                         "T%d has %d dims, but a kernel's inputs and outputs have at most "
+                         "WF_MAX_RANK = %d (the rank of wf_buffer)",
+                         tv->id, ir_tv_rank(tv), WF_MAX_RANK);
     return vec_push_arena(c->a, &c->out->params, p) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 /* A TMA copy's tensor map follows the tensor parameters: it describes the
@@ -273,12 +273,12 @@ static bool add_tensor_maps(lower_ctx *c) {
                 p.index = c->out->params.ptr[i].index;
         m->param = c->out->params.n;
         if (p.index < 0)
-            return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                            "T%d: a TMA copy reads or writes T%d in global memory, which is not a "
-                            "fusion input or output",
-                            g->id, g->id);
+            return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                             "T%d: a TMA copy reads or writes T%d in global memory, which is not a "
+                             "fusion input or output",
+                             g->id, g->id);
         if (!vec_push_arena(c->a, &c->out->params, p))
-            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }
     return true;
 }

@@ -109,14 +109,14 @@ static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth, const w
     for (int i = k; i < t->loop.n; i++) {
         int g = c->loops.group_of[t->loop.ptr[i]->id];
         if (c->group_loop[g])
-            return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                            "cannot order the loops: T%d needs loop %d (of T%d) again after it "
-                            "was closed; inline T%d's producers consistently",
-                            t->id, i, c->loops.promoted[g]->tv->id, t->id);
+            return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                             "cannot order the loops: T%d needs loop %d (of T%d) again after it "
+                             "was closed; inline T%d's producers consistently",
+                             t->id, i, c->loops.promoted[g]->tv->id, t->id);
         kir_node *n = new_loop(c, g, op, gp);
         kir_list *body = i == 0 ? &c->out->top : &stack[i - 1]->u.loop.body;
         if (!n || !kir_append(c->a, body, n, i == 0 ? NULL : stack[i - 1]))
-            return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
         stack[i] = n;
     }
     *depth = t->loop.n;
@@ -124,7 +124,7 @@ static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth, const w
     kir_node *parent = t->loop.n ? stack[t->loop.n - 1] : NULL;
     kir_list *body = parent ? &parent->u.loop.body : &c->out->top;
     if (!s || !kir_append(c->a, body, s, parent))
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     s->u.stmt.op = op;
     s->u.stmt.copy = op->ldst;
     s->u.stmt.vec = 1;
@@ -140,13 +140,13 @@ bool lower_loops(lower_ctx *c) {
             maxdepth = c->order.ptr[k]->out->loop.n;
     kir_node **stack = ARENA_ARRAY(c->a, kir_node *, maxdepth);
     if (!stack)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     int depth = 0;
     if (!an_loops_promote(&c->loops, c->f, c->order.ptr, c->order.n, c->a))
         return false;
     wf_ptype *gp = group_ptypes(c);
     if (!gp)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int k = 0; k < c->order.n; k++)
         if (!place(c, c->order.ptr[k], stack, &depth, gp))
             return false;

@@ -96,21 +96,21 @@ typedef struct {
 } lower_extent;
 typedef VEC(lower_extent) lower_extents;
 
+/* Circular buffering: stages of one tensor (mbarriers, prologue). */
+#define LOWER_TMA_MAX_STAGES 16
+
 /* One TMA copy (lower/tma.c): its tensor map, inferred from the schedule,
    and what each issue of it needs. Dimension 0 is the innermost. */
-#define LOWER_TMA_MAX_STAGES                                                                       \
-    16 /* circular buffering: stages of one tensor (mbarriers, prologue)                           \
-        */
 typedef struct {
-    wf_tma_info info;                          /* as wf_kernel_tma reports it */
+    wf_tma_info info;                    /* as wf_kernel_tma reports it */
     const wf_val *gdim[TMA_MAX_RANK];    /* elements per dimension */
     const wf_val *gstride[TMA_MAX_RANK]; /* bytes between consecutive coordinates */
     const wf_val *coord[TMA_MAX_RANK];   /* the box's first coordinates, per issue */
-    int64_t box_bytes;                         /* the bytes one issue moves (the whole box) */
-    int64_t issuers;                           /* threads that issue a box each (TIDx/y/z axes
-                                                  of the consumer that are not tile axes) */
-    int mbar;                                  /* load: the mbarrier it completes; -1 store */
-    int param;                                 /* index of its KP_TENSOR_MAP parameter */
+    int64_t box_bytes;                   /* the bytes one issue moves (the whole box) */
+    int64_t issuers;                     /* threads that issue a box each (TIDx/y/z axes
+                                            of the consumer that are not tile axes) */
+    int mbar;                            /* load: the mbarrier it completes; -1 store */
+    int param;                           /* index of its KP_TENSOR_MAP parameter */
     /* A load's FTTC dimensions (seed 001, step 3): the box ID B of a striding
        split that does not divide it; where B's index passes its extent, the
        tile holds the next box's elements (holes), unless `fits` (the tensor is

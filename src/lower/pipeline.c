@@ -51,7 +51,7 @@ static bool bad_name(wf_err *e, const char *var, const char *name, size_t len, b
                 known ? "cannot skip the pass" : "unknown pass", (int)len, name,
                 known ? "that can be skipped" : "(besides \"all\")");
     list_names(&b, known);
-    wf_failb(e, WF_ERR_ARG, "%s", sbuf_str(&b));
+    err_failb(e, WF_ERR_ARG, "%s", sbuf_str(&b));
     sbuf_free(&b);
     return false;
 }
@@ -105,7 +105,7 @@ static bool init_ctx(lower_ctx *c, wf_fusion *f, lower_result *out) {
     c->stmt_of = ARENA_ARRAY(c->a, kir_node *, f->ops.n + 1);
     c->alloc_of = ARENA_ARRAY(c->a, kir_node *, ntvs);
     if (!c->op_pos || !c->group_loop || !c->stmt_of || !c->alloc_of)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     return an_idgraph_build(&c->g, f, c->a);
 }
 
@@ -116,13 +116,13 @@ static bool pass_ok(lower_ctx *c, int i, bool ok) {
     if (err_set(&f->err))
         return false;
     if (c->a->failed || f->arena.failed)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (%s)",
-                        passes[i].name);
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (%s)",
+                         passes[i].name);
     if (!ok)
-        return wf_failb(&f->err, WF_ERR_UNSUPPORTED,
-                        "internal error: the lowering pass '%s' failed without saying why (a bug "
-                        "in weft; please report it with the fusion)",
-                        passes[i].name);
+        return err_failb(&f->err, WF_ERR_UNSUPPORTED,
+                         "internal error: the lowering pass '%s' failed without saying why (a bug "
+                         "in weft; please report it with the fusion)",
+                         passes[i].name);
     return true;
 }
 
@@ -136,7 +136,7 @@ bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out) {
     out->sm = opt->sm;
     if (!init_ctx(&c, f, out)) {
         if (!err_set(&f->err))
-            wf_fail(&f->err, WF_ERR_MEMORY, "out of memory while lowering");
+            err_fail(&f->err, WF_ERR_MEMORY, "out of memory while lowering");
         return false;
     }
     for (int i = 0; i < NPASSES; i++) {
@@ -154,7 +154,7 @@ bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out) {
     /* Not a pass of the list: an analysis of the finished kernel IR that
        changes nothing (it only fails when memory runs out). */
     return lower_in_place(&c) ||
-           wf_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (in-place analysis)");
+           err_failb(&f->err, WF_ERR_MEMORY, "out of memory while lowering (in-place analysis)");
 }
 
 void lower_result_free(lower_result *r) {

@@ -141,7 +141,7 @@ static bool guard(lower_ctx *c, kir_node *s) {
     kir_list *body = parent ? kir_body(parent) : &c->out->top;
     kir_node *n = kir_new(c->a, KIR_IF);
     if (!n)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     n->u.cond.cond = p;
     for (int i = 0; i < body->n; i++)
         if (body->ptr[i] == s) {
@@ -149,7 +149,7 @@ static bool guard(lower_ctx *c, kir_node *s) {
             n->parent = parent;
         }
     return kir_append(c->a, &n->u.cond.body, s, n) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 bool lower_predicate(lower_ctx *c) {

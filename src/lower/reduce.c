@@ -47,8 +47,8 @@ static bool refuse_axis(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id, w
                         const char *why) {
     sbuf b = {0};
     ir_print_id(&b, id);
-    wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: the reduction axis %s runs on %s: %s", t->id,
-             sbuf_str(&b), ir_ptype_name(p), why);
+    err_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: the reduction axis %s runs on %s: %s", t->id,
+              sbuf_str(&b), ir_ptype_name(p), why);
     sbuf_free(&b);
     return false;
 }
@@ -83,12 +83,12 @@ static bool check_mixed(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id) {
     sbuf b = {0}, r = {0};
     ir_print_id(&b, id);
     ir_print_id(&r, it);
-    wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-             "not supported yet: T%d's reduction loop axis %s is made from the iteration axis "
-             "%s as well as a reduction axis, so it would reduce across the output's elements; "
-             "merge reduction axes only with reduction axes (directly or by "
-             "propagate_transforms from another tensor)",
-             t->id, sbuf_str(&b), sbuf_str(&r));
+    err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+              "not supported yet: T%d's reduction loop axis %s is made from the iteration axis "
+              "%s as well as a reduction axis, so it would reduce across the output's elements; "
+              "merge reduction axes only with reduction axes (directly or by "
+              "propagate_transforms from another tensor)",
+              t->id, sbuf_str(&b), sbuf_str(&r));
     sbuf_free(&b);
     sbuf_free(&r);
     return false;
@@ -151,9 +151,9 @@ static kir_node **ancestors(lower_ctx *c, kir_node *s, int n) {
     kir_node *p = s->parent;
     for (int j = n - 1; anc && j >= 0; j--, p = p ? p->parent : NULL) {
         if (!p || p->kind != KIR_FOR)
-            return wf_fail(&c->f->err, WF_ERR_UNSUPPORTED,
-                           "internal error: the reduction statement of T%d is not in its loops",
-                           s->u.stmt.op->out->id);
+            return err_fail(&c->f->err, WF_ERR_UNSUPPORTED,
+                            "internal error: the reduction statement of T%d is not in its loops",
+                            s->u.stmt.op->out->id);
         anc[j] = p;
     }
     return anc;
@@ -168,7 +168,8 @@ static kir_node **ancestors(lower_ctx *c, kir_node *s, int n) {
 #define WF_GRID_SEMS ((int64_t)1 << 16)
 
 static bool refuse_grid(lower_ctx *c, const wf_tv *t, const char *why) {
-    return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d is reduced across blocks: %s", t->id, why);
+    return err_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d is reduced across blocks: %s", t->id,
+                     why);
 }
 
 static const wf_val *dims_product(lower_ctx *c, int from, int to, unsigned mask, bool in) {
@@ -182,7 +183,7 @@ static const wf_val *dims_product(lower_ctx *c, int from, int to, unsigned mask,
 static bool add_launch_check(lower_ctx *c, const wf_val *n, int64_t cap, const char *msg) {
     lower_check chk = {val_lt(c->a, n, val_const(c->a, cap + 1)), arena_strdup(c->a, msg), false};
     return (chk.cond && chk.message && vec_push_arena(c->a, &c->out->checks, chk)) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 /* The serial loops around a grid reduction: each iteration is a reduction of
@@ -235,13 +236,13 @@ static bool refuse_known_size(lower_ctx *c, kir_node *s, const wf_val *need, int
         sbuf_free(&b);
         return false;
     }
-    wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-             "T%d is reduced across blocks: the grid reduction needs %lld %s (blocks x threads "
-             "not reduced x iterations of the serial loops around it%s%s%s), more than %s's "
-             "%lld; each iteration is a grid reduction of its own: make the serial loops "
-             "around it shorter, or reduce more per block",
-             t->id, (long long)need->c, what, nloops ? ": " : "", nloops ? sbuf_str(&b) : "",
-             nloops ? "" : ": none", where, (long long)cap);
+    err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+              "T%d is reduced across blocks: the grid reduction needs %lld %s (blocks x threads "
+              "not reduced x iterations of the serial loops around it%s%s%s), more than %s's "
+              "%lld; each iteration is a grid reduction of its own: make the serial loops "
+              "around it shorter, or reduce more per block",
+              t->id, (long long)need->c, what, nloops ? ": " : "", nloops ? sbuf_str(&b) : "",
+              nloops ? "" : ": none", where, (long long)cap);
     sbuf_free(&b);
     return false;
 }
@@ -292,7 +293,7 @@ static kir_node *place_around(lower_ctx *c, kir_node *s, kir_node **anc, int fir
     const wf_tv *t = s->u.stmt.op->out;
     kir_node *st = kir_new(c->a, KIR_STMT), *node = st;
     if (!st)
-        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
     st->u.stmt = s->u.stmt;
     st->u.stmt.red = red;
     for (int j = t->loop.n - 1; j > first && first >= 0; j--) {
@@ -300,14 +301,14 @@ static kir_node *place_around(lower_ctx *c, kir_node *s, kir_node **anc, int fir
             continue;
         kir_node *l = clone_loop(c, anc[j]);
         if (!l || !kir_append(c->a, &l->u.loop.body, node, l))
-            return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+            return err_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
         node = l;
     }
     kir_node *at = first < 0 ? s : anc[first];
     kir_list *body = at->parent ? kir_body(at->parent) : &c->out->top;
     int pos = position(body, at) + (red == KRED_FINAL);
     if (!kir_insert(c->a, body, pos, node, at->parent))
-        return wf_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
     return st;
 }
 
@@ -335,13 +336,13 @@ static bool check_acc(lower_ctx *c, const wf_tv *t, kir_node **anc, int first) {
         sbuf b = {0}, r = {0};
         ir_print_id(&b, t->loop.ptr[j]);
         ir_print_id(&r, t->loop.ptr[first]);
-        wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                 "not supported yet: T%d, a %s sum or product, accumulates in float registers, "
-                 "one per thread, but its loop %s iterates serially inside its reduction loop "
-                 "%s; reorder the reduction axis %s inside it, or parallelize %s on a "
-                 "thread or block dimension",
-                 t->id, t->dtype == WF_F16 ? "f16" : "bf16", sbuf_str(&b), sbuf_str(&r),
-                 sbuf_str(&r), sbuf_str(&b));
+        err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                  "not supported yet: T%d, a %s sum or product, accumulates in float registers, "
+                  "one per thread, but its loop %s iterates serially inside its reduction loop "
+                  "%s; reorder the reduction axis %s inside it, or parallelize %s on a "
+                  "thread or block dimension",
+                  t->id, t->dtype == WF_F16 ? "f16" : "bf16", sbuf_str(&b), sbuf_str(&r),
+                  sbuf_str(&r), sbuf_str(&b));
         sbuf_free(&b);
         sbuf_free(&r);
         return false;
@@ -354,7 +355,7 @@ static bool place_init(lower_ctx *c, int k, kir_node *s) {
     int n = t->loop.n, first = -1;
     kir_node **anc = ancestors(c, s, n);
     if (!anc)
-        return err_set(&c->f->err) ? false : wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_set(&c->f->err) ? false : err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int j = 0; j < n && first < 0; j++)
         if (t->loop.ptr[j]->itype == IT_REDUCTION && iterates(anc[j]))
             first = j;
@@ -386,7 +387,7 @@ bool lower_reduce(lower_ctx *c) {
     c->init_of = ARENA_ARRAY(c->a, kir_node *, c->order.n + 1);
     c->final_of = ARENA_ARRAY(c->a, kir_node *, c->order.n + 1);
     if (!c->init_of || !c->final_of)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int k = 0; k < c->order.n; k++) {
         kir_node *s = c->stmt_of[k];
         if (c->order.ptr[k]->kind != OP_REDUCE)

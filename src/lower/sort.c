@@ -46,8 +46,8 @@ static bool visit(sorter *s, wf_tv *tv, char *state) {
     if (tv->is_input || state[tv->id] == 2)
         return true;
     if (state[tv->id] == 1)
-        return wf_failb(&s->c->f->err, WF_ERR_SCHEDULE, "the fusion has a cycle through T%d",
-                        tv->id);
+        return err_failb(&s->c->f->err, WF_ERR_SCHEDULE, "the fusion has a cycle through T%d",
+                         tv->id);
     state[tv->id] = 1;
     for (int k = 0; k < tv->def->nin; k++)
         if (!visit(s, tv->def->in[k], state))
@@ -55,7 +55,7 @@ static bool visit(sorter *s, wf_tv *tv, char *state) {
     state[tv->id] = 2;
     s->topo_of[tv->id] = s->topo.n;
     return vec_push_arena(s->c->a, &s->topo, tv->def) ||
-           wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 static size_t child_slot(const sorter *s, int parent, int group) {
@@ -114,9 +114,9 @@ static bool build_trie(sorter *s) {
             at = next >= 0 ? next : add_node(s, at, g, -1);
         }
         if (at < 0 || (s->leaf_of[k] = add_node(s, at, -1, k)) < 0)
-            return wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
     }
-    return root >= 0 || wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+    return root >= 0 || err_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 static bool add_edge(sorter *s, int from, int to) {
@@ -124,7 +124,7 @@ static bool add_edge(sorter *s, int from, int to) {
         int cap = s->cap_edges ? s->cap_edges * 2 : 64;
         int *f = ARENA_ARRAY(s->c->a, int, cap), *t = ARENA_ARRAY(s->c->a, int, cap);
         if (!f || !t)
-            return wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
         for (int i = 0; i < s->nedges; i++) {
             f[i] = s->edge_from[i];
             t[i] = s->edge_to[i];
@@ -181,13 +181,13 @@ static bool cycle_error(sorter *s, int node) {
         if (s->nodes.ptr[to].parent != node || s->nodes.ptr[from].group == -2)
             continue;
         const wf_tv *a = some_tensor(s, from), *b = some_tensor(s, to);
-        return wf_failb(&s->c->f->err, WF_ERR_SCHEDULE,
-                        "cannot order the loops: T%d must be computed before T%d, but the "
-                        "inline positions also put T%d's loops before T%d's; inline the "
-                        "producers consistently",
-                        a ? a->id : -1, b ? b->id : -1, b ? b->id : -1, a ? a->id : -1);
+        return err_failb(&s->c->f->err, WF_ERR_SCHEDULE,
+                         "cannot order the loops: T%d must be computed before T%d, but the "
+                         "inline positions also put T%d's loops before T%d's; inline the "
+                         "producers consistently",
+                         a ? a->id : -1, b ? b->id : -1, b ? b->id : -1, a ? a->id : -1);
     }
-    return wf_failb(&s->c->f->err, WF_ERR_SCHEDULE, "cannot order the loops");
+    return err_failb(&s->c->f->err, WF_ERR_SCHEDULE, "cannot order the loops");
 }
 
 static void heap_push(int *heap, int *n, int x) {
@@ -244,7 +244,7 @@ static bool emit(sorter *s, int node, int *heap) {
     ir_op *op = s->topo.ptr[k];
     s->c->op_pos[op->out->id] = s->c->order.n;
     return vec_push_arena(s->c->a, &s->c->order, op) ||
-           wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 /* Children lists, in-degrees and out-edge lists of the trie nodes. */
@@ -260,7 +260,7 @@ static bool index_trie(sorter *s) {
     s->heap = ARENA_ARRAY(a, int, n + 1);
     if (!s->first_child || !s->next_sibling || !last || !s->edges_at || !s->edge_list ||
         !s->indeg || !s->heap)
-        return wf_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&s->c->f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < n; i++)
         s->first_child[i] = s->next_sibling[i] = last[i] = -1;
     for (int i = 1; i < n; i++) {
@@ -287,10 +287,10 @@ bool lower_sort(lower_ctx *c) {
     sorter s = {.c = c};
     char *state = ARENA_ARRAY(c->a, char, f->tvs.n + 1);
     if (!state)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     s.topo_of = ARENA_ARRAY(c->a, int, f->tvs.n + 1);
     if (!s.topo_of)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < f->tvs.n; i++)
         c->op_pos[i] = s.topo_of[i] = -1;
     for (int i = 0; i < f->outputs.n; i++)
@@ -298,7 +298,7 @@ bool lower_sort(lower_ctx *c) {
             return false;
     s.leaf_of = ARENA_ARRAY(c->a, int, s.topo.n + 1);
     if (!s.leaf_of)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     return an_loops_unite(&c->loops, f, s.topo.ptr, s.topo.n, c->a) && build_trie(&s) &&
            collect_edges(&s) && index_trie(&s) && emit(&s, 0, s.heap);
 }

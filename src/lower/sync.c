@@ -65,7 +65,7 @@ static bool insert_sync(lower_ctx *c, kir_node *parent, int at) {
     kir_list *body = parent ? kir_body(parent) : &c->out->top;
     kir_node *n = kir_new_sync(c->a, KSYNC_BLOCK);
     return (n && kir_insert(c->a, body, at, n, parent)) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 static bool is_serial_loop(const kir_node *n) {
@@ -79,8 +79,8 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
     kir_list *body = l ? kir_body(l) : &c->out->top;
     int iw = index_in(body, cw), ir = index_in(body, cr);
     if (iw < 0 || ir < 0 || iw >= ir)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "a shared-memory tensor is read before it is written in the loop nest");
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "a shared-memory tensor is read before it is written in the loop nest");
     if (!has_sync_between(body, iw, ir) && !insert_sync(c, l, ir))
         return false;
     for (kir_node *n = l; n; n = n->parent) {
@@ -150,12 +150,12 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) 
     int d = crossed_dim(c, p, reader, p->mem == WF_MEM_LOCAL ? 0 : 3);
     if (d < 0)
         return true;
-    return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                    "T%d is in %s memory, but T%d reads it across %s on %s; a producer read by "
-                    "other %s must be in %s memory",
-                    p->id, ir_memtype_name(p->mem), reader->id, d < 3 ? "threads" : "blocks",
-                    lower_pdim_table[d].name, d < 3 ? "threads" : "blocks",
-                    d < 3 ? "shared" : "global");
+    return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                     "T%d is in %s memory, but T%d reads it across %s on %s; a producer read by "
+                     "other %s must be in %s memory",
+                     p->id, ir_memtype_name(p->mem), reader->id, d < 3 ? "threads" : "blocks",
+                     lower_pdim_table[d].name, d < 3 ? "threads" : "blocks",
+                     d < 3 ? "shared" : "global");
 }
 
 /* A fusion output read by another op of the kernel: each cell must be read
@@ -177,13 +177,13 @@ static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader)
             ir_print_id(&sw, wa);
         if (ra)
             ir_print_id(&sr, ra);
-        wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                 "T%d reads global T%d across blocks on %s (T%d's axis %s, T%d's axis %s): "
-                 "other blocks write the cells it reads, which needs a grid-wide sync; "
-                 "parallelize exactly mapped axes of both on %s, or compute T%d in a separate "
-                 "fusion",
-                 reader->id, p->id, lower_pdim_table[d].name, p->id, wa ? sbuf_str(&sw) : "none",
-                 reader->id, ra ? sbuf_str(&sr) : "none", lower_pdim_table[d].name, reader->id);
+        err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                  "T%d reads global T%d across blocks on %s (T%d's axis %s, T%d's axis %s): "
+                  "other blocks write the cells it reads, which needs a grid-wide sync; "
+                  "parallelize exactly mapped axes of both on %s, or compute T%d in a separate "
+                  "fusion",
+                  reader->id, p->id, lower_pdim_table[d].name, p->id, wa ? sbuf_str(&sw) : "none",
+                  reader->id, ra ? sbuf_str(&sr) : "none", lower_pdim_table[d].name, reader->id);
         sbuf_free(&sw);
         sbuf_free(&sr);
         return false;

@@ -67,13 +67,13 @@ typedef struct {
     tma_entry e[TMA_MAX_ENTRIES];
     int n;
     int lo[TMA_MAX_RANK], hi[TMA_MAX_RANK]; /* entries of each dim, outer first */
-    int rank;                                           /* dims, outer first until the end */
+    int rank;                               /* dims, outer first until the end */
 } tma_env;
 
 static bool fail_id(tma_env *t, const char *fmt, const wf_iterdomain *id) {
     sbuf b = {0};
     ir_print_id(&b, id);
-    wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, fmt, t->cons->id, sbuf_str(&b));
+    err_failb(&t->c->f->err, WF_ERR_SCHEDULE, fmt, t->cons->id, sbuf_str(&b));
     sbuf_free(&b);
     return false;
 }
@@ -83,16 +83,16 @@ static bool fail_id(tma_env *t, const char *fmt, const wf_iterdomain *id) {
 bool lower_tma_check_bulk(lower_ctx *c, const wf_tv *tv, int axis) {
     const wf_iterdomain *id = tv->loop.ptr[axis];
     if (!tv->def || tv->def->ldst != WF_LDST_TMA)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: axis %d is parallelized on Bulk, but T%d is not defined by a TMA "
-                        "copy: ParallelType::Bulk is only supported for cp.async.bulk. Set "
-                        "WF_LDST_TMA on T%d's definition, or use another parallel type",
-                        tv->id, axis, tv->id, tv->id);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: axis %d is parallelized on Bulk, but T%d is not defined by a TMA "
+                         "copy: ParallelType::Bulk is only supported for cp.async.bulk. Set "
+                         "WF_LDST_TMA on T%d's definition, or use another parallel type",
+                         tv->id, axis, tv->id, tv->id);
     if (id->itype != IT_ITER)
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: axis %d is a %s axis: ParallelType::Bulk is only supported for "
-                        "IterType::Iteration.",
-                        tv->id, axis, id->itype == IT_BROADCAST ? "broadcast" : "reduction");
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: axis %d is a %s axis: ParallelType::Bulk is only supported for "
+                         "IterType::Iteration.",
+                         tv->id, axis, id->itype == IT_BROADCAST ? "broadcast" : "reduction");
     return true;
 }
 
@@ -124,9 +124,9 @@ static int status(tma_env *t, const wf_iterdomain *id) {
 
 static bool push_entry(tma_env *t, int at, tma_entry e) {
     if (t->n == TMA_MAX_ENTRIES)
-        return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                        "T%d: the TMA domain has more than %d IterDomains", t->cons->id,
-                        TMA_MAX_ENTRIES);
+        return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                         "T%d: the TMA domain has more than %d IterDomains", t->cons->id,
+                         TMA_MAX_ENTRIES);
     memmove(&t->e[at + 1], &t->e[at], sizeof *t->e * (size_t)(t->n - at));
     t->e[at] = e;
     t->n++;
@@ -198,12 +198,12 @@ static bool view_split(tma_env *t, int i, id_transform *u) {
     if (!u->divisible && val_is_const(ext) && !(val_is_const(f) && ext->c % f->c == 0)) {
         sbuf b = {0};
         ir_print_id(&b, u->in[0]);
-        wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                 "T%d: Invalid view in TMA: the extent of %s must be divisible by the split "
-                 "factor %lld (the path from the global tensor's allocation to the TMA domain "
-                 "must be a view); split it as a boxing split (outer axes not Bulk, inner axis "
-                 "Bulk) or make it divide",
-                 t->cons->id, sbuf_str(&b), (long long)u->factor);
+        err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                  "T%d: Invalid view in TMA: the extent of %s must be divisible by the split "
+                  "factor %lld (the path from the global tensor's allocation to the TMA domain "
+                  "must be a view); split it as a boxing split (outer axes not Bulk, inner axis "
+                  "Bulk) or make it divide",
+                  t->cons->id, sbuf_str(&b), (long long)u->factor);
         sbuf_free(&b);
         return false;
     }
@@ -222,11 +222,11 @@ static bool view_merge(tma_env *t, int i, id_transform *u) {
         sbuf o = {0}, n = {0};
         ir_print_id(&o, u->in[0]);
         ir_print_id(&n, u->in[1]);
-        wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                 "T%d: TMA domain must be a view of the allocation domain of the gmem tensor "
-                 "T%d: Can not merge discontiguous dimensions, but %s and %s are merged; merge "
-                 "only axes adjacent and contiguous in T%d's allocation, outer with inner",
-                 t->cons->id, t->gmem->id, sbuf_str(&o), sbuf_str(&n), t->gmem->id);
+        err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                  "T%d: TMA domain must be a view of the allocation domain of the gmem tensor "
+                  "T%d: Can not merge discontiguous dimensions, but %s and %s are merged; merge "
+                  "only axes adjacent and contiguous in T%d's allocation, outer with inner",
+                  t->cons->id, t->gmem->id, sbuf_str(&o), sbuf_str(&n), t->gmem->id);
         sbuf_free(&o);
         sbuf_free(&n);
         return false;
@@ -438,11 +438,11 @@ static bool group_dims(tma_env *t) {
             d = n - 1;
     }
     if (n > TMA_MAX_RANK)
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: the TMA domain has %d dimensions that cannot be composited into "
-                        "at most 5 (TMA's limit): merge contiguous coordinate or tile "
-                        "IterDomains before the boxing splits",
-                        t->cons->id, n);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: the TMA domain has %d dimensions that cannot be composited into "
+                         "at most 5 (TMA's limit): merge contiguous coordinate or tile "
+                         "IterDomains before the boxing splits",
+                         t->cons->id, n);
     t->rank = n;
     memcpy(t->lo, lo, sizeof *lo * (size_t)n);
     memcpy(t->hi, hi, sizeof *hi * (size_t)n);
@@ -464,7 +464,7 @@ static bool add_check(tma_env *t, const wf_val *cond, const char *msg) {
     wf_arena *a = t->c->a;
     lower_check chk = {cond, arena_strdup(a, msg), false};
     if (!chk.message || !vec_push_arena(a, &t->c->out->checks, chk))
-        return wf_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
     return true;
 }
 
@@ -477,11 +477,10 @@ static bool check_stride(tma_env *t, int d, const wf_val *bytes) {
     if (val_is_const_eq(ok, 1))
         return true;
     if (val_is_const(ok))
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s (it is %lld bytes)", msg,
-                        (long long)bytes->c);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s (it is %lld bytes)", msg,
+                         (long long)bytes->c);
     return add_check(t, ok, msg);
 }
-
 
 /* The FTTC case (seed 001, step 3): an element stride that does not divide
    the box leaves holes in the box's last stride phase; TMA reaches past the
@@ -513,7 +512,7 @@ static bool check_fttc(tma_env *t, lower_tma *m, int d, const tma_entry *e, cons
         m->hole_id[d] = e->strided;
         m->hole_fits[d] = ok;
         m->hole_why[d] = arena_strdup(a, msg);
-        return m->hole_why[d] || wf_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
+        return m->hole_why[d] || err_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
     }
     char fix[200];
     snprintf(fix, sizeof fix,
@@ -522,7 +521,7 @@ static bool check_fttc(tma_env *t, lower_tma *m, int d, const tma_entry *e, cons
              (long long)(fit <= TMA_MAX_BOX ? fit : fit - s));
     strncat(msg, fix, sizeof msg - strlen(msg) - 1);
     if (val_is_const(ok))
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE, "%s", msg);
     return add_check(t, ok, msg);
 }
 
@@ -535,20 +534,20 @@ static bool check_estride(tma_env *t, lower_tma *m, int d, const tma_entry *e) {
              (long long)e->estride);
     sbuf_free(&b);
     if (e->estride > TMA_MAX_ESTRIDE)
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: %s makes TMA dimension %d's element stride %lld: " TMA_RULE_ESTRIDE
-                        " Split the box by a stride of at most 8",
-                        t->cons->id, split, d, (long long)e->estride);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: %s makes TMA dimension %d's element stride %lld: " TMA_RULE_ESTRIDE
+                         " Split the box by a stride of at most 8",
+                         t->cons->id, split, d, (long long)e->estride);
     if (d == 0)
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: %s strides the innermost TMA dimension: " TMA_RULE_ESTRIDE0
-                        " Stride an outer dimension of the box, or copy the whole box",
-                        t->cons->id, split);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: %s strides the innermost TMA dimension: " TMA_RULE_ESTRIDE0
+                         " Stride an outer dimension of the box, or copy the whole box",
+                         t->cons->id, split);
     if (e->estride > m->info.box[d])
-        return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                        "T%d: not supported yet: an element stride larger than the box (%s, a "
-                        "box of %lld elements); make the stride at most the box",
-                        t->cons->id, split, (long long)m->info.box[d]);
+        return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                         "T%d: not supported yet: an element stride larger than the box (%s, a "
+                         "box of %lld elements); make the stride at most the box",
+                         t->cons->id, split, (long long)m->info.box[d]);
     return check_fttc(t, m, d, e, split);
 }
 
@@ -573,10 +572,10 @@ static bool fill_dims(tma_env *t, lower_tma *m) {
         if (t->e[t->lo[k]].strided && !check_estride(t, m, d, &t->e[t->lo[k]]))
             return false;
         if (box > TMA_MAX_BOX)
-            return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                            "T%d: the box of TMA dimension %d has %lld elements, more than the "
-                            "256 TMA allows; split the tile IterDomains smaller",
-                            t->cons->id, d, (long long)box);
+            return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                             "T%d: the box of TMA dimension %d has %lld elements, more than the "
+                             "256 TMA allows; split the tile IterDomains smaller",
+                             t->cons->id, d, (long long)box);
         if (d > 0 && !check_stride(t, d, m->gstride[d]))
             return false;
     }
@@ -584,15 +583,15 @@ static bool fill_dims(tma_env *t, lower_tma *m) {
     m->info.rank = t->rank;
     m->box_bytes = total;
     if (total % TMA_ALIGN_BYTES != 0)
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: The expected bytes must be a multiple of 16 bytes, but %lld is not. "
-                        "Make the box larger",
-                        t->cons->id, (long long)total);
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: The expected bytes must be a multiple of 16 bytes, but %lld is not. "
+                         "Make the box larger",
+                         t->cons->id, (long long)total);
     if (m->info.box[0] * es % TMA_ALIGN_BYTES != 0)
-        return wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-                        "T%d: the innermost box dimension is %lld bytes, but TMA needs a multiple "
-                        "of 16 bytes (boxDim[0] times the element size)",
-                        t->cons->id, (long long)(m->info.box[0] * es));
+        return err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: the innermost box dimension is %lld bytes, but TMA needs a multiple "
+                         "of 16 bytes (boxDim[0] times the element size)",
+                         t->cons->id, (long long)(m->info.box[0] * es));
     return true;
 }
 
@@ -641,7 +640,7 @@ static bool bind_point(void *ctx, const wf_val *v, int64_t *out) {
 
 typedef struct {
     const wf_val *dimv[TMA_MAX_RANK]; /* dims' values at the box point, dim 0 innermost */
-    const wf_val *smem;                     /* shared-memory index at the box point */
+    const wf_val *smem;               /* shared-memory index at the box point */
     const wf_val *smem0;
     unsigned ok;              /* bit k: swizzle mode k (0, 32, 64, 128 bytes) agrees so far */
     int64_t bad_elem, bad_at; /* the first disagreement with the dense layout */
@@ -652,10 +651,10 @@ static bool fail_tile(tma_env *t, const char *what, long long x, long long y) {
     tile_names(t, &b);
     char msg[700];
     snprintf(msg, sizeof msg, what, x, y);
-    wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-             "T%d: the tile of its TMA copy (tile IterDomains %s) must be contiguous in the "
-             "allocation of the shared-memory tensor T%d, as a whole number of tiles: %s",
-             t->cons->id, sbuf_str(&b), t->smem->id, msg);
+    err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+              "T%d: the tile of its TMA copy (tile IterDomains %s) must be contiguous in the "
+              "allocation of the shared-memory tensor T%d, as a whole number of tiles: %s",
+              t->cons->id, sbuf_str(&b), t->smem->id, msg);
     sbuf_free(&b);
     return false;
 }
@@ -707,8 +706,8 @@ static bool bulk_loops(tma_env *t, const kir_node **over, box_point *p, int64_t 
         if (n->kind != KIR_FOR || n->u.loop.ptype != WF_BULK)
             continue;
         if (p->n == TMA_MAX_BULK)
-            return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than %d Bulk axes",
-                            t->cons->id, TMA_MAX_BULK);
+            return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than %d Bulk axes",
+                             t->cons->id, TMA_MAX_BULK);
         ext[p->n] = ir_id_const_extent(n->u.loop.id);
         if (ext[p->n] <= 0)
             return fail_id(t,
@@ -722,9 +721,9 @@ static bool bulk_loops(tma_env *t, const kir_node **over, box_point *p, int64_t 
                                 ext[p->n] - 1, NULL);
         over[p->n++] = n;
         if (points > TMA_MAX_POINTS)
-            return wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                            "T%d: the TMA box has more than %d elements", t->cons->id,
-                            TMA_MAX_POINTS);
+            return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                             "T%d: the TMA box has more than %d elements", t->cons->id,
+                             TMA_MAX_POINTS);
     }
     return true;
 }
@@ -788,13 +787,13 @@ static bool check_start(tma_env *t, lower_tma *m, const wf_val *start) {
         return true;
     sbuf b = {0};
     val_print(&b, val_mul(t->c->a, start, val_const(t->c->a, es)));
-    wf_failb(&t->c->f->err, WF_ERR_SCHEDULE,
-             "T%d: a TMA box starts at byte %s of the shared-memory tensor T%d, which is not "
-             "always a multiple of %lld bytes, as TMA%s needs (it is %lld bytes here); allocate "
-             "whole tiles%s",
-             t->cons->id, sbuf_str(&b), t->smem->id, (long long)align,
-             m->info.swizzle_bytes ? " with this swizzle" : "", (long long)(at * es),
-             m->info.swizzle_bytes ? " of whole swizzle patterns (8 rows)" : " of 128 bytes");
+    err_failb(&t->c->f->err, WF_ERR_SCHEDULE,
+              "T%d: a TMA box starts at byte %s of the shared-memory tensor T%d, which is not "
+              "always a multiple of %lld bytes, as TMA%s needs (it is %lld bytes here); allocate "
+              "whole tiles%s",
+              t->cons->id, sbuf_str(&b), t->smem->id, (long long)align,
+              m->info.swizzle_bytes ? " with this swizzle" : "", (long long)(at * es),
+              m->info.swizzle_bytes ? " of whole swizzle patterns (8 rows)" : " of 128 bytes");
     sbuf_free(&b);
     return false;
 }
@@ -835,10 +834,10 @@ static bool check_smem(tma_env *t, lower_tma *m) {
         k.dimv[t->rank - 1 - q] = dim_value(t, q, idx);
     if (!each_point(t, m, &k, &p, ext, 0)) {
         if (!err_set(&t->c->f->err))
-            wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                     "T%d: cannot evaluate the shared-memory layout of the TMA box of T%d (it "
-                     "depends on run-time values)",
-                     t->cons->id, t->smem->id);
+            err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                      "T%d: cannot evaluate the shared-memory layout of the TMA box of T%d (it "
+                      "depends on run-time values)",
+                      t->cons->id, t->smem->id);
         return false;
     }
     return pick_swizzle(t, m, &k) && check_start(t, m, k.smem0) && whole_tiles(t, m);
@@ -860,10 +859,10 @@ static bool count_issuers(tma_env *t, lower_tma *m) {
         }
         sbuf b = {0};
         ir_print_id(&b, n->u.loop.id);
-        wf_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
-                 "T%d: not supported yet: a symbolic number of threads issuing TMA boxes (the "
-                 "non-tile axis %s is parallelized on threads); give it a constant extent",
-                 t->cons->id, sbuf_str(&b));
+        err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
+                  "T%d: not supported yet: a symbolic number of threads issuing TMA boxes (the "
+                  "non-tile axis %s is parallelized on threads); give it a constant extent",
+                  t->cons->id, sbuf_str(&b));
         sbuf_free(&b);
         return false;
     }
@@ -878,7 +877,7 @@ bool lower_tma_infer(lower_ctx *c, kir_node *stmt, lower_tma *m) {
     t.smem = load ? op->out : op->in[0];
     t.st = ARENA_ARRAY(c->a, int8_t, c->f->ids.n + 1);
     if (!t.st)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     memset(m, 0, sizeof *m);
     m->info.is_store = !load;
     m->info.dtype = t.gmem->dtype;
@@ -942,10 +941,10 @@ static bool check_reader(lower_ctx *c, const lower_tma *m, int d, kir_node *s) {
     sbuf_free(&sb);
     sbuf_free(&si);
     if (val_is_const(m->hole_fits[d]))
-        return wf_failb(&c->f->err, WF_ERR_SCHEDULE, "%s", msg);
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE, "%s", msg);
     lower_check chk = {m->hole_fits[d], arena_strdup(a, msg), false};
     return (chk.message && vec_push_arena(a, &c->out->checks, chk)) ||
-           wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+           err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
 
 bool lower_tma_check_holes(lower_ctx *c) {

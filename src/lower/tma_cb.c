@@ -70,10 +70,10 @@ static const wf_val *at(lower_ctx *c, const kir_node *L, const wf_val *v, const 
 static bool fail_loop(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id, const char *why) {
     sbuf b = {0};
     ir_print_id(&b, id);
-    wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-             "T%d: circular buffering (%d stages) pipelines the serial loop at T%d's inline "
-             "position, but that loop, %s, %s; inline T%d into its consumer at a serial loop",
-             tv->id, tv->stages, tv->id, sbuf_str(&b), why, tv->id);
+    err_failb(&c->f->err, WF_ERR_SCHEDULE,
+              "T%d: circular buffering (%d stages) pipelines the serial loop at T%d's inline "
+              "position, but that loop, %s, %s; inline T%d into its consumer at a serial loop",
+              tv->id, tv->stages, tv->id, sbuf_str(&b), why, tv->id);
     sbuf_free(&b);
     return false;
 }
@@ -83,12 +83,12 @@ static bool fail_loop(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id, co
 static bool elect_conflict(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *id) {
     sbuf b = {0};
     ir_print_id(&b, id);
-    wf_failb(&c->f->err, WF_ERR_SCHEDULE,
-             "T%d: circular buffering issues its loads from one elected thread, but T%d's axis %s "
-             "is parallelized on %s, so the TMA copy of T%d is incorrectly contained within a "
-             "If-Then-Else with the ElectSync predicate. Parallelize T%d's non-tile axes on "
-             "blocks or serially",
-             tv->id, tv->id, sbuf_str(&b), ir_ptype_name(id->ptype), tv->id, tv->id);
+    err_failb(&c->f->err, WF_ERR_SCHEDULE,
+              "T%d: circular buffering issues its loads from one elected thread, but T%d's axis %s "
+              "is parallelized on %s, so the TMA copy of T%d is incorrectly contained within a "
+              "If-Then-Else with the ElectSync predicate. Parallelize T%d's non-tile axes on "
+              "blocks or serially",
+              tv->id, tv->id, sbuf_str(&b), ir_ptype_name(id->ptype), tv->id, tv->id);
     sbuf_free(&b);
     return false;
 }
@@ -100,26 +100,26 @@ bool lower_tma_check_stages(lower_ctx *c, const wf_tv *tv) {
     const ir_op *d = tv->def;
     bool tma = d && d->ldst == WF_LDST_TMA && d->nin == 1 && d->in[0]->mem == WF_MEM_GLOBAL;
     if (!tma || tv->mem != WF_MEM_SHARED)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: circular buffering (%d stages) applies to a shared-memory tensor "
-                        "loaded by TMA, but T%d is %s; make its definition a TMA copy from global "
-                        "memory (WF_LDST_TMA) or do not circular-buffer it",
-                        tv->id, tv->stages, tv->id,
-                        tv->mem != WF_MEM_SHARED ? "not in shared memory"
-                                                 : "not defined by a TMA load");
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d: circular buffering (%d stages) applies to a shared-memory tensor "
+                         "loaded by TMA, but T%d is %s; make its definition a TMA copy from global "
+                         "memory (WF_LDST_TMA) or do not circular-buffer it",
+                         tv->id, tv->stages, tv->id,
+                         tv->mem != WF_MEM_SHARED ? "not in shared memory"
+                                                  : "not defined by a TMA load");
     for (int i = 0; i < tv->loop.n; i++)
         if (ir_id_is_thread(tv->loop.ptr[i]->ptype))
             return elect_conflict(c, tv, tv->loop.ptr[i]);
     if (tv->stages > LOWER_TMA_MAX_STAGES)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: circular buffering with %d stages; weft allows at most %d", tv->id,
-                        tv->stages, LOWER_TMA_MAX_STAGES);
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d: circular buffering with %d stages; weft allows at most %d", tv->id,
+                         tv->stages, LOWER_TMA_MAX_STAGES);
     if (tv->ca_pos == 0)
-        return wf_failb(e, WF_ERR_SCHEDULE,
-                        "T%d: circular buffering (%d stages) pipelines the serial loop at T%d's "
-                        "inline position, but T%d is not inlined (compute-at position 0); inline "
-                        "it into its consumer at a serial loop",
-                        tv->id, tv->stages, tv->id, tv->id);
+        return err_failb(e, WF_ERR_SCHEDULE,
+                         "T%d: circular buffering (%d stages) pipelines the serial loop at T%d's "
+                         "inline position, but T%d is not inlined (compute-at position 0); inline "
+                         "it into its consumer at a serial loop",
+                         tv->id, tv->stages, tv->id, tv->id);
     const wf_iterdomain *id = tv->loop.ptr[tv->ca_pos - 1];
     if (id->ptype != WF_SERIAL)
         return fail_loop(c, tv, id, "is not serial");
@@ -353,14 +353,14 @@ static kir_node *holder_in(cb_env *e, kir_node *stmt, const wf_tv *S) {
             if (e->ninner == LOWER_CB_MAX_INNER || holds_other(p, stmt)) {
                 sbuf b = {0};
                 ir_print_id(&b, p->u.loop.id);
-                wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                         "T%d: not supported yet: circular buffering with several boxes per "
-                         "stage where the serial loop %s between T%d's inline position and its "
-                         "TMA load %s; inline T%d deeper",
-                         S->id, sbuf_str(&b), S->id,
-                         e->ninner == LOWER_CB_MAX_INNER ? "is one of more than 8 such loops"
-                                                         : "holds other statements too",
-                         S->id);
+                err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                          "T%d: not supported yet: circular buffering with several boxes per "
+                          "stage where the serial loop %s between T%d's inline position and its "
+                          "TMA load %s; inline T%d deeper",
+                          S->id, sbuf_str(&b), S->id,
+                          e->ninner == LOWER_CB_MAX_INNER ? "is one of more than 8 such loops"
+                                                          : "holds other statements too",
+                          S->id);
                 sbuf_free(&b);
                 return NULL;
             }
@@ -378,8 +378,8 @@ bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
     kir_node *L = c->group_loop[c->loops.group_of[S->loop.ptr[S->ca_pos - 1]->id]];
     kir_node *alloc = c->alloc_of[S->id];
     if (!L || !alloc || !alloc->u.alloc.stage_elems)
-        return wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                        "internal error: T%d's circular-buffer loop or stages are missing", S->id);
+        return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                         "internal error: T%d's circular-buffer loop or stages are missing", S->id);
     if (lower_pdim_index(L->u.loop.ptype) >= 0 || L->u.loop.ptype == WF_BULK)
         return fail_loop(c, S, L->u.loop.id, "runs in parallel");
     cb_env e = {.c = c,
@@ -394,9 +394,9 @@ bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
     kir_node *h = holder_in(&e, stmt, S);
     if (!h)
         return err_set(&c->f->err) ||
-               wf_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                        "internal error: T%d's TMA load is not inside its circular-buffer loop",
-                        S->id);
+               err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
+                         "internal error: T%d's TMA load is not inside its circular-buffer loop",
+                         S->id);
     e.cond = stage_cond(&e, load_cond(c, stmt));
     e.bytes = val_const(c->a, m->box_bytes);
     for (int k = 0; k < e.ninner; k++)

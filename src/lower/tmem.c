@@ -44,5 +44,5 @@ bool lower_tmem(lower_ctx *c) {
               kir_insert(c->a, top, 2, kir_new_sync(c->a, KSYNC_BLOCK), NULL) &&
               kir_append(c->a, top, kir_new_sync(c->a, KSYNC_BLOCK), NULL) &&
               kir_append(c->a, top, warp0(c, KHW_TMEM_DEALLOC, -1), NULL);
-    return ok || wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+    return ok || err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }

@@ -8,7 +8,7 @@
  * barrier sits under an IF or WARP0 (threads that skip it would deadlock the
  * block); hardware statements of warp-collective kinds (tensor-memory
  * allocation) sit in a WARP0 region, and a WARP0 holds only those. A
- * violation is a bug in weft: wf_assert.
+ * violation is a bug in weft: err_assert.
  */
 #include "lower/lower_int.h"
 
@@ -102,8 +102,8 @@ static void verify_list(verifier *v, const kir_list *l, const kir_node *parent, 
 bool lower_verify(lower_ctx *c) {
     verifier v = {c, ARENA_ARRAY(c->a, char, c->f->tvs.n + 1), true};
     if (!v.allocated)
-        return wf_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     verify_list(&v, &c->out->top, NULL, false);
-    wf_assert(&c->f->err, v.ok);
+    err_assert(&c->f->err, v.ok);
     return v.ok;
 }

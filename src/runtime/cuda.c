@@ -56,7 +56,7 @@ static bool load_api(rt_cu_api *api, wf_err *e) {
     memset(api, 0, sizeof *api);
     api->lib = dl_open_cuda_lib(cuda_sonames, 2, err, sizeof err);
     if (!api->lib)
-        return wf_failb(e, WF_ERR_CUDA, "CUDA driver not found: %s", err);
+        return err_failb(e, WF_ERR_CUDA, "CUDA driver not found: %s", err);
     for (size_t i = 0; i < sizeof cu_symbols / sizeof cu_symbols[0]; i++) {
         const cu_symbol *s = &cu_symbols[i];
         void *p = dl_sym(api->lib, s->sym);
@@ -65,8 +65,8 @@ static bool load_api(rt_cu_api *api, wf_err *e) {
         if (!p) {
             dl_close(api->lib);
             api->lib = NULL;
-            return wf_failb(e, WF_ERR_CUDA, "the CUDA driver (libcuda) lacks %s: it is too old",
-                            s->sym);
+            return err_failb(e, WF_ERR_CUDA, "the CUDA driver (libcuda) lacks %s: it is too old",
+                             s->sym);
         }
         memcpy((char *)api + s->offset, &p, sizeof p);
     }
@@ -82,8 +82,8 @@ bool rt_cu_check(const rt_cu_api *api, wf_err *e, cu_result r, const char *call,
         name = "an unknown CUDA error";
     if (api->cuGetErrorString(r, &text) != 0 || !text)
         text = "no description";
-    return wf_failb(e, WF_ERR_CUDA, "%s failed: %s (%d: %s) at %s:%d", call, name, r, text, file,
-                    line);
+    return err_failb(e, WF_ERR_CUDA, "%s failed: %s (%d: %s) at %s:%d", call, name, r, text, file,
+                     line);
 }
 
 /* cuInit, then device 0: its name and compute capability. A machine with
@@ -92,13 +92,13 @@ static bool find_device(rt_cu *c, wf_err *e) {
     int n = 0, major = 0, minor = 0;
     cu_result r = c->api.cuInit(0);
     if (r == CU_ERR_NO_DEVICE)
-        return wf_failb(e, WF_ERR_CUDA,
-                        "no CUDA device: the driver found no GPU (cuInit: CUDA_ERROR_NO_DEVICE)");
+        return err_failb(e, WF_ERR_CUDA,
+                         "no CUDA device: the driver found no GPU (cuInit: CUDA_ERROR_NO_DEVICE)");
     if (!rt_cu_check(&c->api, e, r, "cuInit(0)", __FILE__, __LINE__) ||
         !CU_TRY(c, e, cuDeviceGetCount(&n)))
         return false;
     if (n == 0)
-        return wf_failb(e, WF_ERR_CUDA, "no CUDA device: the driver reports 0 devices");
+        return err_failb(e, WF_ERR_CUDA, "no CUDA device: the driver reports 0 devices");
     if (!CU_TRY(c, e, cuDeviceGet(&c->dev, 0)) ||
         !CU_TRY(c, e, cuDeviceGetName(c->name, (int)sizeof c->name, c->dev)) ||
         !CU_TRY(c, e, cuDeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, c->dev)) ||
@@ -157,10 +157,10 @@ typedef struct {
 static bool pick_target(wf_kernel *k, cuda_state *s) {
     s->sm = k->sm_explicit ? k->sm : s->cu.sm;
     if (s->sm != s->cu.sm)
-        return wf_failb(&k->err, WF_ERR_CUDA,
-                        "the kernel targets sm_%da (wf_compile_options.sm = %d), but device 0 "
-                        "(%s) is sm_%d",
-                        k->sm, k->sm, s->cu.name, s->cu.sm);
+        return err_failb(&k->err, WF_ERR_CUDA,
+                         "the kernel targets sm_%da (wf_compile_options.sm = %d), but device 0 "
+                         "(%s) is sm_%d",
+                         k->sm, k->sm, s->cu.name, s->cu.sm);
     return true;
 }
 
@@ -171,9 +171,9 @@ static bool build_image(wf_kernel *k, int sm, void **data, size_t *size) {
     rt_nvrtc_result res;
     wf_status st = rt_nvrtc_compile(k->source, "weft_kernel.cu", sm, &res, msg, sizeof msg);
     if (st == WF_ERR_UNSUPPORTED)
-        return wf_failb(&k->err, st, "cannot build the kernel for sm_%da: %s", sm, msg);
+        return err_failb(&k->err, st, "cannot build the kernel for sm_%da: %s", sm, msg);
     if (st != WF_OK)
-        return wf_failb(&k->err, st, "%s", msg);
+        return err_failb(&k->err, st, "%s", msg);
     if (res.cubin) {
         *data = res.cubin;
         *size = res.cubin_size;
@@ -211,10 +211,10 @@ static bool allow_smem(wf_kernel *k, cuda_state *s, int64_t smem) {
     if (!CU_TRY(c, &k->err, cuDeviceGetAttribute(&optin, CU_ATTR_SMEM_OPTIN, c->dev)))
         return false;
     if (smem > optin)
-        return wf_failb(&k->err, WF_ERR_CUDA,
-                        "the kernel needs %lld bytes of shared memory, but device 0 (%s) allows "
-                        "%d per block",
-                        (long long)smem, c->name, optin);
+        return err_failb(&k->err, WF_ERR_CUDA,
+                         "the kernel needs %lld bytes of shared memory, but device 0 (%s) allows "
+                         "%d per block",
+                         (long long)smem, c->name, optin);
     if (!CU_TRY(c, &k->err, cuFuncSetAttribute(s->fn, CU_FUNC_MAX_DYNAMIC_SMEM, (int)smem)))
         return false;
     s->smem_allowed = smem;
@@ -265,7 +265,7 @@ static cuda_state *ready(wf_kernel *k) {
     if (!s || !s->args || !s->arg || !s->staged) {
         if (s)
             state_free(s);
-        return wf_fail(&k->err, WF_ERR_MEMORY, "out of memory for the kernel's CUDA state");
+        return err_fail(&k->err, WF_ERR_MEMORY, "out of memory for the kernel's CUDA state");
     }
     if (!rt_cu_open(&s->cu, &k->err) || !pick_target(k, s) || !load_module(k, s)) {
         state_free(s);
@@ -295,9 +295,9 @@ static bool check_devices(wf_kernel *k, const rt_launch *l, bool *host) {
         const rt_param *p = &k->params[i];
         int dev = l->buf[i]->device;
         if (dev > 0)
-            return wf_failb(&k->err, WF_ERR_UNSUPPORTED,
-                            "%s %d: the buffer is on device %d, but weft runs on device 0 only",
-                            p->is_output ? "output" : "input", p->index, dev);
+            return err_failb(&k->err, WF_ERR_UNSUPPORTED,
+                             "%s %d: the buffer is on device %d, but weft runs on device 0 only",
+                             p->is_output ? "output" : "input", p->index, dev);
         *host |= dev < 0;
     }
     return true;
@@ -504,7 +504,7 @@ static bool time_median(rt_cu *c, wf_err *e, timed_op op, void *ctx, int warmup,
     cu_event ev[2] = {NULL, NULL};
     double *us = malloc((size_t)reps * sizeof *us);
     if (!us)
-        return wf_failb(e, WF_ERR_MEMORY, "out of memory for %d timing samples", reps);
+        return err_failb(e, WF_ERR_MEMORY, "out of memory for %d timing samples", reps);
     bool ok = CU_TRY(c, e, cuEventCreate(&ev[0], 0)) && CU_TRY(c, e, cuEventCreate(&ev[1], 0)) &&
               run_reps(c, e, op, ctx, ev, warmup, reps, us);
     if (ok)

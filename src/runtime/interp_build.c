@@ -146,7 +146,7 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->copy = s->copy;
     n->sub = s->op->sub;
     /* The IR's promotion gives every op a type its math is defined for. */
-    wf_assert(&b->k->err, ix_op_valid(n->op, n->sub, s->op->out->dtype));
+    err_assert(&b->k->err, ix_op_valid(n->op, n->sub, s->op->out->dtype));
     n->out = b->tensor_of_tv[s->op->out->id];
     n->nin = s->op->nin;
     n->vec = s->vec;

@@ -43,8 +43,8 @@ static bool box_rules(ix_exec *x, const tma_run *r) {
     int tv = x->p->tensors[r->gmem].tv;
     for (int d = 0; d < in->rank; d++) {
         if (in->box[d] < 1 || in->box[d] > TMA_MAX_BOX)
-            return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_BOX " (dimension %d is %lld)", tv,
-                           d, (long long)in->box[d]);
+            return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_BOX " (dimension %d is %lld)", tv, d,
+                           (long long)in->box[d]);
         if (in->element_strides[d] < 1 || in->element_strides[d] > TMA_MAX_ESTRIDE)
             return ix_fail(x, WF_ERR_SCHEDULE, DRIVER TMA_RULE_ESTRIDE " (dimension %d is %lld)",
                            tv, d, (long long)in->element_strides[d]);

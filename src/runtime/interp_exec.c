@@ -236,16 +236,16 @@ static bool run_blocks(ix_exec *x) {
 wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout) {
     rt_launch l;
     if (!k->interp)
-        return wf_fails(&k->err, WF_ERR_UNSUPPORTED, "this kernel has no interpreter program");
+        return err_fails(&k->err, WF_ERR_UNSUPPORTED, "this kernel has no interpreter program");
     k->interp->ran = false;
     if (rt_bind(k, in, nin, out, nout, &l) != WF_OK)
         return k->err.code;
     for (int i = 0; i < k->nparams; i++)
         if (l.buf[i]->device != -1)
-            return wf_fails(&k->err, WF_ERR_ARG,
-                            "the CPU reference executor needs host buffers, but parameter %d "
-                            "is on device %d",
-                            i, l.buf[i]->device);
+            return err_fails(&k->err, WF_ERR_ARG,
+                             "the CPU reference executor needs host buffers, but parameter %d "
+                             "is on device %d",
+                             i, l.buf[i]->device);
     if (l.empty) {
         memset(k->interp->stats, 0, sizeof(it_stats) * (size_t)(k->interp->nstmts + 1));
         k->interp->ran = true; /* a tensor without elements: nothing to run */
@@ -253,7 +253,7 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
     }
     ix_exec x;
     if (!ix_exec_init(&x, k, &l))
-        return k->err.code ? k->err.code : wf_fails(&k->err, WF_ERR_MEMORY, "out of memory");
+        return k->err.code ? k->err.code : err_fails(&k->err, WF_ERR_MEMORY, "out of memory");
     if (run_blocks(&x))
         ix_check_outputs(&x);
     ix_hw_free(&x);     /* the hardware state (mbarriers) of the run */

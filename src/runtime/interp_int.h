@@ -108,7 +108,7 @@ void ix_reduce_free(ix_exec *x);
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);
 /* interp_stats.c: account one access of statement n to tensor at idx. */
 void ix_record_stats(ix_exec *x, const in_node *n, int tensor, const int64_t *idx, bool vary);
-/* Record an error of the run (first one wins, like wf_failb): code says what
+/* Record an error of the run (first one wins, like err_failb): code says what
    kind (WF_ERR_SCHEDULE for what the kernel does wrong, WF_ERR_MEMORY when
    the executor runs out of memory, WF_ERR_UNSUPPORTED for its own limits). */
 bool ix_fail(ix_exec *x, wf_status code, const char *fmt, ...) WF_PRINTF(3, 4);

@@ -40,7 +40,7 @@ bool ix_fail(ix_exec *x, wf_status code, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return wf_failb(&x->k->err, code, "%s", msg);
+    return err_failb(&x->k->err, code, "%s", msg);
 }
 
 /* Elements from element 0 to the last one the shape and strides reach, + 1;
@@ -58,10 +58,10 @@ static int64_t addressable(const rt_launch *l, int param) {
 }
 
 static bool too_large(ix_exec *x, const char *what, int tv) {
-    return wf_failb(&x->k->err, WF_ERR_ARG,
-                    "T%d: the %s overflows 64-bit sizes; the CPU reference executor cannot "
-                    "address it (use smaller extents or strides)",
-                    tv, what);
+    return err_failb(&x->k->err, WF_ERR_ARG,
+                     "T%d: the %s overflows 64-bit sizes; the CPU reference executor cannot "
+                     "address it (use smaller extents or strides)",
+                     tv, what);
 }
 
 /* Written flags of an output, per addressable element: only for buffers that
@@ -133,15 +133,15 @@ static bool place_tensors(ix_exec *x) {
             continue;
         if (!rt_eval(x->k, x->l, t->shared_offset, &x->off[i]) ||
             !rt_eval(x->k, x->l, t->shared_size, &x->size[i]))
-            return wf_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate the size of T%d", t->tv);
+            return err_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate the size of T%d", t->tv);
         x->off[i] += shared_base;
     }
     if (__builtin_add_overflow(shared_base, x->l->smem_bytes, &x->block_bytes) ||
         x->block_bytes > IX_MAX_BLOCK_BYTES)
-        return wf_failb(&x->k->err, WF_ERR_ARG,
-                        "a block needs %lld bytes of shared memory, beyond the %lld the CPU "
-                        "reference executor models (no GPU has that much)",
-                        (long long)x->l->smem_bytes, (long long)IX_MAX_BLOCK_BYTES);
+        return err_failb(&x->k->err, WF_ERR_ARG,
+                         "a block needs %lld bytes of shared memory, beyond the %lld the CPU "
+                         "reference executor models (no GPU has that much)",
+                         (long long)x->l->smem_bytes, (long long)IX_MAX_BLOCK_BYTES);
     return true;
 }
 
@@ -206,7 +206,7 @@ static bool alloc_block(ix_exec *x) {
 static bool bind_symbols(ix_exec *x) {
     for (int i = 0; i < x->p->nsyms; i++)
         if (!rt_eval(x->k, x->l, x->p->syms[i], &x->symv[i]))
-            return wf_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate a size or stride");
+            return err_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate a size or stride");
     return true;
 }
 
@@ -230,11 +230,11 @@ bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l) {
     memset(x->p->stats, 0, sizeof(it_stats) * (size_t)(x->p->nstmts + 1));
     if (!alloc_tensors(x)) {
         ix_exec_free(x);
-        return wf_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+        return err_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     }
     if (!alloc_hazards(x)) {
         ix_exec_free(x);
-        return wf_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+        return err_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     }
     if (!place_tensors(x)) {
         ix_exec_free(x);
@@ -242,7 +242,7 @@ bool ix_exec_init(ix_exec *x, wf_kernel *k, const rt_launch *l) {
     }
     if (!alloc_block(x)) {
         ix_exec_free(x);
-        return wf_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+        return err_failb(&k->err, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     }
     set_thread_ids(x);
     if (!bind_symbols(x)) {

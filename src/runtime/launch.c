@@ -59,28 +59,28 @@ static const char *which(const rt_param *p) {
 static wf_status check_header(wf_kernel *k, const rt_param *p, const wf_buffer *buf) {
     wf_err *e = &k->err;
     if (buf->dtype != p->dtype)
-        return wf_fails(e, WF_ERR_ARG, "%s %d: the buffer holds %s, but T%d is %s", which(p),
-                        p->index, ir_dtype_short(buf->dtype), p->tv, ir_dtype_short(p->dtype));
+        return err_fails(e, WF_ERR_ARG, "%s %d: the buffer holds %s, but T%d is %s", which(p),
+                         p->index, ir_dtype_short(buf->dtype), p->tv, ir_dtype_short(p->dtype));
     if (buf->ndim < 0 || buf->ndim > WF_MAX_RANK)
-        return wf_fails(e, WF_ERR_ARG,
-                        "%s %d: the buffer has rank %d, but a wf_buffer has 0 to WF_MAX_RANK = %d "
-                        "dims (T%d has %d)",
-                        which(p), p->index, buf->ndim, WF_MAX_RANK, p->tv, p->ndim);
+        return err_fails(e, WF_ERR_ARG,
+                         "%s %d: the buffer has rank %d, but a wf_buffer has 0 to WF_MAX_RANK = %d "
+                         "dims (T%d has %d)",
+                         which(p), p->index, buf->ndim, WF_MAX_RANK, p->tv, p->ndim);
     if (buf->ndim != p->ndim)
-        return wf_fails(e, WF_ERR_ARG, "%s %d: the buffer has rank %d, but T%d has rank %d",
-                        which(p), p->index, buf->ndim, p->tv, p->ndim);
+        return err_fails(e, WF_ERR_ARG, "%s %d: the buffer has rank %d, but T%d has rank %d",
+                         which(p), p->index, buf->ndim, p->tv, p->ndim);
     for (int d = 0; d < p->ndim; d++) {
         if (buf->shape[d] < 0)
-            return wf_fails(e, WF_ERR_ARG,
-                            "%s %d: dim %d of the buffer (for T%d) has the negative extent %lld; "
-                            "an extent must be 0 or more",
-                            which(p), p->index, d, p->tv, (long long)buf->shape[d]);
+            return err_fails(e, WF_ERR_ARG,
+                             "%s %d: dim %d of the buffer (for T%d) has the negative extent %lld; "
+                             "an extent must be 0 or more",
+                             which(p), p->index, d, p->tv, (long long)buf->shape[d]);
         if (buf->strides[d] < 0)
-            return wf_fails(e, WF_ERR_ARG,
-                            "%s %d: dim %d of the buffer (for T%d) has the negative stride %lld; "
-                            "weft needs strides of 0 or more: copy the data into a buffer with "
-                            "positive strides",
-                            which(p), p->index, d, p->tv, (long long)buf->strides[d]);
+            return err_fails(e, WF_ERR_ARG,
+                             "%s %d: dim %d of the buffer (for T%d) has the negative stride %lld; "
+                             "weft needs strides of 0 or more: copy the data into a buffer with "
+                             "positive strides",
+                             which(p), p->index, d, p->tv, (long long)buf->strides[d]);
     }
     return WF_OK;
 }
@@ -106,10 +106,10 @@ static wf_status layout(wf_kernel *k, int i, const wf_buffer *buf, rt_launch *l,
     }
     if (!*empty && (wrapped || __builtin_add_overflow(last, 1, &last) ||
                     __builtin_mul_overflow(last, (int64_t)wf_dtype_size(p->dtype), &bytes)))
-        return wf_fails(&k->err, WF_ERR_ARG,
-                        "%s %d: the buffer (for T%d) spans more than 2^63 bytes: its shape or "
-                        "strides are too large",
-                        which(p), p->index, p->tv);
+        return err_fails(&k->err, WF_ERR_ARG,
+                         "%s %d: the buffer (for T%d) spans more than 2^63 bytes: its shape or "
+                         "strides are too large",
+                         which(p), p->index, p->tv);
     return WF_OK;
 }
 
@@ -119,8 +119,8 @@ static wf_status check_buffer(wf_kernel *k, int i, const wf_buffer *buf, rt_laun
     if (check_header(k, p, buf) != WF_OK || layout(k, i, buf, l, &empty) != WF_OK)
         return k->err.code;
     if (!buf->data && !empty)
-        return wf_fails(&k->err, WF_ERR_ARG, "%s %d: the buffer's data is NULL", which(p),
-                        p->index);
+        return err_fails(&k->err, WF_ERR_ARG, "%s %d: the buffer's data is NULL", which(p),
+                         p->index);
     l->buf[i] = buf;
     return WF_OK;
 }
@@ -130,24 +130,24 @@ static wf_status check_extents(wf_kernel *k, int i, rt_launch *l) {
     for (int d = 0; d < p->ndim; d++) {
         int64_t want;
         if (!rt_eval(k, l, p->extent[d], &want))
-            return wf_fails(&k->err, WF_ERR_ARG, "%s %d: cannot evaluate the extent of dim %d",
-                            which(p), p->index, d);
+            return err_fails(&k->err, WF_ERR_ARG, "%s %d: cannot evaluate the extent of dim %d",
+                             which(p), p->index, d);
         if (want != l->shape[i][d])
-            return wf_fails(&k->err, WF_ERR_ARG,
-                            "%s %d: dim %d of the buffer has extent %lld, but T%d needs %lld",
-                            which(p), p->index, d, (long long)l->shape[i][d], p->tv,
-                            (long long)want);
+            return err_fails(&k->err, WF_ERR_ARG,
+                             "%s %d: dim %d of the buffer has extent %lld, but T%d needs %lld",
+                             which(p), p->index, d, (long long)l->shape[i][d], p->tv,
+                             (long long)want);
     }
     /* Where the fusion assumes contiguity, the buffer's stride must be the dense one. */
     int64_t dense = 1;
     for (int d = p->ndim - 1; d >= 0; d--) {
         bool must = p->is_output || p->contig[d];
         if (must && l->stride[i][d] != dense && l->shape[i][d] > 1)
-            return wf_fails(&k->err, WF_ERR_ARG,
-                            "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
-                            "%lld expected)",
-                            which(p), p->index, d, (long long)l->stride[i][d], p->tv,
-                            (long long)dense);
+            return err_fails(&k->err, WF_ERR_ARG,
+                             "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
+                             "%lld expected)",
+                             which(p), p->index, d, (long long)l->stride[i][d], p->tv,
+                             (long long)dense);
         if (__builtin_mul_overflow(l->stride[i][d], l->shape[i][d], &dense))
             dense = INT64_MAX; /* no stride matches it: the span check refused real overflow */
     }
@@ -221,11 +221,11 @@ static wf_status overlap_error(wf_kernel *k, const rt_launch *l, int o, int j, u
         sbuf_printf(&how, "T%d's buffer starts %llu bytes %s T%d's, and their bytes overlap",
                     po->tv, (unsigned long long)(olo > jlo ? olo - jlo : jlo - olo),
                     olo > jlo ? "after" : "before", pj->tv);
-    wf_fails(&k->err, WF_ERR_ARG, "output %d (T%d) overlaps %s %d (T%d): %s; %s", po->index, po->tv,
-             which(pj), pj->index, pj->tv, sbuf_str(&how),
-             pj->is_output ? "two outputs cannot share memory: pass a separate buffer for each"
-                           : "a kernel reads its inputs while it writes its outputs: pass a "
-                             "separate output buffer");
+    err_fails(&k->err, WF_ERR_ARG, "output %d (T%d) overlaps %s %d (T%d): %s; %s", po->index,
+              po->tv, which(pj), pj->index, pj->tv, sbuf_str(&how),
+              pj->is_output ? "two outputs cannot share memory: pass a separate buffer for each"
+                            : "a kernel reads its inputs while it writes its outputs: pass a "
+                              "separate output buffer");
     sbuf_free(&how);
     return k->err.code;
 }
@@ -266,14 +266,15 @@ static wf_status eval_dim(wf_kernel *k, const rt_launch *l, int d, int64_t *ext,
         /* An extent is a product of sizes and factors; only int64 overflow
            stops its evaluation, and such an extent is past every limit. */
         if (!rt_eval(k, l, dim->extent[i], &v))
-            return wf_fails(&k->err, WF_ERR_SCHEDULE,
-                            "%s: for these sizes, the extent of %s (%s) does not fit in 64 bits; "
-                            "use smaller split factors",
-                            lower_pdim_table[d].grid ? "invalid grid" : "invalid number of threads",
-                            lower_pdim_table[d].name, dim->axis[i]);
+            return err_fails(&k->err, WF_ERR_SCHEDULE,
+                             "%s: for these sizes, the extent of %s (%s) does not fit in 64 bits; "
+                             "use smaller split factors",
+                             lower_pdim_table[d].grid ? "invalid grid"
+                                                      : "invalid number of threads",
+                             lower_pdim_table[d].name, dim->axis[i]);
         if (v < 0)
-            return wf_fails(&k->err, WF_ERR_ARG, "for these sizes, %s (%s) has the extent %lld",
-                            lower_pdim_table[d].name, dim->axis[i], (long long)v);
+            return err_fails(&k->err, WF_ERR_ARG, "for these sizes, %s (%s) has the extent %lld",
+                             lower_pdim_table[d].name, dim->axis[i], (long long)v);
         if (i == 0 || v > *ext) {
             *ext = v;
             *axis = dim->axis[i];
@@ -294,11 +295,11 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
     }
     /* The size is a product of extents; only int64 overflow stops its evaluation. */
     if (!rt_eval(k, l, k->smem, &l->smem_bytes))
-        return wf_fails(&k->err, WF_ERR_SCHEDULE,
-                        "for these sizes, the kernel needs more than %lld bytes of shared memory "
-                        "per block (the size does not fit in 64 bits), but CUDA allows at most "
-                        "%d (227 KiB); use smaller shared-memory tiles",
-                        (long long)INT64_MAX, LOWER_MAX_SMEM_BYTES);
+        return err_fails(&k->err, WF_ERR_SCHEDULE,
+                         "for these sizes, the kernel needs more than %lld bytes of shared memory "
+                         "per block (the size does not fit in 64 bits), but CUDA allows at most "
+                         "%d (227 KiB); use smaller shared-memory tiles",
+                         (long long)INT64_MAX, LOWER_MAX_SMEM_BYTES);
     if (l->empty)
         return WF_OK;
     if (!lower_check_launch(ext, axis, &k->err) || !lower_check_smem(l->smem_bytes, NULL, &k->err))
@@ -306,8 +307,8 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
     for (int i = 0; i < k->nchecks; i++) {
         int64_t ok = 0;
         if (!rt_eval(k, l, k->checks[i].cond, &ok) || !ok)
-            return wf_fails(&k->err, k->checks[i].buffers ? WF_ERR_ARG : WF_ERR_SCHEDULE, "%s",
-                            k->checks[i].message);
+            return err_fails(&k->err, k->checks[i].buffers ? WF_ERR_ARG : WF_ERR_SCHEDULE, "%s",
+                             k->checks[i].message);
     }
     return WF_OK;
 }
@@ -320,10 +321,10 @@ wf_status rt_bind(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, in
     l->stride = k->strides;
     err_clear(&k->err);
     if (nin != k->ninputs || nout != k->noutputs || (nin && !in) || (nout && !out))
-        return wf_fails(&k->err, WF_ERR_ARG,
-                        "the kernel takes %d input%s and %d output%s, but %d and %d were given",
-                        k->ninputs, k->ninputs == 1 ? "" : "s", k->noutputs,
-                        k->noutputs == 1 ? "" : "s", nin, nout);
+        return err_fails(&k->err, WF_ERR_ARG,
+                         "the kernel takes %d input%s and %d output%s, but %d and %d were given",
+                         k->ninputs, k->ninputs == 1 ? "" : "s", k->noutputs,
+                         k->noutputs == 1 ? "" : "s", nin, nout);
     for (int i = 0; i < k->nparams; i++) {
         const rt_param *p = &k->params[i];
         const wf_buffer *buf = p->is_output ? &out[p->index] : &in[p->index];

@@ -48,9 +48,9 @@ wf_status rt_param_check(wf_kernel *k, int i) {
     const rt_param *p = &k->params[i];
     if (kind_of(p->kind)->implemented)
         return WF_OK;
-    return wf_fails(&k->err, WF_ERR_UNSUPPORTED,
-                    "parameter %d of the kernel is a %s, which this build cannot pass yet", i,
-                    kir_param_name(p->kind));
+    return err_fails(&k->err, WF_ERR_UNSUPPORTED,
+                     "parameter %d of the kernel is a %s, which this build cannot pass yet", i,
+                     kir_param_name(p->kind));
 }
 
 size_t rt_param_pack(const wf_kernel *k, const rt_launch *l, int i, uint64_t data,

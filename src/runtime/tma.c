@@ -35,12 +35,12 @@ bool rt_tma_encode_args(wf_kernel *k, const rt_launch *l, int i, rt_tma_args *a)
     for (int t = 0; t < k->ntmas && !m; t++)
         m = k->tmas[t].param == i ? &k->tmas[t] : NULL;
     if (!m)
-        return wf_failb(&k->err, WF_ERR_CUDA, "parameter %d names no TMA copy", i);
+        return err_failb(&k->err, WF_ERR_CUDA, "parameter %d names no TMA copy", i);
     memset(a, 0, sizeof *a);
     for (int d = 0; d < m->info.rank; d++) {
         int64_t dim, stride;
         if (!rt_eval(k, l, m->gdim[d], &dim) || !rt_eval(k, l, m->gstride[d], &stride))
-            return wf_failb(&k->err, WF_ERR_CUDA, "cannot evaluate the tensor map of T%d", p->tv);
+            return err_failb(&k->err, WF_ERR_CUDA, "cannot evaluate the tensor map of T%d", p->tv);
         a->dims[d] = (unsigned long long)dim;
         if (d > 0)
             a->strides[d - 1] = (unsigned long long)stride;

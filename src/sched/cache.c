@@ -16,7 +16,7 @@ static wf_tv *clone_shape(wf_tv *tv, bool all) {
     const wf_val **ext = ARENA_ARRAY(&tv->f->arena, const wf_val *, n > 0 ? n : 1);
     id_itype *it = ARENA_ARRAY(&tv->f->arena, id_itype, n > 0 ? n : 1);
     if (!ext || !it)
-        return wf_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
     for (int d = 0; d < n; d++) {
         const wf_iterdomain *id = tv->logical.ptr[all ? d : ir_tv_dim(tv, d)];
         ext[d] = id->extent;
@@ -78,11 +78,11 @@ static bool refuse_rfactor_producer(wf_tv *tv, const char *what) {
             sbuf_puts(&b, b.len ? ", " : "");
             ir_print_id(&b, op->rf_in[d]);
         }
-    wf_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
-             "%s(T%d): not supported yet: T%d is an rfactor producer (wf_tv_rfactor) and T%d "
-             "reads its partial results from its loop axes %s, which a cache would not keep; "
-             "call %s on the reduction before rfactoring it",
-             what, tv->id, tv->id, op->out->id, sbuf_str(&b), what);
+    err_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
+              "%s(T%d): not supported yet: T%d is an rfactor producer (wf_tv_rfactor) and T%d "
+              "reads its partial results from its loop axes %s, which a cache would not keep; "
+              "call %s on the reduction before rfactoring it",
+              what, tv->id, tv->id, op->out->id, sbuf_str(&b), what);
     sbuf_free(&b);
     return false;
 }
@@ -94,7 +94,7 @@ wf_tv *sched_cache_after(wf_tv *tv) {
     int nuses = tv->uses.n;
     ir_op **old_uses = ARENA_ARRAY(&f->arena, ir_op *, nuses > 0 ? nuses : 1);
     if (!old_uses)
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < nuses; i++)
         old_uses[i] = tv->uses.ptr[i];
     wf_tv *c = clone_shape(tv, false);
@@ -111,7 +111,7 @@ wf_tv *sched_cache_after(wf_tv *tv) {
             }
         ir_remove_use(tv, u);
         if (!ir_add_use(c, u))
-            return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+            return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     }
     return c;
 }
@@ -119,15 +119,15 @@ wf_tv *sched_cache_after(wf_tv *tv) {
 wf_tv *sched_cache_before(wf_tv *tv) {
     wf_fusion *f = tv->f;
     if (!tv->def)
-        return wf_fail(&f->err, WF_ERR_ARG,
-                       "cache_before(T%d): T%d has no definition (it is a fusion input)", tv->id,
-                       tv->id);
+        return err_fail(&f->err, WF_ERR_ARG,
+                        "cache_before(T%d): T%d has no definition (it is a fusion input)", tv->id,
+                        tv->id);
     if (!refuse_rfactor_producer(tv, "cache_before"))
         return NULL;
     if (tv->ca_pos > 0 || tv->max_producer_pos > 0)
-        return wf_fail(&f->err, WF_ERR_SCHEDULE,
-                       "cache_before(T%d): call it before inlining T%d or its producers", tv->id,
-                       tv->id);
+        return err_fail(&f->err, WF_ERR_SCHEDULE,
+                        "cache_before(T%d): call it before inlining T%d or its producers", tv->id,
+                        tv->id);
     ir_op *def = tv->def;
     wf_tv *c = clone_shape(tv, true);
     if (!c)

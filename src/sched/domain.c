@@ -32,7 +32,7 @@ static bool fail_ids(wf_tv *tv, const char *what, const char *fmt, const wf_iter
         ir_print_id(&sb, b);
     sbuf_printf(&msg, "T%d.%s: ", tv->id, what);
     sbuf_printf(&msg, fmt, sbuf_str(&sa), sbuf_str(&sb));
-    wf_failb(&tv->f->err, WF_ERR_ARG, "%s", sbuf_str(&msg));
+    err_failb(&tv->f->err, WF_ERR_ARG, "%s", sbuf_str(&msg));
     sbuf_free(&sa);
     sbuf_free(&sb);
     sbuf_free(&msg);
@@ -59,13 +59,13 @@ static bool check_members(wf_tv *tv, int n, wf_iterdomain *const *ids, const cha
     wf_fusion *f = tv->f;
     for (int i = 0; i < n; i++) {
         if (!ids[i] || ids[i]->tv != tv)
-            return wf_failb(&f->err, WF_ERR_ARG, "T%d.%s: axis %d is not an IterDomain of T%d",
-                            tv->id, what, i, tv->id);
+            return err_failb(&f->err, WF_ERR_ARG, "T%d.%s: axis %d is not an IterDomain of T%d",
+                             tv->id, what, i, tv->id);
         for (int j = 0; j < i; j++)
             if (ids[i] == ids[j])
-                return wf_failb(&f->err, WF_ERR_ARG,
-                                "T%d.%s: axes %d and %d are the same IterDomain", tv->id, what, j,
-                                i);
+                return err_failb(&f->err, WF_ERR_ARG,
+                                 "T%d.%s: axes %d and %d are the same IterDomain", tv->id, what, j,
+                                 i);
     }
     for (int i = 0; i < n; i++) {
         memset(anc, 0, (size_t)f->ids.n);
@@ -136,7 +136,7 @@ static bool check_cut(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *w
 static bool check_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *what) {
     char *scratch = calloc((size_t)tv->f->ids.n + 1, 1);
     if (!scratch)
-        return wf_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
     bool ok = check_members(tv, n, ids, what, scratch) && check_cut(tv, n, ids, what, scratch);
     free(scratch);
     return ok;
@@ -160,12 +160,12 @@ bool sched_check_io_alloc(wf_tv *tv, const char *what, int n, wf_iterdomain *con
         sbuf_puts(&b, i ? ", " : "");
         ir_print_id(&b, ids[i]);
     }
-    wf_failb(&tv->f->err, WF_ERR_ARG,
-             "%s: T%d is a fusion %s, laid out as the buffer given to wf_run says (logical "
-             "order, the buffer's strides), so its allocation domain can only be its logical "
-             "domain, not (%s); for another layout, permute the tensor (wf_permute) or set the "
-             "allocation domain on a cache of it (wf_cache_after / wf_cache_before)",
-             what, tv->id, tv->is_input ? "input" : "output", sbuf_str(&b));
+    err_failb(&tv->f->err, WF_ERR_ARG,
+              "%s: T%d is a fusion %s, laid out as the buffer given to wf_run says (logical "
+              "order, the buffer's strides), so its allocation domain can only be its logical "
+              "domain, not (%s); for another layout, permute the tensor (wf_permute) or set the "
+              "allocation domain on a cache of it (wf_cache_after / wf_cache_before)",
+              what, tv->id, tv->is_input ? "input" : "output", sbuf_str(&b));
     sbuf_free(&b);
     return false;
 }
@@ -177,7 +177,7 @@ bool sched_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bo
         !sched_check_io_alloc(tv, what, n, ids))
         return false;
     if (!contiguous)
-        return wf_failb(
+        return err_failb(
             &tv->f->err, WF_ERR_UNSUPPORTED,
             "T%d.set_allocation_domain: non-contiguous allocation domains are not supported",
             tv->id);
@@ -190,7 +190,7 @@ bool sched_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids) {
     if (!check_domain(tv, n, ids, "set_loop_domain"))
         return false;
     if (tv->ca_pos > 0 || tv->max_producer_pos > 0)
-        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                        "T%d.set_loop_domain: set the loop domain before inlining", tv->id);
+        return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                         "T%d.set_loop_domain: set the loop domain before inlining", tv->id);
     return ir_copy_ids(tv->f, &tv->loop, ids, n);
 }

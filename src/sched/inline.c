@@ -28,10 +28,10 @@ static bool inline_with(an_idgraph *g, wf_tv *tv, int pos, bool best_effort) {
     int max = an_max_inline_pos(g, tv, why, sizeof why);
     if (pos > max) {
         if (!best_effort)
-            return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                            "T%d.inline_at(%d): position %d is beyond the maximum inline position "
-                            "%d: %s",
-                            tv->id, pos, pos, max, why);
+            return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                             "T%d.inline_at(%d): position %d is beyond the maximum inline position "
+                             "%d: %s",
+                             tv->id, pos, pos, max, why);
         pos = max;
     }
     if (tv->is_input)

@@ -20,18 +20,18 @@
 bool sched_loop_broadcast(wf_tv *tv, int pos) {
     wf_fusion *f = tv->f;
     if (tv->is_input)
-        return wf_failb(&f->err, WF_ERR_ARG,
-                        "T%d.loop_broadcast(%d): T%d is a fusion input, which is never inlined, "
-                        "so a loop broadcast would share no loop; add it to a tensor that reads "
-                        "T%d (or to a cache of it, wf_cache_after)",
-                        tv->id, pos, tv->id, tv->id);
+        return err_failb(&f->err, WF_ERR_ARG,
+                         "T%d.loop_broadcast(%d): T%d is a fusion input, which is never inlined, "
+                         "so a loop broadcast would share no loop; add it to a tensor that reads "
+                         "T%d (or to a cache of it, wf_cache_after)",
+                         tv->id, pos, tv->id, tv->id);
     int shared = tv->ca_pos > tv->max_producer_pos ? tv->ca_pos : tv->max_producer_pos;
     if (pos < shared)
-        return wf_failb(&f->err, WF_ERR_SCHEDULE,
-                        "T%d.loop_broadcast(%d): position %d is left of position %d, up to which "
-                        "T%d's loops are shared with %s; add loop broadcasts before inlining",
-                        tv->id, pos, pos, shared, tv->id,
-                        tv->ca_pos >= tv->max_producer_pos ? "its consumers" : "a producer");
+        return err_failb(&f->err, WF_ERR_SCHEDULE,
+                         "T%d.loop_broadcast(%d): position %d is left of position %d, up to which "
+                         "T%d's loops are shared with %s; add loop broadcasts before inlining",
+                         tv->id, pos, pos, shared, tv->id,
+                         tv->ca_pos >= tv->max_producer_pos ? "its consumers" : "a producer");
     wf_iterdomain *id = ir_id_new(f, tv, val_const(&f->arena, 1), IT_BROADCAST);
     if (!id)
         return false;
@@ -55,10 +55,10 @@ bool sched_check_no_loop_broadcast(wf_tv *tv, const char *what) {
             continue;
         sbuf b = {0};
         ir_print_id(&b, tv->loop.ptr[i]);
-        wf_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
-                 "T%d.%s: not supported yet: axis %d of T%d is the loop broadcast %s, which no "
-                 "logical IterDomain derives; %s before adding loop broadcasts",
-                 tv->id, what, i, tv->id, sbuf_str(&b), what);
+        err_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
+                  "T%d.%s: not supported yet: axis %d of T%d is the loop broadcast %s, which no "
+                  "logical IterDomain derives; %s before adding loop broadcasts",
+                  tv->id, what, i, tv->id, sbuf_str(&b), what);
         sbuf_free(&b);
         return false;
     }

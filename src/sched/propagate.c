@@ -181,7 +181,7 @@ static bool replay(wf_tv *from, idmap *m) {
     tf_list hist = {0};
     bool ok = loop_history(from, &hist, m);
     if (!ok)
-        wf_fail(&from->f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&from->f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; ok && i < hist.n; i++)
         ok = replay_step(from->f, hist.ptr[i], m);
     vec_free(&hist);
@@ -254,7 +254,7 @@ static bool propagate_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
     /* Replays index the tables by ids that exist now (the source side's). */
     if (!grow_zeroed((void **)&m->to, &m->cap, f->ids.n, sizeof *m->to) ||
         !grow_zeroed((void **)&m->seen, &m->seen_cap, f->transforms.n, 1))
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     map_edge(from, to, op, m);
     bool ok = replay(from, m) && set_loop(from, to, m);
     if (ok)
@@ -336,7 +336,7 @@ bool sched_propagate(wf_tv *ref) {
     if (done)
         done[ref->id] = 1;
     if (!ok)
-        wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     while (ok && heap.n > 0) {
         edge e = heap_pop(&heap);
         wf_tv *a = e.op->in[e.k], *b = e.op->out;
@@ -346,7 +346,7 @@ bool sched_propagate(wf_tv *ref) {
         done[to->id] = 1;
         ok = propagate_edge(from, to, e.op, &m);
         if (ok && !push_edges(&heap, to, done))
-            ok = wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+            ok = err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     }
     free(done);
     vec_free(&heap);

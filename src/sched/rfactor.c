@@ -24,8 +24,8 @@
 static bool fail_axis(wf_tv *tv, int axis, const char *why) {
     sbuf b = {0};
     ir_print_id(&b, tv->loop.ptr[axis]);
-    wf_failb(&tv->f->err, WF_ERR_ARG, "T%d.rfactor: axis %d (%s) %s", tv->id, axis, sbuf_str(&b),
-             why);
+    err_failb(&tv->f->err, WF_ERR_ARG, "T%d.rfactor: axis %d (%s) %s", tv->id, axis, sbuf_str(&b),
+              why);
     sbuf_free(&b);
     return false;
 }
@@ -34,10 +34,10 @@ static bool fail_axis(wf_tv *tv, int axis, const char *why) {
 static bool pick(wf_tv *tv, int naxes, const int *axes, bool *rf) {
     int kept = 0;
     if (!tv->def || tv->def->kind != OP_REDUCE)
-        return wf_failb(&tv->f->err, WF_ERR_ARG,
-                        "T%d.rfactor: T%d is not defined by a reduction (wf_sum, wf_max, "
-                        "wf_reduce)",
-                        tv->id, tv->id);
+        return err_failb(&tv->f->err, WF_ERR_ARG,
+                         "T%d.rfactor: T%d is not defined by a reduction (wf_sum, wf_max, "
+                         "wf_reduce)",
+                         tv->id, tv->id);
     for (int i = 0; i < naxes; i++) {
         if (rf[axes[i]])
             return fail_axis(tv, axes[i], "is listed twice");
@@ -48,10 +48,10 @@ static bool pick(wf_tv *tv, int naxes, const int *axes, bool *rf) {
     for (int i = 0; i < tv->loop.n; i++)
         kept += tv->loop.ptr[i]->itype == IT_REDUCTION && !rf[i];
     if (kept == 0)
-        return wf_failb(&tv->f->err, WF_ERR_ARG,
-                        "T%d.rfactor: every reduction axis is listed, so T%d would reduce "
-                        "nothing; leave at least one for T%d",
-                        tv->id, tv->id, tv->id);
+        return err_failb(&tv->f->err, WF_ERR_ARG,
+                         "T%d.rfactor: every reduction axis is listed, so T%d would reduce "
+                         "nothing; leave at least one for T%d",
+                         tv->id, tv->id, tv->id);
     return true;
 }
 
@@ -84,7 +84,7 @@ static id_transform **history(wf_tv *tv, int *n) {
     free(seen);
     free(stack);
     if (!ok)
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     qsort(out, (size_t)*n, sizeof *out, cmp_tf);
     return out;
 }
@@ -102,14 +102,14 @@ static bool replay(wf_tv *tv, id_transform **h, int n, wf_iterdomain **map) {
         const id_transform *t = h[i];
         wf_iterdomain *x = map[t->in[0]->id], *y = t->nin > 1 ? map[t->in[1]->id] : NULL;
         if (mixes(t))
-            return wf_failb(&f->err, WF_ERR_UNSUPPORTED,
-                            "T%d.rfactor: a merge of an iteration and a reduction axis cannot be "
-                            "split into two reductions; merge iteration and reduction axes "
-                            "separately",
-                            tv->id);
+            return err_failb(&f->err, WF_ERR_UNSUPPORTED,
+                             "T%d.rfactor: a merge of an iteration and a reduction axis cannot be "
+                             "split into two reductions; merge iteration and reduction axes "
+                             "separately",
+                             tv->id);
         if (!x || (t->nin > 1 && !y))
-            return wf_failb(&f->err, WF_ERR_UNSUPPORTED,
-                            "internal error: T%d.rfactor could not replay its transforms", tv->id);
+            return err_failb(&f->err, WF_ERR_UNSUPPORTED,
+                             "internal error: T%d.rfactor could not replay its transforms", tv->id);
         id_transform *r = t->kind == TF_SPLIT   ? ir_split(f, x, t->factor, t->inner)
                           : t->kind == TF_MERGE ? ir_merge(f, x, y)
                                                 : ir_swizzle(f, x, y);
@@ -189,11 +189,11 @@ static bool fail_mixed(wf_tv *tv, const id_transform *t, const ir_op *reader) {
     ir_print_id(&b, t->in[0]);
     sbuf_puts(&b, " and ");
     ir_print_id(&b, t->in[1]);
-    wf_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
-             "T%d.rfactor: not supported yet: T%d is an rfactor producer whose axes %s merge "
-             "a partial-result axis T%d reads with another axis; rfactor T%d before merging "
-             "them, or rfactor the reduction T%d instead",
-             tv->id, tv->id, sbuf_str(&b), reader->out->id, tv->id, reader->out->id);
+    err_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
+              "T%d.rfactor: not supported yet: T%d is an rfactor producer whose axes %s merge "
+              "a partial-result axis T%d reads with another axis; rfactor T%d before merging "
+              "them, or rfactor the reduction T%d instead",
+              tv->id, tv->id, sbuf_str(&b), reader->out->id, tv->id, reader->out->id);
     sbuf_free(&b);
     return false;
 }
@@ -206,7 +206,7 @@ static bool find_partials(wf_tv *tv, id_transform **h, int nh, partials *pa) {
     pa->to = calloc((size_t)pa->n + 1, sizeof *pa->to);
     pa->partial = calloc((size_t)pa->n + 1, 1);
     if (!pa->to || !pa->partial)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     const ir_op *reader = sched_rfactor_reader(tv);
     for (int u = 0; reader && u < tv->uses.n; u++) {
         const ir_op *op = tv->uses.ptr[u];
@@ -253,10 +253,10 @@ static wf_iterdomain *partial_id(wf_tv *tv, wf_iterdomain *id, wf_iterdomain **m
     if (!map[id->id]) {
         sbuf b = {0};
         ir_print_id(&b, id);
-        wf_failb(&f->err, WF_ERR_UNSUPPORTED,
-                 "T%d.rfactor: not supported yet: T%d's partial-result axis %s is not between "
-                 "its logical and loop domains",
-                 tv->id, tv->id, sbuf_str(&b));
+        err_failb(&f->err, WF_ERR_UNSUPPORTED,
+                  "T%d.rfactor: not supported yet: T%d's partial-result axis %s is not between "
+                  "its logical and loop domains",
+                  tv->id, tv->id, sbuf_str(&b));
         sbuf_free(&b);
         return NULL;
     }
@@ -298,7 +298,7 @@ static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map, par
     int *in_dim = ARENA_ARRAY(&f->arena, int, n + 1);
     wf_iterdomain **rf_in = ARENA_ARRAY(&f->arena, wf_iterdomain *, n + 1);
     if (!in_dim || !rf_in)
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     for (int d = 0; d < tv->logical.n; d++)
         if (tv->logical.ptr[d]->itype != IT_REDUCTION) {
             in_dim[logical.n] = d; /* p's logical copies tv's */
@@ -335,7 +335,7 @@ static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map, par
     op->in_dim[0] = in_dim;
     op->rf_in = rf_in;
     if (!ir_add_use(p, op))
-        return wf_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
     return ir_relogical(tv, &logical, &loop);
 }
 
@@ -355,8 +355,8 @@ wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes) {
     wf_fusion *f = tv->f;
     bool rf[WF_MAX_RANK * 4] = {false};
     if (tv->loop.n > WF_MAX_RANK * 4 || tv->logical.n > WF_MAX_RANK * 4)
-        return wf_fail(&f->err, WF_ERR_UNSUPPORTED,
-                       "T%d.rfactor: at most %d loop axes are supported", tv->id, WF_MAX_RANK * 4);
+        return err_fail(&f->err, WF_ERR_UNSUPPORTED,
+                        "T%d.rfactor: at most %d loop axes are supported", tv->id, WF_MAX_RANK * 4);
     if (!pick(tv, naxes, axes, rf))
         return NULL;
     int nh;
@@ -366,7 +366,7 @@ wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes) {
     partials pa = {0};
     wf_iterdomain **map = calloc((size_t)f->ids.n + 1, sizeof *map);
     if (!map)
-        return wf_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
     wf_tv *p = find_partials(tv, h, nh, &pa) ? make_producer(tv, rf, map, h, nh) : NULL;
     bool ok = p && rewire(tv, p, rf, map, &pa);
     free(map);

@@ -11,15 +11,15 @@
 
 static bool check_free(wf_tv *tv, const char *what, int axis) {
     if (axis < tv->ca_pos)
-        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                        "T%d.%s: axis %d is left of the compute-at position %d; inlined axes "
-                        "cannot be transformed",
-                        tv->id, what, axis, tv->ca_pos);
+        return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                         "T%d.%s: axis %d is left of the compute-at position %d; inlined axes "
+                         "cannot be transformed",
+                         tv->id, what, axis, tv->ca_pos);
     if (axis < tv->max_producer_pos)
-        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                        "T%d.%s: axis %d is left of position %d, where a producer is inlined; "
-                        "those axes cannot be transformed",
-                        tv->id, what, axis, tv->max_producer_pos);
+        return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                         "T%d.%s: axis %d is left of position %d, where a producer is inlined; "
+                         "those axes cannot be transformed",
+                         tv->id, what, axis, tv->max_producer_pos);
     return true;
 }
 
@@ -31,9 +31,9 @@ static bool check_serial(wf_tv *tv, const char *what, int axis) {
     wf_ptype p = tv->loop.ptr[axis]->ptype;
     if (p == WF_SERIAL)
         return true;
-    return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                    "T%d.%s: axis %d is already parallelized on %s; %s before parallelizing",
-                    tv->id, what, axis, ir_ptype_name(p), what);
+    return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                     "T%d.%s: axis %d is already parallelized on %s; %s before parallelizing",
+                     tv->id, what, axis, ir_ptype_name(p), what);
 }
 
 /* The loop domain with nremove IDs at `at` replaced by ids[0..nids); built as a
@@ -74,11 +74,11 @@ static bool check_rfactor_merge(wf_tv *tv, int outer, int inner) {
     sbuf sa = {0}, sb = {0};
     ir_print_id(&sa, a);
     ir_print_id(&sb, b);
-    wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-             "T%d.merge: T%d is an rfactor producer; merging its iteration axis %s with its "
-             "reduction axis %s would reduce its partial results too; merge iteration axes "
-             "with iteration axes and reduction axes with reduction axes",
-             tv->id, tv->id, sbuf_str(ra ? &sb : &sa), sbuf_str(ra ? &sa : &sb));
+    err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+              "T%d.merge: T%d is an rfactor producer; merging its iteration axis %s with its "
+              "reduction axis %s would reduce its partial results too; merge iteration axes "
+              "with iteration axes and reduction axes with reduction axes",
+              tv->id, tv->id, sbuf_str(ra ? &sb : &sa), sbuf_str(ra ? &sa : &sb));
     sbuf_free(&sa);
     sbuf_free(&sb);
     return false;
@@ -102,7 +102,7 @@ bool sched_reorder(wf_tv *tv, const int *old2new) {
     int n = tv->loop.n;
     wf_iterdomain **next = ARENA_ARRAY(&tv->f->arena, wf_iterdomain *, n > 0 ? n : 1);
     if (!next)
-        return wf_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
     for (int i = 0; i < n; i++) {
         if (old2new[i] != i && !check_free(tv, "reorder", i < old2new[i] ? i : old2new[i]))
             return false;
@@ -120,18 +120,18 @@ bool sched_swizzle(wf_tv *tv, int x, int y) {
     wf_iterdomain *ix = tv->loop.ptr[x], *iy = tv->loop.ptr[y];
     int64_t ex = ir_id_const_extent(ix), ey = ir_id_const_extent(iy);
     if (ix->itype != IT_ITER || iy->itype != IT_ITER)
-        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                        "T%d.swizzle(XOR, %d, %d): broadcast and reduction axes cannot be "
-                        "swizzled",
-                        tv->id, x, y);
+        return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                         "T%d.swizzle(XOR, %d, %d): broadcast and reduction axes cannot be "
+                         "swizzled",
+                         tv->id, x, y);
     if (!ir_swizzle_ok(ix, iy))
-        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                        "T%d.swizzle(XOR, %d, %d): an XOR swizzle needs constant power-of-two "
-                        "extents with extent(x) <= extent(y), but they are %lld and %lld",
-                        tv->id, x, y, (long long)ex, (long long)ey);
+        return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                         "T%d.swizzle(XOR, %d, %d): an XOR swizzle needs constant power-of-two "
+                         "extents with extent(x) <= extent(y), but they are %lld and %lld",
+                         tv->id, x, y, (long long)ex, (long long)ey);
     if (x == y)
-        return wf_failb(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: x and y are the same axis %d",
-                        tv->id, x);
+        return err_failb(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: x and y are the same axis %d",
+                         tv->id, x);
     id_transform *t = ir_swizzle(tv->f, ix, iy);
     if (!t)
         return false;
@@ -143,10 +143,10 @@ bool sched_swizzle(wf_tv *tv, int x, int y) {
 bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p) {
     wf_iterdomain *id = tv->loop.ptr[axis];
     if (p == WF_VECTORIZE && ir_id_const_extent(id) < 0)
-        return wf_failb(&tv->f->err, WF_ERR_SCHEDULE,
-                        "T%d.parallelize(%d, V): vectorizing a domain requires a constant "
-                        "integer size",
-                        tv->id, axis);
+        return err_failb(&tv->f->err, WF_ERR_SCHEDULE,
+                         "T%d.parallelize(%d, V): vectorizing a domain requires a constant "
+                         "integer size",
+                         tv->id, axis);
     if (id->itype == IT_BROADCAST && p != WF_SERIAL && ir_id_const_extent(id) == 1) {
         /* A broadcast axis has nothing to spread; keep it serial like nvFuser. */
         return true;

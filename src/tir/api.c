@@ -23,7 +23,7 @@
 
 static bool tir_failed(wf_tir *s) {
     if (s->arena.failed && !err_set(&s->err))
-        wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     return err_set(&s->err);
 }
 
@@ -33,11 +33,11 @@ wf_tir *wf_tir_parse(const char *src) {
         return NULL;
     arena_init(&s->arena);
     if (!src)
-        wf_fail(&s->err, WF_ERR_ARG, "wf_tir_parse: the source text is NULL");
+        err_fail(&s->err, WF_ERR_ARG, "wf_tir_parse: the source text is NULL");
     else if (tir_parse(s, src))
         s->parsed = !s->arena.failed;
     else if (!err_set(&s->err))
-        wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     tir_failed(s);
     return s;
 }
@@ -80,13 +80,14 @@ static tir_block *block_of(wf_tir *s, wf_tir_block *h, const char *fn) {
     for (int i = 0; b && i < s->blocks.n; i++)
         if (s->blocks.ptr[i] == b) {
             if (b->dead)
-                return wf_fail(&s->err, WF_ERR_ARG,
-                               "%s: the block \"%s\" is stale: it was removed (inlined) by an "
-                               "earlier primitive; get the blocks again with get_block",
-                               fn, b->name);
+                return err_fail(&s->err, WF_ERR_ARG,
+                                "%s: the block \"%s\" is stale: it was removed (inlined) by an "
+                                "earlier primitive; get the blocks again with get_block",
+                                fn, b->name);
             return b;
         }
-    return wf_fail(&s->err, WF_ERR_ARG, "%s: the block handle is NULL or not of this schedule", fn);
+    return err_fail(&s->err, WF_ERR_ARG, "%s: the block handle is NULL or not of this schedule",
+                    fn);
 }
 
 static tir_stmt *loop_of(wf_tir *s, wf_tir_loop *h, const char *fn) {
@@ -94,13 +95,13 @@ static tir_stmt *loop_of(wf_tir *s, wf_tir_loop *h, const char *fn) {
     for (int i = 0; l && i < s->loops.n; i++)
         if (s->loops.ptr[i] == l) {
             if (l->dead)
-                return wf_fail(&s->err, WF_ERR_ARG,
-                               "%s: the loop %s is stale: an earlier primitive replaced it; get "
-                               "the loops again with get_loops",
-                               fn, l->loop_var->name);
+                return err_fail(&s->err, WF_ERR_ARG,
+                                "%s: the loop %s is stale: an earlier primitive replaced it; get "
+                                "the loops again with get_loops",
+                                fn, l->loop_var->name);
             return l;
         }
-    return wf_fail(&s->err, WF_ERR_ARG, "%s: the loop handle is NULL or not of this schedule", fn);
+    return err_fail(&s->err, WF_ERR_ARG, "%s: the loop handle is NULL or not of this schedule", fn);
 }
 
 /* Numbers a handle for the trace ("b3", "l7") and returns its name. */
@@ -153,13 +154,13 @@ static void loop_list(wf_tir *s, sbuf *b, int n, tir_stmt *const *loops, bool fr
 wf_tir_block *wf_tir_get_block(wf_tir *s, const char *name) {
     TIR_GATE(s, NULL);
     if (!name)
-        return wf_fail(&s->err, WF_ERR_ARG, "get_block: the name is NULL");
+        return err_fail(&s->err, WF_ERR_ARG, "get_block: the name is NULL");
     tir_block *b = tir_find_block(s, name);
     if (!b)
-        return wf_fail(&s->err, WF_ERR_ARG,
-                       "get_block: Cannot find a block with the name: %s (the blocks are named "
-                       "by T.block(\"...\") and by cache_read / cache_write)",
-                       name);
+        return err_fail(&s->err, WF_ERR_ARG,
+                        "get_block: Cannot find a block with the name: %s (the blocks are named "
+                        "by T.block(\"...\") and by cache_read / cache_write)",
+                        name);
     name_block(s, b);
     trace_line(s, "%s = sch.get_block(name=\"%s\", func_name=\"main\")", block_rv(s, b), name);
     return (wf_tir_block *)b;
@@ -171,7 +172,7 @@ int wf_tir_get_loops(wf_tir *s, wf_tir_block *h, wf_tir_loop **loops, int max) {
     if (!b)
         return -1;
     if (max < 0 || (max > 0 && !loops))
-        return wf_failb(&s->err, WF_ERR_ARG, "get_loops: loops is NULL or max is negative"), -1;
+        return err_failb(&s->err, WF_ERR_ARG, "get_loops: loops is NULL or max is negative"), -1;
     tir_stmt *all[TIR_MAX_LOOPS];
     int n = tir_loops_of(b, all, TIR_MAX_LOOPS);
     if (n < 0)
@@ -193,7 +194,7 @@ void wf_tir_split(wf_tir *s, wf_tir_loop *h, int nfactors, const int64_t *factor
     if (!l)
         return;
     if (nfactors < 1 || nfactors > TIR_MAX_LOOPS || !factors) {
-        wf_failb(&s->err, WF_ERR_ARG, "split: give 1 to %d factors", TIR_MAX_LOOPS);
+        err_failb(&s->err, WF_ERR_ARG, "split: give 1 to %d factors", TIR_MAX_LOOPS);
         return;
     }
     tir_stmt *res[TIR_MAX_LOOPS];
@@ -219,7 +220,7 @@ void wf_tir_split(wf_tir *s, wf_tir_loop *h, int nfactors, const int64_t *factor
 wf_tir_loop *wf_tir_fuse(wf_tir *s, int n, wf_tir_loop *const *hs) {
     TIR_GATE(s, NULL);
     if (n < 1 || n > TIR_MAX_LOOPS || !hs)
-        return wf_fail(&s->err, WF_ERR_ARG, "fuse: give 1 to %d loops", TIR_MAX_LOOPS);
+        return err_fail(&s->err, WF_ERR_ARG, "fuse: give 1 to %d loops", TIR_MAX_LOOPS);
     tir_stmt *ls[TIR_MAX_LOOPS];
     sbuf args = {0};
     for (int i = 0; i < n; i++) {
@@ -240,7 +241,7 @@ wf_tir_loop *wf_tir_fuse(wf_tir *s, int n, wf_tir_loop *const *hs) {
 void wf_tir_reorder(wf_tir *s, int n, wf_tir_loop *const *hs) {
     TIR_GATE(s, );
     if (n < 1 || n > TIR_MAX_LOOPS || !hs) {
-        wf_failb(&s->err, WF_ERR_ARG, "reorder: give 1 to %d loops", TIR_MAX_LOOPS);
+        err_failb(&s->err, WF_ERR_ARG, "reorder: give 1 to %d loops", TIR_MAX_LOOPS);
         return;
     }
     tir_stmt *ls[TIR_MAX_LOOPS];
@@ -264,10 +265,10 @@ void wf_tir_bind(wf_tir *s, wf_tir_loop *h, const char *axis) {
         return;
     const char *t = axis ? tir_thread_name(axis, (int)strlen(axis)) : NULL;
     if (!t) {
-        wf_failb(&s->err, WF_ERR_ARG,
-                 "bind: the thread axis \"%s\" is not one of blockIdx.x/y/z, "
-                 "threadIdx.x/y/z",
-                 axis ? axis : "(null)");
+        err_failb(&s->err, WF_ERR_ARG,
+                  "bind: the thread axis \"%s\" is not one of blockIdx.x/y/z, "
+                  "threadIdx.x/y/z",
+                  axis ? axis : "(null)");
         return;
     }
     if (tir_annotate(s, l, TIR_THREAD, t))
@@ -298,10 +299,10 @@ static bool scope_of(wf_tir *s, const char *scope, tir_scope *out, const char *f
     else if (scope && !strcmp(scope, "local"))
         *out = TIR_LOCAL;
     else
-        return wf_failb(&s->err, WF_ERR_ARG,
-                        "%s: The input storage scope \"%s\" is invalid (global, shared and local "
-                        "are)",
-                        fn, scope ? scope : "(null)");
+        return err_failb(&s->err, WF_ERR_ARG,
+                         "%s: The input storage scope \"%s\" is invalid (global, shared and local "
+                         "are)",
+                         fn, scope ? scope : "(null)");
     return true;
 }
 

@@ -66,8 +66,8 @@ static bool set_tv(bctx *c, tir_buffer *b, wf_tv *tv) {
             return true;
         }
     if (c->n == TIR_MAX_BUFFERS)
-        return wf_failb(&c->s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: more than %d buffers", TIR_MAX_BUFFERS);
+        return err_failb(&c->s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: more than %d buffers", TIR_MAX_BUFFERS);
     c->bufs[c->n] = b, c->tvs[c->n++] = tv;
     return true;
 }
@@ -131,14 +131,14 @@ static bool check_reader_outside(wf_tir *s, const tir_block *b, tir_stmt *const 
     for (int j = 0; j < pos; j++)
         for (int k = 0; k < b->niters; k++)
             if (b->iters[k].reduce && tir_expr_uses(b->iters[k].value, loops[j]->loop_var))
-                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                "build: not supported yet: block \"%s\" reads %s inside the "
-                                "loop %s, over which block \"%s\" reduces (its reduction iter "
-                                "%s): the core finishes a reduction before its result is read "
-                                "(reverse_compute_at \"%s\" at a loop outside %s)",
-                                loop_reader(s, b, loops[j])->name, b->body->buf->name,
-                                loops[j]->loop_var->name, b->name, b->iters[k].var->name,
-                                loop_reader(s, b, loops[j])->name, loops[j]->loop_var->name);
+                return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                 "build: not supported yet: block \"%s\" reads %s inside the "
+                                 "loop %s, over which block \"%s\" reduces (its reduction iter "
+                                 "%s): the core finishes a reduction before its result is read "
+                                 "(reverse_compute_at \"%s\" at a loop outside %s)",
+                                 loop_reader(s, b, loops[j])->name, b->body->buf->name,
+                                 loops[j]->loop_var->name, b->name, b->iters[k].var->name,
+                                 loop_reader(s, b, loops[j])->name, loops[j]->loop_var->name);
     return true;
 }
 
@@ -184,18 +184,18 @@ static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
     else if (op >= 0 && is_accumulator(st, v->args[1]))
         *f = v->args[0];
     else
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: block \"%s\" has T.init() but its body is "
-                        "not %s[...] = %s[...] + value (or T.max / T.min of the two), the "
-                        "reductions the core has",
-                        b->name, st->buf->name, st->buf->name),
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: block \"%s\" has T.init() but its body is "
+                         "not %s[...] = %s[...] + value (or T.max / T.min of the two), the "
+                         "reductions the core has",
+                         b->name, st->buf->name, st->buf->name),
                -1;
     tir_expr acc = {.kind = TE_LOAD, .buf = st->buf, .nargs = st->nidx, .args = st->idx};
     if (!in || in->kind != TS_STORE || in->buf != st->buf || !is_accumulator(in, &acc))
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: the T.init() of block \"%s\" must be one "
-                        "store to %s at the indices its body writes",
-                        b->name, st->buf->name),
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: the T.init() of block \"%s\" must be one "
+                         "store to %s at the indices its body writes",
+                         b->name, st->buf->name),
                -1;
     const tir_expr *c = in->value;
     double x = c->kind == TE_FLOAT ? c->fval : c->kind == TE_INT ? (double)c->ival : NAN;
@@ -205,17 +205,17 @@ static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
                                          : NAN;
     double want = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
     if (x != want)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: the T.init() of block \"%s\" stores a value "
-                        "other than the reduction's initial value (%s for %s); the core starts "
-                        "a reduction at that value (add the constant in a separate block)",
-                        b->name,
-                        op == WF_ADD   ? "0"
-                        : op == WF_MAX ? "-inf"
-                                       : "inf",
-                        op == WF_ADD   ? "+"
-                        : op == WF_MAX ? "T.max"
-                                       : "T.min"),
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: the T.init() of block \"%s\" stores a value "
+                         "other than the reduction's initial value (%s for %s); the core starts "
+                         "a reduction at that value (add the constant in a separate block)",
+                         b->name,
+                         op == WF_ADD   ? "0"
+                         : op == WF_MAX ? "-inf"
+                                        : "inf",
+                         op == WF_ADD   ? "+"
+                         : op == WF_MAX ? "T.max"
+                                        : "T.min"),
                -1;
     return op;
 }
@@ -280,16 +280,17 @@ static bool check_thread_reads(wf_tir *s, const block_list *l, const tir_block *
             if (r == b || r->body->kind != TS_STORE || !expr_reads(r->body->value, x) ||
                 inside(r, p) || bound_alike(b, p, r, x))
                 continue;
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: block \"%s\" writes %s inside the loop "
-                            "%s bound to %s, and block \"%s\" reads it outside that loop, on "
-                            "no loop bound to %s: each %s would read what others wrote, but the "
-                            "core keeps the intermediate %s in each %s (compute_at \"%s\" into "
-                            "a loop of \"%s\", or bind the loops of both alike)",
-                            b->name, x->name, p->loop_var->name, p->thread, r->name, p->thread,
-                            strncmp(p->thread, "threadIdx", 9) ? "block" : "thread", x->name,
-                            x->scope == TIR_SHARED ? "block's shared memory" : "thread's registers",
-                            b->name, r->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: block \"%s\" writes %s inside the loop "
+                             "%s bound to %s, and block \"%s\" reads it outside that loop, on "
+                             "no loop bound to %s: each %s would read what others wrote, but the "
+                             "core keeps the intermediate %s in each %s (compute_at \"%s\" into "
+                             "a loop of \"%s\", or bind the loops of both alike)",
+                             b->name, x->name, p->loop_var->name, p->thread, r->name, p->thread,
+                             strncmp(p->thread, "threadIdx", 9) ? "block" : "thread", x->name,
+                             x->scope == TIR_SHARED ? "block's shared memory"
+                                                    : "thread's registers",
+                             b->name, r->name);
         }
     }
     return true;
@@ -313,13 +314,13 @@ static bool check_bindings(wf_tir *s, const tir_block *b) {
             if (loops[i]->for_kind == TIR_THREAD && loops[j]->for_kind == TIR_THREAD &&
                 !strcmp(loops[i]->thread, loops[j]->thread) && loop_used(b, loops[i]) &&
                 loop_used(b, loops[j]))
-                return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                                "build: the loops %s and %s around block \"%s\" are both bound "
-                                "to %s, so both would take its index (bind each thread axis to "
-                                "one loop of a nest, or fuse the two loops and bind the fused "
-                                "loop)",
-                                loops[j]->loop_var->name, loops[i]->loop_var->name, b->name,
-                                loops[i]->thread);
+                return err_failb(&s->err, WF_ERR_SCHEDULE,
+                                 "build: the loops %s and %s around block \"%s\" are both bound "
+                                 "to %s, so both would take its index (bind each thread axis to "
+                                 "one loop of a nest, or fuse the two loops and bind the fused "
+                                 "loop)",
+                                 loops[j]->loop_var->name, loops[i]->loop_var->name, b->name,
+                                 loops[i]->thread);
     return true;
 }
 
@@ -336,31 +337,31 @@ static bool check_block(wf_tir *s, const tir_block *b) {
     if (b->init || has_reduce_iter(b)) {
         const tir_expr *f;
         if (!b->init)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: block \"%s\" has reduce iters but no "
-                            "T.init()",
-                            b->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: block \"%s\" has reduce iters but no "
+                             "T.init()",
+                             b->name);
         if (st->kind != TS_STORE || reduction_of(s, b, &f) < 0)
             return err_set(&s->err) ? false
-                                    : wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                               "build: not supported yet: block \"%s\" is not "
-                                               "one store",
-                                               b->name);
+                                    : err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                                "build: not supported yet: block \"%s\" is not "
+                                                "one store",
+                                                b->name);
         ns = spatial_iters(b, sp);
     }
     if (st->kind != TS_STORE || st->nidx != ns)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: block \"%s\" is not one store indexed by its "
-                        "%siters",
-                        b->name, ns != b->niters ? "spatial " : "");
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: block \"%s\" is not one store indexed by its "
+                         "%siters",
+                         b->name, ns != b->niters ? "spatial " : "");
     for (int d = 0; d < st->nidx; d++)
         if (st->idx[d]->kind != TE_VAR || st->idx[d]->var != b->iters[sp[d]].var ||
             b->iters[sp[d]].extent != st->buf->shape[d])
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: block \"%s\" must write %s[%s...] at its "
-                            "%siters in order, over the whole buffer",
-                            b->name, st->buf->name, b->iters[sp[0]].var->name,
-                            ns != b->niters ? "spatial " : "");
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: block \"%s\" must write %s[%s...] at its "
+                             "%siters in order, over the whole buffer",
+                             b->name, st->buf->name, b->iters[sp[0]].var->name,
+                             ns != b->niters ? "spatial " : "");
     return true;
 }
 
@@ -371,9 +372,9 @@ static wf_tv *made(bctx *c, wf_tv *tv) {
     if (!tv)
         return NULL;
     if (c->nmade == TIR_MAX_OPS)
-        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                       "build: not supported yet: more than %d operations in one block",
-                       TIR_MAX_OPS);
+        return err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: more than %d operations in one block",
+                        TIR_MAX_OPS);
     c->iters[c->nmade] = UINT32_MAX;
     c->made[c->nmade++] = tv;
     return tv;
@@ -385,9 +386,9 @@ static wf_tv *made(bctx *c, wf_tv *tv) {
 static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
     wf_tv *tv = tv_of(c, e->buf);
     if (!tv)
-        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                       "build: block \"%s\" reads %s before any block writes it", b->name,
-                       e->buf->name);
+        return err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                        "build: block \"%s\" reads %s before any block writes it", b->name,
+                        e->buf->name);
     int perm[WF_MAX_RANK], nid = 0;
     bool ok = e->nargs <= b->niters && b->niters <= WF_MAX_RANK, used[WF_MAX_RANK] = {false};
     for (int d = 0; d < e->nargs && ok; d++) {
@@ -402,11 +403,11 @@ static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
     if (!ok) {
         sbuf t = {0};
         tir_print_expr(&t, e);
-        wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                "build: not supported yet: block \"%s\" reads %s, whose indices are not "
-                "distinct iters of the block (an index combining iters, as rfactor writes "
-                "them, needs a view of %s split along that axis in the core)",
-                b->name, sbuf_str(&t), e->buf->name);
+        err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" reads %s, whose indices are not "
+                 "distinct iters of the block (an index combining iters, as rfactor writes "
+                 "them, needs a view of %s split along that axis in the core)",
+                 b->name, sbuf_str(&t), e->buf->name);
         sbuf_free(&t);
         return NULL;
     }
@@ -440,13 +441,13 @@ static bool check_dims(bctx *c, const tir_block *b, wf_tv *tv) {
     wf_iterdomain *const *dom = wf_tv_logical_domain(tv, &n);
     for (int k = 0; k < n && k < b->niters; k++)
         if (wf_iterdomain_extent(dom[k]) != b->iters[k].extent)
-            return wf_failb(&c->s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the value of block \"%s\" does not use "
-                            "iter %s (no operand is indexed by it), so it is the same for every "
-                            "%s: repeating a value over an iter needs expanded broadcast "
-                            "IterDomains in the core (index an operand by %s)",
-                            b->name, b->iters[k].var->name, b->iters[k].var->name,
-                            b->iters[k].var->name);
+            return err_failb(&c->s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: the value of block \"%s\" does not use "
+                             "iter %s (no operand is indexed by it), so it is the same for every "
+                             "%s: repeating a value over an iter needs expanded broadcast "
+                             "IterDomains in the core (index an operand by %s)",
+                             b->name, b->iters[k].var->name, b->iters[k].var->name,
+                             b->iters[k].var->name);
     return true;
 }
 
@@ -498,10 +499,10 @@ static wf_tv *lower_logic(bctx *c, const tir_block *b, const tir_expr *e) {
     if (x->dtype != WF_BOOL || y->dtype != WF_BOOL) {
         sbuf t = {0};
         tir_print_expr(&t, e);
-        wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                "build: not supported yet: %s in block \"%s\" combines non-bool values (and, "
-                "or and not take comparisons)",
-                sbuf_str(&t), b->name);
+        err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: %s in block \"%s\" combines non-bool values (and, "
+                 "or and not take comparisons)",
+                 sbuf_str(&t), b->name);
         sbuf_free(&t);
         return NULL;
     }
@@ -568,11 +569,11 @@ static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
         return NULL;
     sbuf t = {0};
     tir_print_expr(&t, e);
-    wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-            "build: not supported yet: %s in block \"%s\" (the core computes a value from "
-            "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
-            "T.sqrt, T.if_then_else and casts; not from //, %% or an iter's value)",
-            sbuf_str(&t), b->name);
+    err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+             "build: not supported yet: %s in block \"%s\" (the core computes a value from "
+             "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
+             "T.sqrt, T.if_then_else and casts; not from //, %% or an iter's value)",
+             sbuf_str(&t), b->name);
     sbuf_free(&t);
     return NULL;
 }
@@ -603,30 +604,30 @@ static bool check_vectorize(wf_tir *s, const tir_block *b) {
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
     for (int j = 0; j < nl; j++)
         if (loops[j]->for_kind == TIR_VECTORIZED && b->init)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the vectorized loop %s over block \"%s\", "
-                            "which reduces: the core vectorizes the copy that stores a "
-                            "computed value, not a reduction (unroll %s)",
-                            loops[j]->loop_var->name, b->name, loops[j]->loop_var->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: the vectorized loop %s over block \"%s\", "
+                             "which reduces: the core vectorizes the copy that stores a "
+                             "computed value, not a reduction (unroll %s)",
+                             loops[j]->loop_var->name, b->name, loops[j]->loop_var->name);
     for (int j = 0; j + 1 < nl; j++)
         if (loops[j]->for_kind == TIR_VECTORIZED)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the vectorized loop %s over block \"%s\" "
-                            "has the loop %s inside it: the core vectorizes the innermost loop "
-                            "of a block (reorder %s innermost, or vectorize %s instead)",
-                            loops[j]->loop_var->name, b->name, loops[nl - 1]->loop_var->name,
-                            loops[j]->loop_var->name, loops[nl - 1]->loop_var->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: the vectorized loop %s over block \"%s\" "
+                             "has the loop %s inside it: the core vectorizes the innermost loop "
+                             "of a block (reorder %s innermost, or vectorize %s instead)",
+                             loops[j]->loop_var->name, b->name, loops[nl - 1]->loop_var->name,
+                             loops[j]->loop_var->name, loops[nl - 1]->loop_var->name);
     for (int j = 0; j < nl; j++) {
         int64_t bytes = loops[j]->extent * (int64_t)wf_dtype_size(b->body->buf->dtype);
         if (loops[j]->for_kind != TIR_VECTORIZED || (bytes <= 16 && (bytes & (bytes - 1)) == 0))
             continue;
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: the vectorized loop %s over block \"%s\" "
-                        "stores %lld %s values (%lld bytes) at once; a vector access is 1, 2, 4, "
-                        "8 or 16 bytes (split %s and vectorize an inner loop of that size)",
-                        loops[j]->loop_var->name, b->name, (long long)loops[j]->extent,
-                        tir_dtype_name(b->body->buf->dtype), (long long)bytes,
-                        loops[j]->loop_var->name);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: the vectorized loop %s over block \"%s\" "
+                         "stores %lld %s values (%lld bytes) at once; a vector access is 1, 2, 4, "
+                         "8 or 16 bytes (split %s and vectorize an inner loop of that size)",
+                         loops[j]->loop_var->name, b->name, (long long)loops[j]->extent,
+                         tir_dtype_name(b->body->buf->dtype), (long long)bytes,
+                         loops[j]->loop_var->name);
     }
     return true;
 }
@@ -664,21 +665,21 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
         return NULL;
     wf_tv *tv = lower_value(c, b, f);
     if (tv && tv->scalar)
-        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                       "build: not supported yet: block \"%s\" stores a constant (its value "
-                       "reads no buffer); the core's ops need a tensor operand",
-                       b->name);
+        return err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: block \"%s\" stores a constant (its value "
+                        "reads no buffer); the core's ops need a tensor operand",
+                        b->name);
     if (tv && (f->kind == TE_LOAD || vectorized(b)) && op < 0)
         tv = made(c, wf_set(tv));
     if (!tv || !check_dims(c, b, tv))
         return NULL;
     if (op >= 0 &&
         (f->dtype != st->buf->dtype || (op == WF_ADD && f->dtype != WF_F32 && f->dtype != WF_F64)))
-        return wf_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-                       "build: not supported yet: the reduction of block \"%s\" must reduce "
-                       "%s values into %s (sums of float32 / float64 only: the core sums "
-                       "integers into int64 and 16-bit floats in float32)",
-                       b->name, tir_dtype_name(st->buf->dtype), st->buf->name);
+        return err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: the reduction of block \"%s\" must reduce "
+                        "%s values into %s (sums of float32 / float64 only: the core sums "
+                        "integers into int64 and 16-bit floats in float32)",
+                        b->name, tir_dtype_name(st->buf->dtype), st->buf->name);
     if (op >= 0) {
         int axes[WF_MAX_RANK], na = 0;
         for (int k = 0; k < b->niters; k++)
@@ -778,7 +779,7 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
             return NULL;
     bctx *c = calloc(1, sizeof *c);
     if (!c)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     c->s = s;
     c->f = wf_fusion_new();
     bool ok = c->f && make_inputs(c, &l);
@@ -789,8 +790,8 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
             wf_output(c->f, tv_of(c, s->params.ptr[i]));
     wf_kernel *k = ok && !wf_fusion_status(c->f) ? wf_compile(c->f, opt) : NULL;
     if (!k && !err_set(&s->err))
-        wf_fail(&s->err, c->f ? wf_fusion_status(c->f) : WF_ERR_MEMORY, "build: %s",
-                c->f ? wf_fusion_error(c->f) : "out of memory");
+        err_fail(&s->err, c->f ? wf_fusion_status(c->f) : WF_ERR_MEMORY, "build: %s",
+                 c->f ? wf_fusion_error(c->f) : "out of memory");
     wf_fusion_free(s->fusion);
     s->fusion = c->f;
     free(c);

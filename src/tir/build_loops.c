@@ -28,7 +28,7 @@ typedef struct {
     int loop[TIR_MAX_TERMS]; /* indices into the block's loops, -1: a fused part */
     int64_t stride[TIR_MAX_TERMS];
     int n;
-    const tir_expr *x[TIR_MAX_TERMS]; /* a fused part's fused value */
+    const tir_expr *x[TIR_MAX_TERMS];               /* a fused part's fused value */
     int64_t div[TIR_MAX_TERMS], mod[TIR_MAX_TERMS]; /* mod 0: none */
     int64_t comp[TIR_MAX_TERMS];                    /* a fused part's extent */
 } binding;
@@ -79,26 +79,27 @@ static bool parse_binding(wf_tir *s, const tir_block *b, int k, tir_stmt *const 
     if (!add_sum(bd, b->iters[k].value, loops, nl)) {
         sbuf t = {0};
         tir_print_expr(&t, b->iters[k].value);
-        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
-                "build: not supported yet: block \"%s\" binds %s to %s, which is not a sum of "
-                "its loops and of parts of fused loops (x // n, x %% n) as split and fuse make "
-                "them",
-                b->name, b->iters[k].var->name, sbuf_str(&t));
+        err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" binds %s to %s, which is not a sum of "
+                 "its loops and of parts of fused loops (x // n, x %% n) as split and fuse make "
+                 "them",
+                 b->name, b->iters[k].var->name, sbuf_str(&t));
         sbuf_free(&t);
         return false;
     }
     for (int j = 0; j < bd->n; j++) {
         int64_t outer = j > 0 ? bd->stride[j - 1] : b->iters[k].extent;
         if (bd->loop[j] < 0)
-            bd->comp[j] = j > 0 ? outer / bd->stride[j] : (outer + bd->stride[j] - 1) / bd->stride[j];
+            bd->comp[j] =
+                j > 0 ? outer / bd->stride[j] : (outer + bd->stride[j] - 1) / bd->stride[j];
     }
     int64_t expect = 1;
     for (int j = bd->n - 1; j >= 0; j--) {
         if (bd->stride[j] != expect)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the strides of iter %s of block \"%s\" "
-                            "are not those of a split",
-                            b->iters[k].var->name, b->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: the strides of iter %s of block \"%s\" "
+                             "are not those of a split",
+                             b->iters[k].var->name, b->name);
         expect *= bd->loop[j] >= 0 ? loops[bd->loop[j]]->extent : bd->comp[j];
     }
     return true;
@@ -150,9 +151,9 @@ static int find_tag(const tags *t, int tag) {
 static bool split_axis(wf_tir *s, wf_tv *tv, tags *t, int d, const int *tg, const int64_t *ext,
                        int m) {
     if (t->n + m - 1 > 2 * TIR_MAX_LOOPS)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: more than %d axes in one tensor",
-                        2 * TIR_MAX_LOOPS);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: more than %d axes in one tensor",
+                         2 * TIR_MAX_LOOPS);
     for (int j = m - 1; j >= 1; j--)
         wf_tv_split(tv, d, ext[j]);
     memmove(t->tag + d + m, t->tag + d + 1, sizeof t->tag[0] * (size_t)(t->n - d - 1));
@@ -181,10 +182,10 @@ static bool unfuse_run(wf_tir *s, const tir_block *b, wf_tv *tv, tags *t, const 
     if (!fused_run_ok(bd, run, n)) {
         sbuf xs = {0};
         tir_print_expr(&xs, x);
-        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
-                "build: not supported yet: block \"%s\" binds its iters to parts of the fused "
-                "loop %s that are not its digits as fuse makes them (%s // n, %s %% n)",
-                b->name, sbuf_str(&xs), sbuf_str(&xs), sbuf_str(&xs));
+        err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" binds its iters to parts of the fused "
+                 "loop %s that are not its digits as fuse makes them (%s // n, %s %% n)",
+                 b->name, sbuf_str(&xs), sbuf_str(&xs), sbuf_str(&xs));
         sbuf_free(&xs);
         return false;
     }
@@ -208,10 +209,10 @@ static bool unfuse_run(wf_tir *s, const tir_block *b, wf_tv *tv, tags *t, const 
     if (!ok) {
         sbuf xs = {0};
         tir_print_expr(&xs, x);
-        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
-                "build: not supported yet: block \"%s\" binds its iters to parts of %s, which "
-                "is not a loop or a split of one",
-                b->name, sbuf_str(&xs));
+        err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" binds its iters to parts of %s, which "
+                 "is not a loop or a split of one",
+                 b->name, sbuf_str(&xs));
         sbuf_free(&xs);
         return false;
     }
@@ -245,22 +246,25 @@ static bool check_run(wf_tir *s, const tir_block *b, const binding *bd, const pa
                 break;
             }
     for (int i = 0; i < nk; i++)
-        sbuf_printf(&it, "%s%s", i == 0 ? "" : i == nk - 1 ? " and " : ", ",
+        sbuf_printf(&it, "%s%s",
+                    i == 0        ? ""
+                    : i == nk - 1 ? " and "
+                                  : ", ",
                     b->iters[ks_[i]].var->name);
     if (nred && nred != n)
-        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
-                "build: not supported yet: block \"%s\" binds the spatial iter %s and the "
-                "reduction iter %s to one fused loop (%s): the core reduces over loops that "
-                "fuse reduction iters only (fuse spatial loops and reduction loops separately)",
-                b->name, b->iters[ks].var->name, b->iters[kr].var->name, sbuf_str(&x));
+        err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" binds the spatial iter %s and the "
+                 "reduction iter %s to one fused loop (%s): the core reduces over loops that "
+                 "fuse reduction iters only (fuse spatial loops and reduction loops separately)",
+                 b->name, b->iters[ks].var->name, b->iters[kr].var->name, sbuf_str(&x));
     else
-        wf_fail(&s->err, WF_ERR_UNSUPPORTED,
-                "build: not supported yet: block \"%s\" binds %s to one fused loop (%s), but "
-                "reads an operand indexed by some of them only: the core fuses the dims of one "
-                "tensor, so every operand must be indexed by all the iters of a fused loop "
-                "(fuse loops whose iters every operand indexes, as in a cache_read stage, or "
-                "leave these loops unfused)",
-                b->name, sbuf_str(&it), sbuf_str(&x));
+        err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                 "build: not supported yet: block \"%s\" binds %s to one fused loop (%s), but "
+                 "reads an operand indexed by some of them only: the core fuses the dims of one "
+                 "tensor, so every operand must be indexed by all the iters of a fused loop "
+                 "(fuse loops whose iters every operand indexes, as in a cache_read stage, or "
+                 "leave these loops unfused)",
+                 b->name, sbuf_str(&it), sbuf_str(&x));
     sbuf_free(&x);
     sbuf_free(&it);
     return false;
@@ -272,9 +276,9 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
     binding bd[TIR_MAX_LOOPS];
     tags t = {.n = 0};
     if (b->niters > TIR_MAX_LOOPS)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "build: not supported yet: more than %d iters in block \"%s\"",
-                        TIR_MAX_LOOPS, b->name),
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: more than %d iters in block \"%s\"",
+                         TIR_MAX_LOOPS, b->name),
                -1;
     for (int k = 0; k < b->niters; k++)
         if ((mask >> k) & 1)
@@ -324,10 +328,10 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
         dom[i] = t.tag[i];
         for (int j = 0; j < i; j++)
             if (dom[i] == dom[j])
-                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                "build: not supported yet: the loop %s binds two iters of block "
-                                "\"%s\"",
-                                loops[dom[i]]->loop_var->name, b->name),
+                return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                 "build: not supported yet: the loop %s binds two iters of block "
+                                 "\"%s\"",
+                                 loops[dom[i]]->loop_var->name, b->name),
                        -1;
     }
     return t.n;
@@ -364,10 +368,10 @@ bool tir_build_loop_domain(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t ma
         return false;
     for (int j = 0; j < nl; j++)
         if (!in_list(dom, nd, j) && !may_broadcast[j])
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "build: not supported yet: the loop %s around block \"%s\" that no "
-                            "iter uses",
-                            loops[j]->loop_var->name, b->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: the loop %s around block \"%s\" that no "
+                             "iter uses",
+                             loops[j]->loop_var->name, b->name);
     int old2new[2 * TIR_MAX_LOOPS];
     for (int i = 0; i < nd; i++) {
         old2new[i] = 0;

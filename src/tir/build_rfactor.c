@@ -561,17 +561,17 @@ tir_rf_role tir_rf_role_of(wf_tir *s, const tir_block *b) {
         return TIR_RF_NONE;
     const tir_block *mid = chained(s, &r);
     if (mid) {
-        wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                 "build: not supported yet: block \"%s\" is the write-back of one rfactor and "
-                 "the partial block of another (rfactor applied to rfactor's write-back): the "
-                 "core splits a reduction in two once (rfactor one loop of the original block)",
-                 mid->name);
+        err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                  "build: not supported yet: block \"%s\" is the write-back of one rfactor and "
+                  "the partial block of another (rfactor applied to rfactor's write-back): the "
+                  "core splits a reduction in two once (rfactor one loop of the original block)",
+                  mid->name);
         return TIR_RF_REFUSED;
     }
     if (!analyze(&r)) {
         if (plain(&r))
             return TIR_RF_NONE;
-        wf_failb(&s->err, WF_ERR_UNSUPPORTED, "build: not supported yet: %s", r.why);
+        err_failb(&s->err, WF_ERR_UNSUPPORTED, "build: not supported yet: %s", r.why);
         return TIR_RF_REFUSED;
     }
     return b == r.p ? TIR_RF_PARTIAL : TIR_RF_WRITEBACK;
@@ -586,7 +586,7 @@ static tir_expr *rewrite(wf_tir *s, const rf_pair *r, tir_var *const *gv, const 
     tir_expr *n = ARENA_NEW(&s->arena, tir_expr);
     tir_expr **a = ARENA_ARRAY(&s->arena, tir_expr *, e->nargs);
     if (!n || !a)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     *n = *e, n->args = a;
     for (int i = 0; i < e->nargs; i++) {
         int g = e->kind == TE_LOAD ? group_at(r, e->args[i]) : -1;
@@ -603,7 +603,7 @@ static tir_var *group_var(wf_tir *s, const rf_pair *r, int g) {
     sbuf t = {0};
     char *name = arena_strdup(&s->arena, expr_text(&t, r->gidx[g]));
     sbuf_free(&t);
-    return name ? tir_var_new(s, name) : wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+    return name ? tir_var_new(s, name) : err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
 }
 
 static tir_stmt *store(wf_tir *s, tir_buffer *buf, int n, tir_expr **idx, tir_expr *v) {
@@ -624,7 +624,7 @@ static tir_block *original(wf_tir *s, const rf_pair *r) {
     tir_expr **args = ARENA_ARRAY(&s->arena, tir_expr *, 2);
     tir_var *gv[WF_MAX_RANK];
     if (!o || !its || !idx || !v || !args)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     int d = 0;
     for (int g = 0; g < r->ngroups; g++) {
         if (!(gv[g] = group_var(s, r, g)))
@@ -743,14 +743,14 @@ static bool consumer_outside(wf_tir *s, const rf_pair *r, int pos) {
     for (int j = 0; j < pos; j++)
         for (int k = 0; k < w->niters; k++)
             if (w->iters[k].reduce && tir_expr_uses(w->iters[k].value, r->wl[j]->loop_var))
-                return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                "build: not supported yet: block \"%s\" sits inside the loop "
-                                "%s, over which block \"%s\" reduces (its reduction iter %s): "
-                                "the core finishes a reduction before its result is read "
-                                "(reverse_compute_at \"%s\" at a loop outside %s)",
-                                other_in(s, r, r->wl[j])->name, r->wl[j]->loop_var->name,
-                                w->name, w->iters[k].var->name, other_in(s, r, r->wl[j])->name,
-                                r->wl[j]->loop_var->name);
+                return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                 "build: not supported yet: block \"%s\" sits inside the loop "
+                                 "%s, over which block \"%s\" reduces (its reduction iter %s): "
+                                 "the core finishes a reduction before its result is read "
+                                 "(reverse_compute_at \"%s\" at a loop outside %s)",
+                                 other_in(s, r, r->wl[j])->name, r->wl[j]->loop_var->name, w->name,
+                                 w->iters[k].var->name, other_in(s, r, r->wl[j])->name,
+                                 r->wl[j]->loop_var->name);
     return true;
 }
 
@@ -758,14 +758,14 @@ bool tir_rf_lower(tir_bctx *c, wf_tir *s, const tir_block *w, const tir_build_op
     rf_pair r;
     memset(&r, 0, sizeof r);
     if (!find_pair(s, w, &r) || !analyze(&r))
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED, "build: not supported yet: %s", r.why);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED, "build: not supported yet: %s", r.why);
     tir_block *o = original(s, &r);
     wf_tv *const *made;
     const uint32_t *iters;
     uint32_t pmask[TIR_MAX_OPS];
     int nmade = 0, axes[RF_MAX_ITERS], nred = 0;
     if (!o && !err_set(&s->err))
-        wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     if (!o)
         return false;
     wf_tv *red = ops->value(c, o, &made, &iters, &nmade);

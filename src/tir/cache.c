@@ -93,8 +93,8 @@ bool tir_insert_after(wf_tir *s, tir_stmt *anchor, tir_stmt *x) {
     tir_stmt *seq = root_seq(s);
     int at = seq ? child_index(seq, anchor) : -1;
     if (at < 0)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "not supported yet: a block inside another block");
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "not supported yet: a block inside another block");
     if (!seq_insert(s, seq, at + 1, x))
         return false;
     x->parent = seq;
@@ -123,13 +123,13 @@ static tir_buffer *new_cache_buffer(wf_tir *s, const tir_buffer *of, tir_scope s
     snprintf(name, sizeof name, "%s_%s", of->name, tir_scope_name(sc));
     tir_buffer *b = ARENA_NEW(&s->arena, tir_buffer);
     if (!b)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     *b = *of;
     b->scope = sc;
     b->is_param = false;
     b->name = unique_name(s, name);
     if (!b->name || !vec_push_arena(&s->arena, &s->root_allocs, b))
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     return b;
 }
 
@@ -248,7 +248,7 @@ static tir_block *copy_block(wf_tir *s, const char *name, tir_buffer *dst, tir_b
     tir_stmt *st = tir_stmt_new(s, TS_BLOCK), *store = tir_stmt_new(s, TS_STORE);
     tir_expr **idx = ARENA_ARRAY(&s->arena, tir_expr *, n);
     if (!b || !st || !store || !idx || !(b->iters = ARENA_ARRAY(&s->arena, tir_iter, n)))
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     b->name = name, b->stmt = st, st->block = b, b->niters = n;
     tir_var *loops[WF_MAX_RANK];
     for (int d = 0; d < n; d++) {
@@ -270,7 +270,7 @@ static tir_block *copy_block(wf_tir *s, const char *name, tir_buffer *dst, tir_b
     for (int d = n - 1; d >= 0 && top; d--)
         top = tir_for_new(s, loops[d], dst->shape[d], top);
     if (!top || !store->value || !vec_push_arena(&s->arena, &s->blocks, b))
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     *nest = top;
     return b;
 }
@@ -286,11 +286,11 @@ tir_block *tir_cache_read(wf_tir *s, tir_block *b, int index, tir_scope scope) {
     if (!region_list(s, b, &r, &w))
         return NULL;
     if (index < 0 || index >= r.n)
-        return wf_fail(&s->err, WF_ERR_ARG,
-                       "cache_read: The input `buffer_index` is out of range. It is required to "
-                       "be in range [0, %d) where `num_read_regions` is the number of buffer "
-                       "regions read by the block \"%s\"",
-                       r.n, b->name);
+        return err_fail(&s->err, WF_ERR_ARG,
+                        "cache_read: The input `buffer_index` is out of range. It is required to "
+                        "be in range [0, %d) where `num_read_regions` is the number of buffer "
+                        "regions read by the block \"%s\"",
+                        r.n, b->name);
     tir_buffer *buf = r.ptr[index].buf;
     touch_ctx prod = {.buf = buf, .writes = true};
     tir_each_block(s->body, find_touch, &prod);
@@ -317,18 +317,18 @@ tir_block *tir_cache_write(wf_tir *s, tir_block *b, int index, tir_scope scope) 
     if (!region_list(s, b, &r, &w))
         return NULL;
     if (index < 0 || index >= w.n)
-        return wf_fail(&s->err, WF_ERR_ARG,
-                       "cache_write: The input `buffer_index` is out of range. It is required "
-                       "to be in range [0, %d) where `num_write_regions` is the number of buffer "
-                       "regions written by the block \"%s\"",
-                       w.n, b->name);
+        return err_fail(&s->err, WF_ERR_ARG,
+                        "cache_write: The input `buffer_index` is out of range. It is required "
+                        "to be in range [0, %d) where `num_write_regions` is the number of buffer "
+                        "regions written by the block \"%s\"",
+                        w.n, b->name);
     tir_buffer *buf = w.ptr[index].buf;
     tir_stmt *seq = root_seq(s);
     int at = seq ? child_index(seq, b->stmt) : -1;
     if (at < 0)
-        return wf_fail(&s->err, WF_ERR_UNSUPPORTED,
-                       "cache_write: not supported yet: a block "
-                       "inside another block");
+        return err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                        "cache_write: not supported yet: a block "
+                        "inside another block");
     tir_buffer *cb = new_cache_buffer(s, buf, scope);
     tir_stmt *nest;
     tir_block *c = cb ? copy_block(s, cb->name, buf, cb, &nest) : NULL;
@@ -476,11 +476,11 @@ static bool collect_needs(wf_tir *s, tir_block *const *blocks, int nb, tir_buffe
             for (int d = 0; d < buf->ndim; d++) {
                 tir_expr *e = tir_subst(s, rs->ptr[j].lo[d], n, from, to);
                 if (!e || !need_add(s, &needs[d], e, rs->ptr[j].ext[d], c->stmt, loop, buf->scope))
-                    return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                                    "not supported yet: compute_at where block \"%s\" indexes "
-                                    "%s with a non-affine expression of the loops under the "
-                                    "target loop",
-                                    c->name, buf->name);
+                    return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                     "not supported yet: compute_at where block \"%s\" indexes "
+                                     "%s with a non-affine expression of the loops under the "
+                                     "target loop",
+                                     c->name, buf->name);
             }
         }
     }
@@ -606,23 +606,23 @@ bool tir_compute_at(wf_tir *s, tir_block *b, tir_stmt *loop, bool reverse) {
     const char *fn = reverse ? "reverse_compute_at" : "compute_at";
     tir_stmt *nest = own_nest(b);
     if (!nest)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "%s: not supported yet: the block \"%s\" shares its loops with another "
-                        "block",
-                        fn, b->name);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "%s: not supported yet: the block \"%s\" shares its loops with another "
+                         "block",
+                         fn, b->name);
     if (is_under(loop, nest) || is_under(b->stmt, loop))
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "%s: the loop %s is already around the block \"%s\" (give a loop of "
-                        "another block's nest)",
-                        fn, loop->loop_var->name, b->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "%s: the loop %s is already around the block \"%s\" (give a loop of "
+                         "another block's nest)",
+                         fn, loop->loop_var->name, b->name);
     tir_regions r, w;
     if (!region_list(s, b, &r, &w))
         return false;
     tir_regions *mine = reverse ? &r : &w;
     if (mine->n != 1)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "%s: not supported yet: a block that %s %d buffers", fn,
-                        reverse ? "reads" : "writes", mine->n);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "%s: not supported yet: a block that %s %d buffers", fn,
+                         reverse ? "reads" : "writes", mine->n);
     tir_buffer *buf = mine->ptr[0].buf;
     /* the blocks on the other side of buf: all must be under the loop */
     touch_ctx other = {.buf = buf, .reads = !reverse, .writes = reverse, .skip = b};
@@ -633,28 +633,28 @@ bool tir_compute_at(wf_tir *s, tir_block *b, tir_stmt *loop, bool reverse) {
         if (is_under(other.found[i]->stmt, loop))
             under[nu++] = other.found[i];
         else if (!reverse)
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "compute_at: the block \"%s\" reads %s but is not under the loop %s: "
-                            "computing \"%s\" there would leave it without its input",
-                            other.found[i]->name, buf->name, loop->loop_var->name, b->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "compute_at: the block \"%s\" reads %s but is not under the loop %s: "
+                             "computing \"%s\" there would leave it without its input",
+                             other.found[i]->name, buf->name, loop->loop_var->name, b->name);
     }
     if (nu == 0)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "%s: no block under the loop %s %s %s, so \"%s\" has no place there", fn,
-                        loop->loop_var->name, reverse ? "writes" : "reads", buf->name, b->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "%s: no block under the loop %s %s %s, so \"%s\" has no place there", fn,
+                         loop->loop_var->name, reverse ? "writes" : "reads", buf->name, b->name);
     int dims[TIR_MAX_LOOPS];
     for (int k = 0; k < b->niters && k < TIR_MAX_LOOPS; k++) {
         dims[k] = b->iters[k].reduce ? -1 : iter_dim(b, k, mine, buf);
         if (dims[k] < 0 && !b->iters[k].reduce)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "%s: not supported yet: the block \"%s\" does not index %s by its "
-                            "iter %s directly",
-                            fn, b->name, buf->name, b->iters[k].var->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "%s: not supported yet: the block \"%s\" does not index %s by its "
+                             "iter %s directly",
+                             fn, b->name, buf->name, b->iters[k].var->name);
     }
     if (tir_loop_depth(loop) + 1 + b->niters > TIR_MAX_LOOPS)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "%s: not supported yet: more than %d loops around one block", fn,
-                        TIR_MAX_LOOPS);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "%s: not supported yet: more than %d loops around one block", fn,
+                         TIR_MAX_LOOPS);
     need needs[WF_MAX_RANK] = {0};
     if (!collect_needs(s, under, nu, buf, loop, reverse, needs))
         return false;
@@ -678,19 +678,19 @@ bool tir_compute_at(wf_tir *s, tir_block *b, tir_stmt *loop, bool reverse) {
 /* A block that is one store whose indices are its spatial iters, each once. */
 static bool simple_store(wf_tir *s, tir_block *b, const char *fn, bool need_direct) {
     if (b->init)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "%s: not supported yet: reductions (block \"%s\" has T.init())", fn,
-                        b->name);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "%s: not supported yet: reductions (block \"%s\" has T.init())", fn,
+                         b->name);
     if (b->body->kind != TS_STORE)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "%s: The body of the inlined block \"%s\" should be in form of "
-                        "'A[i, j, k, ...] = f(i, j, k, ...)' (one store)",
-                        fn, b->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "%s: The body of the inlined block \"%s\" should be in form of "
+                         "'A[i, j, k, ...] = f(i, j, k, ...)' (one store)",
+                         fn, b->name);
     for (int k = 0; k < b->niters; k++)
         if (b->iters[k].reduce)
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "%s: the block \"%s\" has the reduction iter %s", fn, b->name,
-                            b->iters[k].var->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "%s: the block \"%s\" has the reduction iter %s", fn, b->name,
+                             b->iters[k].var->name);
     if (!need_direct)
         return true;
     const tir_stmt *st = b->body;
@@ -699,11 +699,11 @@ static bool simple_store(wf_tir *s, tir_block *b, const char *fn, bool need_dire
         for (int e = 0; ok && e < d; e++)
             ok = st->idx[e]->var != st->idx[d]->var;
         if (!ok)
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "%s: The body of the inlined block \"%s\" should be in form of "
-                            "'A[i, j, k, ...] = f(i, j, k, ...)', where the indices on the left "
-                            "are distinct atomic variables",
-                            fn, b->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "%s: The body of the inlined block \"%s\" should be in form of "
+                             "'A[i, j, k, ...] = f(i, j, k, ...)', where the indices on the left "
+                             "are distinct atomic variables",
+                             fn, b->name);
     }
     return true;
 }
@@ -752,19 +752,19 @@ bool tir_compute_inline(wf_tir *s, tir_block *b) {
         return false;
     tir_stmt *st = b->body, *nest = own_nest(b);
     if (st->buf->is_param)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "compute_inline: The block \"%s\" is an output block: it writes the "
-                        "parameter %s, which must stay in memory",
-                        b->name, st->buf->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "compute_inline: The block \"%s\" is an output block: it writes the "
+                         "parameter %s, which must stay in memory",
+                         b->name, st->buf->name);
     if (expr_reads_buf(st->value, st->buf))
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "compute_inline: the block \"%s\" reads the buffer %s it writes", b->name,
-                        st->buf->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "compute_inline: the block \"%s\" reads the buffer %s it writes", b->name,
+                         st->buf->name);
     if (!nest)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "compute_inline: not supported yet: the block \"%s\" shares its loops "
-                        "with another block",
-                        b->name);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "compute_inline: not supported yet: the block \"%s\" shares its loops "
+                         "with another block",
+                         b->name);
     touch_ctx cons = {.buf = st->buf, .reads = true, .skip = b};
     tir_each_block(s->body, find_touch, &cons);
     for (int i = 0; i < cons.n; i++)
@@ -791,33 +791,33 @@ bool tir_reverse_compute_inline(wf_tir *s, tir_block *b) {
         touch_ctx c = {.buf = r.ptr[i].buf, .writes = true, .skip = b};
         tir_each_block(s->body, find_touch, &c);
         if (c.n > 1 || (c.n == 1 && prod))
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "%s: the block \"%s\" must read exactly one buffer that another "
-                            "block writes (it reads several)",
-                            fn, b->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "%s: the block \"%s\" must read exactly one buffer that another "
+                             "block writes (it reads several)",
+                             fn, b->name);
         if (c.n == 1)
             prod = c.found[0], mid = r.ptr[i].buf;
     }
     if (!prod)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "%s: the block \"%s\" reads no buffer another block writes", fn, b->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "%s: the block \"%s\" reads no buffer another block writes", fn, b->name);
     if (!nest || !simple_store(s, prod, fn, true))
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "%s: not supported yet: the block \"%s\" or its producer shares loops", fn,
-                        b->name);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "%s: not supported yet: the block \"%s\" or its producer shares loops", fn,
+                         b->name);
     int dims[TIR_MAX_LOOPS];
     for (int k = 0; k < b->niters && k < TIR_MAX_LOOPS; k++)
         if ((dims[k] = iter_dim(b, k, &r, mid)) < 0)
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "%s: the block \"%s\" must read %s at its iters exactly (iter %s "
-                            "is not an index)",
-                            fn, b->name, mid->name, b->iters[k].var->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "%s: the block \"%s\" must read %s at its iters exactly (iter %s "
+                             "is not an index)",
+                             fn, b->name, mid->name, b->iters[k].var->name);
     touch_ctx readers = {.buf = mid, .reads = true, .skip = b};
     tir_each_block(s->body, find_touch, &readers);
     if (readers.n > 0 || mid->is_param)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "%s: %s is read elsewhere too, so the block \"%s\" cannot absorb it", fn,
-                        mid->name, b->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "%s: %s is read elsewhere too, so the block \"%s\" cannot absorb it", fn,
+                         mid->name, b->name);
     /* b's iters in terms of the producer's store indices */
     tir_stmt *ps = prod->body;
     tir_var *from[TIR_MAX_LOOPS];
@@ -829,7 +829,7 @@ bool tir_reverse_compute_inline(wf_tir *s, tir_block *b) {
     tir_expr *nv = value ? inline_loads(s, value, &fake) : NULL;
     tir_expr **idx = ARENA_ARRAY(&s->arena, tir_expr *, st->nidx);
     if (!nv || !idx)
-        return !err_set(&s->err) ? wf_failb(&s->err, WF_ERR_MEMORY, "out of memory") : false;
+        return !err_set(&s->err) ? err_failb(&s->err, WF_ERR_MEMORY, "out of memory") : false;
     for (int d = 0; d < st->nidx; d++)
         if (!(idx[d] = tir_subst(s, st->idx[d], b->niters, from, to)))
             return false;

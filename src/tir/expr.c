@@ -16,7 +16,7 @@
 tir_var *tir_var_new(wf_tir *s, const char *name) {
     tir_var *v = ARENA_NEW(&s->arena, tir_var);
     if (!v)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     v->name = name;
     v->id = s->nvars++;
     return v;
@@ -27,7 +27,7 @@ static tir_expr *expr_new(wf_tir *s, tir_expr_kind k, int nargs) {
     if (e && nargs)
         e->args = ARENA_ARRAY(&s->arena, tir_expr *, nargs);
     if (!e || (nargs && !e->args))
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     e->kind = k;
     e->nargs = nargs;
     e->dtype = WF_I32;
@@ -78,7 +78,7 @@ tir_expr *tir_load(wf_tir *s, tir_buffer *b, int n, tir_expr *const *idx) {
 tir_stmt *tir_stmt_new(wf_tir *s, tir_stmt_kind kind) {
     tir_stmt *st = ARENA_NEW(&s->arena, tir_stmt);
     if (!st)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     st->kind = kind;
     return st;
 }
@@ -89,7 +89,7 @@ tir_stmt *tir_for_new(wf_tir *s, tir_var *v, int64_t extent, tir_stmt *body) {
         return NULL;
     st->loop_var = v, st->extent = extent, st->body = body;
     if (!vec_push_arena(&s->arena, &s->loops, st))
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     if (body)
         body->parent = st;
     return st;
@@ -97,7 +97,7 @@ tir_stmt *tir_for_new(wf_tir *s, tir_var *v, int64_t extent, tir_stmt *body) {
 
 bool tir_seq_push(wf_tir *s, tir_stmt *seq, tir_stmt *x) {
     if (!vec_push_arena(&s->arena, &seq->seq, x))
-        return wf_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
     x->parent = seq;
     return true;
 }
@@ -256,8 +256,8 @@ static bool join_digits(wf_tir *s, affine *f) {
         for (int j = 0; j < f->n; j++) {
             digit o, n;
             if (i == j || !f->coef[i] || !f->coef[j] || !digit_of(f->atom[i], &o) ||
-                !digit_of(f->atom[j], &n) || !tir_expr_equal(o.x, n.x) || n.m == 0 ||
-                o.d != n.m || (o.m && o.m % n.m) || f->coef[i] != f->coef[j] * (n.m / n.d))
+                !digit_of(f->atom[j], &n) || !tir_expr_equal(o.x, n.x) || n.m == 0 || o.d != n.m ||
+                (o.m && o.m % n.m) || f->coef[i] != f->coef[j] * (n.m / n.d))
                 continue;
             tir_expr *x = (tir_expr *)o.x;
             if (o.m)
@@ -386,7 +386,7 @@ static bool add_access(wf_tir *s, tir_regions *rs, tir_buffer *b, tir_expr *cons
     for (int d = 0; d < b->ndim; d++)
         r.lo[d] = idx[d], r.ext[d] = 1;
     if (!vec_push_arena(&s->arena, rs, r))
-        return wf_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
     return true;
 }
 
@@ -428,10 +428,10 @@ bool tir_block_regions(wf_tir *s, const tir_block *b, tir_regions *reads, tir_re
         for (int j = 0; j < w.n; j++)
             written |= b->init && w.ptr[j].buf == r.ptr[i].buf;
         if (!written && !vec_push_arena(&s->arena, reads, r.ptr[i]))
-            return wf_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
     }
     for (int j = 0; j < w.n; j++)
         if (!vec_push_arena(&s->arena, writes, w.ptr[j]))
-            return wf_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
     return true;
 }

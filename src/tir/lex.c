@@ -40,12 +40,12 @@ bool tir_error_at(wf_tir *s, const char *src, int line, int col, wf_status code,
     while (p[len] && p[len] != '\n' && len < 200)
         len++;
     int caret = col - 1 < len ? col - 1 : len;
-    return wf_failb(&s->err, code, "%d:%d: %s\n%.*s\n%*s^", line, col, msg, len, p, caret, "");
+    return err_failb(&s->err, code, "%d:%d: %s\n%.*s\n%*s^", line, col, msg, len, p, caret, "");
 }
 
 static bool push(lexer *lx, tok t) {
     if (!vec_push_arena(&lx->s->arena, &lx->toks, t))
-        return wf_failb(&lx->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&lx->s->err, WF_ERR_MEMORY, "out of memory");
     return true;
 }
 

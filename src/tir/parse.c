@@ -211,7 +211,7 @@ static bool parse_axis(parser *ps, tir_block *b, const tok **names, int n) {
     tir_iter *old = b->iters;
     tir_iter *nw = ARENA_ARRAY(&ps->s->arena, tir_iter, b->niters + n);
     if (!nw)
-        return wf_failb(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&ps->s->err, WF_ERR_MEMORY, "out of memory");
     if (b->niters)
         memcpy(nw, old, sizeof(tir_iter) * (size_t)b->niters);
     b->iters = nw;
@@ -286,7 +286,7 @@ static tir_stmt *parse_block(parser *ps) {
     tir_block *b = ARENA_NEW(&ps->s->arena, tir_block);
     tir_stmt *st = tir_stmt_new(ps->s, TS_BLOCK);
     if (!b || !st)
-        return wf_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
     b->name = tir_tok_str(ps, nt);
     st->block = b, b->stmt = st;
     if (!b->name)
@@ -308,7 +308,7 @@ static tir_stmt *parse_block(parser *ps) {
     }
     b->body = body;
     if (!vec_push_arena(&ps->s->arena, &ps->s->blocks, b))
-        return wf_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
     return st;
 }
 
@@ -425,7 +425,7 @@ static tir_stmt *parse_assign(parser *ps) {
         bool pushed = b ? vec_push_arena(&ps->s->arena, &b->allocs, buf)
                         : vec_push_arena(&ps->s->arena, &ps->s->root_allocs, buf);
         if (!pushed)
-            return wf_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+            return err_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
         return (tir_stmt *)ps;
     }
     tir_fail_at(ps, ps->t, WF_ERR_UNSUPPORTED,
@@ -497,7 +497,7 @@ static bool parse_params(parser *ps) {
                                "unsupported: a parameter not in global");
         b->is_param = true;
         if (!vec_push_arena(&ps->s->arena, &ps->s->params, b))
-            return wf_failb(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&ps->s->err, WF_ERR_MEMORY, "out of memory");
         if (!tir_accept_op(ps, ","))
             break;
     }

@@ -19,7 +19,7 @@ tir_expr *tir_new_expr(parser *ps, tir_expr_kind k, int nargs) {
     if (e && nargs)
         e->args = ARENA_ARRAY(&ps->s->arena, tir_expr *, nargs);
     if (!e || (nargs && !e->args))
-        return wf_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
     e->kind = k;
     e->nargs = nargs;
     e->dtype = WF_I32;

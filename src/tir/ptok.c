@@ -62,7 +62,7 @@ bool tir_expect_kind(parser *ps, tok_kind k, const char *what) {
 char *tir_tok_str(parser *ps, const tok *t) {
     char *p = arena_alloc(&ps->s->arena, (size_t)t->len + 1);
     if (!p)
-        return wf_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
     memcpy(p, t->p, (size_t)t->len);
     return p;
 }
@@ -95,7 +95,7 @@ sym *tir_lookup(parser *ps, const tok *t) {
 bool tir_bind_name(parser *ps, const char *name, tir_var *v, tir_buffer *b) {
     sym x = {name, v, b, 0};
     if (!vec_push_arena(&ps->s->arena, &ps->syms, x))
-        return wf_failb(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&ps->s->err, WF_ERR_MEMORY, "out of memory");
     return true;
 }
 
@@ -214,7 +214,7 @@ tir_buffer *tir_new_buffer(parser *ps, const tok *name) {
     }
     tir_buffer *b = ARENA_NEW(&ps->s->arena, tir_buffer);
     if (!b)
-        return wf_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&ps->s->err, WF_ERR_MEMORY, "out of memory");
     b->name = tir_tok_str(ps, name);
     if (!b->name || !tir_bind_name(ps, b->name, NULL, b))
         return NULL;

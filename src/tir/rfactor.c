@@ -48,7 +48,7 @@ static tir_expr *combine(wf_tir *s, int kind, int op, tir_expr *a, tir_expr *b) 
     tir_expr *e = ARENA_NEW(&s->arena, tir_expr);
     tir_expr **args = ARENA_ARRAY(&s->arena, tir_expr *, 2);
     if (!e || !args || !a || !b)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     e->kind = TE_CALL, e->op = op, e->dtype = a->dtype, e->nargs = 2, e->args = args;
     args[0] = a, args[1] = b;
     return e;
@@ -66,32 +66,32 @@ static tir_stmt *store(wf_tir *s, tir_buffer *buf, int n, tir_expr **idx, tir_ex
 static bool check(wf_tir *s, tir_block *b, tir_stmt *loop, tir_stmt **loops, int nl) {
     int kind, op;
     if (!b->init || b->body->kind != TS_STORE || !combiner(b->body, &kind, &op))
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "rfactor: the block \"%s\" is not a reduction block of the form "
-                        "'B[..] = B[..] op x' (op: + * max min) with T.init()",
-                        b->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "rfactor: the block \"%s\" is not a reduction block of the form "
+                         "'B[..] = B[..] op x' (op: + * max min) with T.init()",
+                         b->name);
     bool inside = false;
     for (int i = 0; i < nl; i++)
         inside |= loops[i] == loop;
     if (!inside || loop->for_kind != TIR_SERIAL)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "rfactor: the loop %s is not a serial loop around the block \"%s\"",
-                        loop->loop_var->name, b->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "rfactor: the loop %s is not a serial loop around the block \"%s\"",
+                         loop->loop_var->name, b->name);
     bool used = false;
     for (int k = 0; k < b->niters; k++) {
         bool uses = tir_expr_uses(b->iters[k].value, loop->loop_var);
         if (uses && !b->iters[k].reduce)
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "rfactor: The loop to be applied rfactor is %s, which is required not "
-                            "to be touched by any data parallel block iter of the block below "
-                            "(%s touches it)",
-                            loop->loop_var->name, b->iters[k].var->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "rfactor: The loop to be applied rfactor is %s, which is required not "
+                             "to be touched by any data parallel block iter of the block below "
+                             "(%s touches it)",
+                             loop->loop_var->name, b->iters[k].var->name);
         used |= uses;
     }
     if (!used)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "rfactor: no reduction iter of the block \"%s\" uses the loop %s", b->name,
-                        loop->loop_var->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "rfactor: no reduction iter of the block \"%s\" uses the loop %s", b->name,
+                         loop->loop_var->name);
     for (int i = 0; i < nl; i++) {
         int nblocks = 0;
         for (int j = 0; j < s->blocks.n; j++)
@@ -99,9 +99,9 @@ static bool check(wf_tir *s, tir_block *b, tir_stmt *loop, tir_stmt **loops, int
                  p = p->parent)
                 nblocks += p == loops[i];
         if (nblocks > 1)
-            return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                            "rfactor: not supported yet: the loop %s holds other blocks too",
-                            loops[i]->loop_var->name);
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "rfactor: not supported yet: the loop %s holds other blocks too",
+                             loops[i]->loop_var->name);
     }
     return true;
 }
@@ -129,7 +129,7 @@ static tir_block *rf_block(wf_tir *s, tir_block *b, tir_stmt *loop, tir_stmt **l
     tir_var *lv[TIR_MAX_LOOPS];
     tir_expr *lx[TIR_MAX_LOOPS];
     if (!rf || !its)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     int n = 0;
     its[n++] = (tir_iter){named_var(s, "v", loop->loop_var->name), loop->extent, false,
                           tir_var_ref(s, loop->loop_var)};
@@ -188,7 +188,7 @@ static bool rfactor_finish(wf_tir *s, tir_block *b, tir_block *rf, tir_buffer *b
     tir_var *sold[TIR_MAX_LOOPS + 1];
     tir_expr *snew[TIR_MAX_LOOPS + 1];
     if (!its || err_set(&s->err))
-        return wf_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
     int n = 0;
     its[n++] = (tir_iter){named_var(s, "v", loop->loop_var->name), loop->extent, true,
                           tir_subst(s, rf->iters[0].value, m, lv, nx)};
@@ -205,7 +205,7 @@ static bool rfactor_finish(wf_tir *s, tir_block *b, tir_block *rf, tir_buffer *b
     tir_expr **widx = ARENA_ARRAY(&s->arena, tir_expr *, ndim);
     tir_expr **ridx = ARENA_ARRAY(&s->arena, tir_expr *, ndim + 1);
     if (!widx || !ridx || err_set(&s->err))
-        return wf_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
     for (int d = 0; d < ndim; d++)
         widx[d] = tir_subst(s, st->idx[d], ns, sold, snew);
     for (int d = 0, e = 0; d <= ndim; d++) {
@@ -231,7 +231,7 @@ static bool rfactor_finish(wf_tir *s, tir_block *b, tir_block *rf, tir_buffer *b
         top = tir_for_new(s, nv[i], extent_of(loops, nl, lv[i]), top);
     if (!top || !vec_push_arena(&s->arena, &s->root_allocs, buf) ||
         !vec_push_arena(&s->arena, &s->blocks, rf))
-        return wf_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
     return tir_insert_after(s, rst, top);
 }
 
@@ -243,8 +243,8 @@ tir_block *tir_rfactor(wf_tir *s, tir_stmt *loop, int factor_axis) {
             b = p == loop ? x : NULL;
     }
     if (!b)
-        return wf_fail(&s->err, WF_ERR_SCHEDULE, "rfactor: no block under the loop %s",
-                       loop->loop_var->name);
+        return err_fail(&s->err, WF_ERR_SCHEDULE, "rfactor: no block under the loop %s",
+                        loop->loop_var->name);
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
     if (!check(s, b, loop, loops, nl))
@@ -254,11 +254,11 @@ tir_block *tir_rfactor(wf_tir *s, tir_stmt *loop, int factor_axis) {
     if (factor_axis < 0)
         factor_axis += ndim + 1;
     if (factor_axis < 0 || factor_axis > ndim || ndim + 1 > WF_MAX_RANK)
-        return wf_fail(&s->err, WF_ERR_ARG,
-                       "rfactor: The input `factor_axis` is out of range. It is required to be in "
-                       "range [-(ndim + 1), ndim] where `ndim` is the number of dimensions of the "
-                       "write buffer %s (%d)",
-                       st->buf->name, ndim);
+        return err_fail(&s->err, WF_ERR_ARG,
+                        "rfactor: The input `factor_axis` is out of range. It is required to be in "
+                        "range [-(ndim + 1), ndim] where `ndim` is the number of dimensions of the "
+                        "write buffer %s (%d)",
+                        st->buf->name, ndim);
     int kind, op;
     tir_expr *x = combiner(st, &kind, &op), *init = b->init->value;
     tir_var *from[TIR_MAX_LOOPS];
@@ -276,7 +276,7 @@ tir_block *tir_rfactor(wf_tir *s, tir_stmt *loop, int factor_axis) {
     buf->ndim = ndim + 1;
     tir_expr **idx = ARENA_ARRAY(&s->arena, tir_expr *, ndim + 1);
     if (!idx)
-        return wf_fail(&s->err, WF_ERR_MEMORY, "out of memory");
+        return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     for (int d = 0, e = 0; d <= ndim; d++) {
         bool ins = d == factor_axis;
         buf->shape[d] = ins ? loop->extent : st->buf->shape[e];

@@ -153,20 +153,20 @@ static bool split_factors(wf_tir *s, tir_stmt *l, int n, const int64_t *factors,
     for (int i = 0; i < n; i++) {
         if (factors[i] == -1) {
             if (none >= 0)
-                return wf_failb(&s->err, WF_ERR_ARG,
-                                "split: Only one factor can be specified as -1 or None (loop %s)",
-                                l->loop_var->name);
+                return err_failb(&s->err, WF_ERR_ARG,
+                                 "split: Only one factor can be specified as -1 or None (loop %s)",
+                                 l->loop_var->name);
             none = i;
             continue;
         }
         if (factors[i] <= 0)
-            return wf_failb(&s->err, WF_ERR_ARG,
-                            "split: All the constant factors are required to be positive. "
-                            "However, the factor %lld of loop %s is not",
-                            (long long)factors[i], l->loop_var->name);
+            return err_failb(&s->err, WF_ERR_ARG,
+                             "split: All the constant factors are required to be positive. "
+                             "However, the factor %lld of loop %s is not",
+                             (long long)factors[i], l->loop_var->name);
         if (prod > INT64_MAX / factors[i])
-            return wf_failb(&s->err, WF_ERR_ARG, "split: the factors of loop %s overflow",
-                            l->loop_var->name);
+            return err_failb(&s->err, WF_ERR_ARG, "split: the factors of loop %s overflow",
+                             l->loop_var->name);
         prod *= factors[i];
     }
     for (int i = 0; i < n; i++)
@@ -174,11 +174,11 @@ static bool split_factors(wf_tir *s, tir_stmt *l, int n, const int64_t *factors,
     if (none >= 0)
         prod *= f[none];
     if (prod < l->extent)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "split: The product of factors is not larger than or equal to the extent "
-                        "of loop %s: the factors multiply to %lld but the loop has %lld "
-                        "iterations (make a factor larger, or pass None for one of them)",
-                        l->loop_var->name, (long long)prod, (long long)l->extent);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "split: The product of factors is not larger than or equal to the extent "
+                         "of loop %s: the factors multiply to %lld but the loop has %lld "
+                         "iterations (make a factor larger, or pass None for one of them)",
+                         l->loop_var->name, (long long)prod, (long long)l->extent);
     return true;
 }
 
@@ -189,9 +189,9 @@ bool tir_split(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, tir_stmt *
     int deepest = 0;
     tir_each_block(l->body, deepest_block, &deepest);
     if (deepest + n - 1 > TIR_MAX_LOOPS)
-        return wf_failb(&s->err, WF_ERR_UNSUPPORTED,
-                        "split: not supported yet: more than %d loops around one block (loop %s)",
-                        TIR_MAX_LOOPS, l->loop_var->name);
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "split: not supported yet: more than %d loops around one block (loop %s)",
+                         TIR_MAX_LOOPS, l->loop_var->name);
     tir_var *vars[TIR_MAX_LOOPS] = {0};
     int64_t prod = 1;
     for (int i = 0; i < n; i++) {
@@ -256,25 +256,25 @@ bool tir_split(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, tir_stmt *
 bool tir_perfect_chain(wf_tir *s, int n, tir_stmt *const *loops, const char *fn) {
     for (int i = 0; i + 1 < n; i++) {
         if (loops[i + 1]->parent != loops[i])
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "%s: The loops can't be fused because the outer loop %s is not the "
-                            "parent of the inner loop %s",
-                            fn, loops[i]->loop_var->name, loops[i + 1]->loop_var->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "%s: The loops can't be fused because the outer loop %s is not the "
+                             "parent of the inner loop %s",
+                             fn, loops[i]->loop_var->name, loops[i + 1]->loop_var->name);
         if (loops[i]->body != loops[i + 1])
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "%s: The loops can't be fused because the inner loop %s is not the "
-                            "only child of outer loop %s",
-                            fn, loops[i + 1]->loop_var->name, loops[i]->loop_var->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "%s: The loops can't be fused because the inner loop %s is not the "
+                             "only child of outer loop %s",
+                             fn, loops[i + 1]->loop_var->name, loops[i]->loop_var->name);
     }
     return true;
 }
 
 static bool check_plain(wf_tir *s, tir_stmt *l, const char *fn) {
     if (l->for_kind != TIR_SERIAL)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "%s: The primitive can't be applied because the loop %s has annotation "
-                        "or thread binding",
-                        fn, l->loop_var->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "%s: The primitive can't be applied because the loop %s has annotation "
+                         "or thread binding",
+                         fn, l->loop_var->name);
     return true;
 }
 
@@ -287,7 +287,7 @@ tir_stmt *tir_fuse(wf_tir *s, int n, tir_stmt *const *loops) {
         if (!check_plain(s, loops[i], "fuse"))
             return NULL;
         if (prod > INT64_MAX / loops[i]->extent)
-            return wf_fail(&s->err, WF_ERR_ARG, "fuse: the fused extent overflows");
+            return err_fail(&s->err, WF_ERR_ARG, "fuse: the fused extent overflows");
         prod *= loops[i]->extent;
         size_t len = strlen(name);
         snprintf(name + len, sizeof name - len, "%s_", loops[i]->loop_var->name);
@@ -335,9 +335,9 @@ bool tir_reorder(wf_tir *s, int n, tir_stmt *const *loops) {
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++)
             if (loops[i] == loops[j])
-                return wf_failb(&s->err, WF_ERR_ARG,
-                                "reorder: Loop %s appears in the input array for multiple times",
-                                loops[i]->loop_var->name);
+                return err_failb(&s->err, WF_ERR_ARG,
+                                 "reorder: Loop %s appears in the input array for multiple times",
+                                 loops[i]->loop_var->name);
     /* the chain runs from the outermost to the innermost given loop */
     tir_stmt *top = loops[0], *bottom = loops[0];
     for (int i = 1; i < n; i++) {
@@ -354,24 +354,24 @@ bool tir_reorder(wf_tir *s, int n, tir_stmt *const *loops) {
         if (p == top)
             break;
         if (!p->parent)
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "reorder: the loops are not in a chain: %s is not inside %s",
-                            bottom->loop_var->name, top->loop_var->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "reorder: the loops are not in a chain: %s is not inside %s",
+                             bottom->loop_var->name, top->loop_var->name);
     }
     int given = 0;
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++)
             given += chain[i] == loops[j];
     if (given != n)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "reorder: the loops are not in a chain (one loop nest from the outermost "
-                        "to the innermost given loop)");
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "reorder: the loops are not in a chain (one loop nest from the outermost "
+                         "to the innermost given loop)");
     /* chain is inner -> outer; every link must be the only child */
     for (int i = m - 1; i > 0; i--) {
         if (chain[i]->body != chain[i - 1])
-            return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                            "reorder: the loop %s is not the only child of the loop %s",
-                            chain[i - 1]->loop_var->name, chain[i]->loop_var->name);
+            return err_failb(&s->err, WF_ERR_SCHEDULE,
+                             "reorder: the loop %s is not the only child of the loop %s",
+                             chain[i - 1]->loop_var->name, chain[i]->loop_var->name);
     }
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++)
@@ -407,14 +407,14 @@ bool tir_annotate(wf_tir *s, tir_stmt *l, tir_for_kind kind, const char *thread)
     uses_ctx c = {l->loop_var, NULL, 0};
     tir_each_block(l->body, find_reduce_use, &c);
     if (c.hit && !unroll_ok && !cross_thread_ok)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE,
-                        "%s: The loop %s cannot be %s because the block iter %s of block \"%s\" "
-                        "is of reduction type and is bound to it",
-                        kind == TIR_THREAD ? "bind" : "vectorize", l->loop_var->name, what[kind],
-                        c.hit->iters[c.iter].var->name, c.hit->name);
+        return err_failb(&s->err, WF_ERR_SCHEDULE,
+                         "%s: The loop %s cannot be %s because the block iter %s of block \"%s\" "
+                         "is of reduction type and is bound to it",
+                         kind == TIR_THREAD ? "bind" : "vectorize", l->loop_var->name, what[kind],
+                         c.hit->iters[c.iter].var->name, c.hit->name);
     if (l->for_kind == TIR_THREAD && kind != TIR_THREAD)
-        return wf_failb(&s->err, WF_ERR_SCHEDULE, "%s: the loop %s is bound to %s already",
-                        kind == TIR_UNROLL ? "unroll" : "vectorize", l->loop_var->name, l->thread);
+        return err_failb(&s->err, WF_ERR_SCHEDULE, "%s: the loop %s is bound to %s already",
+                         kind == TIR_UNROLL ? "unroll" : "vectorize", l->loop_var->name, l->thread);
     l->for_kind = kind;
     l->thread = thread;
     return true;

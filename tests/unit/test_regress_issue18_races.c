@@ -90,7 +90,8 @@ static void grid_reduction_of_a_row_sum(test_state *ts_, int64_t n, bool tidx) {
     CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
     wf_kernel *k = rc_check(ts_, f, NULL, 1e-5);
     if (k && !tidx)
-        CHECK_HAS(wf_kernel_source(k), "wf_grid_reduce<false, false, false, true, false, false>((blockIdx.y == 0) ? (float)T3[blockIdx.x] : ");
+        CHECK_HAS(wf_kernel_source(k), "wf_grid_reduce<false, false, false, true, false, "
+                                       "false>((blockIdx.y == 0) ? (float)T3[blockIdx.x] : ");
     wf_kernel_free(k);
     wf_fusion_free(f);
 }

@@ -257,9 +257,10 @@ TEST(tir_combo_tiles_fused_onto_blocks_and_threads) {
     wf_tir_loop *bx = wf_tir_fuse(s, 2, outer), *tx = wf_tir_fuse(s, 2, inner);
     wf_tir_bind(s, bx, "blockIdx.x");
     wf_tir_bind(s, tx, "threadIdx.x");
-    CHECK_HAS(wf_tir_script(s),
-              "                vi = T.axis.spatial(12, i_0_j_0_fused // 3 * 4 + i_1_j_1_fused // 4)\n"
-              "                vj = T.axis.spatial(12, i_0_j_0_fused % 3 * 4 + i_1_j_1_fused % 4)\n");
+    CHECK_HAS(
+        wf_tir_script(s),
+        "                vi = T.axis.spatial(12, i_0_j_0_fused // 3 * 4 + i_1_j_1_fused // 4)\n"
+        "                vj = T.axis.spatial(12, i_0_j_0_fused % 3 * 4 + i_1_j_1_fused % 4)\n");
     wf_kernel *k = build_ok(ts_, s);
     if (k) {
         const wf_launch_info *li = wf_kernel_launch(k);
