@@ -11,6 +11,16 @@
  * The check undoes the transforms whose outputs are in the set, newest
  * first, and must end at the logical domain.
  *
+ * An rfactor producer (sched/rfactor.c) holds one partial result per
+ * element of its partial axes, IDs its transforms made from its logical
+ * reduction IDs, which its reader reads (rf_in). Those, not the logical
+ * reduction IDs, are what it yields, so its domain must also pass through
+ * each of them: hold it or parts of it. A domain holding an ID a partial
+ * axis derives from (the logical reduction ID itself, say) would reduce the
+ * partial results along that axis together, and the reader would fold the
+ * same total once per element of it (fuzz -s 12 -c 95511 read twice the
+ * sum); it is refused.
+ *
  * A fusion input or output is laid out as the wf_buffer passed to wf_run
  * says (logical order, the buffer's strides), so its allocation domain can
  * only be its logical domain; another layout is refused here and in
@@ -80,29 +90,76 @@ static bool check_members(wf_tv *tv, int n, wf_iterdomain *const *ids, const cha
     return true;
 }
 
+/* The set `in` of check_cut: bit IN_NOW marks the IDs of the cut being
+   undone, IN_EVER each ID that has been in it (the domain passes through
+   it: holds it or parts of it). */
+enum { IN_NOW = 1, IN_EVER = 2 };
+
 /* Undo one transform whose outputs are all in the set `in`; false + error if
    only some are, or if an input is already there (two routes to one ID). */
 static bool undo(wf_tv *tv, const id_transform *t, char *in, const char *what) {
     int present = 0;
     for (int k = 0; k < t->nout; k++)
-        present += in[t->out[k]->id];
+        present += in[t->out[k]->id] & IN_NOW;
     if (present == 0)
         return true;
     for (int k = 0; present < t->nout && k < t->nout; k++)
-        if (!in[t->out[k]->id])
+        if (!(in[t->out[k]->id] & IN_NOW))
             return fail_ids(tv, what,
                             "%s is in the domain but %s, made by the same transform, is not; a "
                             "domain holds every output of a transform or none",
                             t->out[1 - k], t->out[k]);
     for (int k = 0; k < t->nout; k++)
-        in[t->out[k]->id] = 0;
+        in[t->out[k]->id] &= (char)~IN_NOW;
     for (int k = 0; k < t->nin; k++) {
-        if (in[t->in[k]->id])
+        if (in[t->in[k]->id] & IN_NOW)
             return fail_ids(tv, what,
                             "%s is covered twice: by the domain and by IterDomains derived "
                             "from it through another transform%s",
                             t->in[k], NULL);
-        in[t->in[k]->id] = 1;
+        in[t->in[k]->id] = IN_NOW | IN_EVER;
+    }
+    return true;
+}
+
+/* tv an rfactor producer: does the domain pass through each partial axis
+   its reader reads (see the file comment)? `in` is check_cut's set. */
+static bool check_partials(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *what,
+                           const char *in) {
+    const ir_op *op = sched_rfactor_reader(tv);
+    for (int d = 0; op && d < op->out->logical.n; d++) {
+        const wf_iterdomain *p = op->rf_in[d];
+        if (op->in_dim[0][d] >= 0 || !p || (in[p->id] & IN_EVER))
+            continue;
+        char *anc = calloc((size_t)tv->f->ids.n + 1, 1);
+        if (!anc)
+            return wf_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+        mark_ancestors(p, anc);
+        const wf_iterdomain *from = NULL;
+        for (int i = 0; i < n && !from; i++)
+            if (anc[ids[i]->id])
+                from = ids[i];
+        free(anc);
+        sbuf sp = {0}, dom = {0}, sf = {0};
+        ir_print_id(&sp, p);
+        for (int i = 0; i < n; i++) {
+            sbuf_puts(&dom, i ? ", " : "");
+            ir_print_id(&dom, ids[i]);
+        }
+        if (from)
+            ir_print_id(&sf, from);
+        wf_failb(&tv->f->err, WF_ERR_ARG,
+                 "T%d.%s: T%d is an rfactor producer and T%d reads its partial results along "
+                 "%s, but the domain (%s) does not pass through %s%s%s%s; the partial results "
+                 "along it would be reduced together: keep %s or IterDomains derived from it "
+                 "in the domain",
+                 tv->id, what, tv->id, op->out->id, sbuf_str(&sp), sbuf_str(&dom), sbuf_str(&sp),
+                 from ? ": it holds " : "", sbuf_str(&sf),
+                 from ? ", which that axis is derived from" : "", sbuf_str(&sp));
+        sbuf_free(&sp);
+        sbuf_free(&dom);
+        sbuf_free(&sf);
+        return false;
     }
     return true;
 }
@@ -113,7 +170,7 @@ static bool check_cut(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *w
     for (int k = 0; k < f->ids.n; k++)
         in[k] = 0;
     for (int i = 0; i < n; i++)
-        in[ids[i]->id] = 1;
+        in[ids[i]->id] = IN_NOW | IN_EVER;
     for (int i = f->transforms.n - 1; i >= 0; i--) {
         const id_transform *t = f->transforms.ptr[i];
         if (t->out[0]->tv == tv && !undo(tv, t, in, what))
@@ -121,7 +178,7 @@ static bool check_cut(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *w
     }
     for (int d = 0; d < tv->logical.n; d++) {
         const wf_iterdomain *id = tv->logical.ptr[d];
-        if (!in[id->id] && id->itype != IT_BROADCAST) {
+        if (!(in[id->id] & IN_NOW) && id->itype != IT_BROADCAST) {
             char fmt[160];
             snprintf(fmt, sizeof fmt,
                      "the domain must cover T%d's logical domain, but nothing in it derives "
@@ -130,7 +187,7 @@ static bool check_cut(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *w
             return fail_ids(tv, what, fmt, id, NULL);
         }
     }
-    return true;
+    return check_partials(tv, n, ids, what, in);
 }
 
 static bool check_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, const char *what) {

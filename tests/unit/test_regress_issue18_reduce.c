@@ -321,3 +321,100 @@ TEST(issue18_rfactor_of_an_rfactor_producer_with_a_merged_partial_refused) {
               "merging them, or rfactor the reduction T1 instead");
     wf_fusion_free(f);
 }
+
+/* ---- a loop or allocation domain of an rfactor producer ----
+   p = rfactor(s) yields one partial result per element of its partial axes
+   (IDs its transforms made of the logical reduction ID), which s reads. A
+   domain that does not pass through them, p's logical domain say, reduced
+   the partial results together: every thread computed the whole sum and s
+   added it once per thread, twice the sum (fuzz -s 12 -c 95511). Refused
+   at the call, naming the partial axis and the ID it comes from. */
+TEST(issue18_rfactor_producer_loop_domain_back_to_logical_refused) {
+    int64_t shape[1] = {7};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 1, shape);
+    wf_tv *t1 = wf_broadcast(t0, 2, (bool[]){true, false});        /* [1, 7] */
+    wf_tv *t2 = wf_broadcast(t1, 3, (bool[]){false, true, false}); /* [1, 1, 7] */
+    wf_tv *t3 = wf_sum(t2, 3, (int[]){0, 1, 2});
+    wf_output(f, t3);
+    wf_tv_split(t3, 2, 2); /* [r1, r1, r4, r2] */
+    wf_tv_split(t3, 2, 1); /* [r1, r1, r4, r1, r2] */
+    wf_tv_parallelize(t3, 3, WF_BIDX);
+    wf_tv_parallelize(t3, 4, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(t3, 1, (int[]){2}); /* p [i1, i1, r4, iBIDx1, iTIDx2] */
+    CHECK(p != NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    int n = 0;
+    wf_iterdomain *const *lg = wf_tv_logical_domain(p, &n);
+    CHECK_EQ_I64(n, 3);
+    wf_tv_set_loop_domain(p, n, lg);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_ARG);
+    CHECK_STR(wf_fusion_error(f),
+              "T4.set_loop_domain: T4 is an rfactor producer and T3 reads its partial results "
+              "along iblockIdx.x19{1}, but the domain (iS13{1}, iS14{1}, rS15{7}) does not pass "
+              "through iblockIdx.x19{1}: it holds rS15{7}, which that axis is derived from; the "
+              "partial results along it would be reduced together: keep iblockIdx.x19{1} or "
+              "IterDomains derived from it in the domain");
+    wf_inline_most(f);
+    CHECK(wf_compile(f, NULL) == NULL);
+    wf_fusion_free(f);
+}
+
+/* The smallest form, with a serial partial axis: p's loop domain set to its
+   logical one read twice the sum too, and so did an allocation domain of
+   p's logical IDs (one cell for both partial results; in shared memory, a
+   race): both refused the same way. What stays allowed: p's loop axes in
+   another order (the partial axis outermost) is exact. */
+static wf_fusion *rfactored_sum(int64_t n, wf_tv **p) {
+    int64_t shape[1] = {n};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 1, shape), 1, (int[]){0});
+    wf_output(f, s);
+    wf_tv_split(s, 0, 2);                 /* [r(n/2), r2] */
+    *p = wf_tv_rfactor(s, 1, (int[]){0}); /* p [r(n/2), i2] */
+    return f;
+}
+
+TEST(issue18_rfactor_producer_domains_must_keep_partial_axes) {
+    for (int how = 0; how < 3; how++) {
+        wf_tv *p = NULL;
+        wf_fusion *f = rfactored_sum(7, &p);
+        CHECK(p != NULL);
+        if (!p) {
+            wf_fusion_free(f);
+            continue;
+        }
+        int n = 0;
+        wf_iterdomain *const *lg = wf_tv_logical_domain(p, &n);
+        wf_iterdomain *const *lp = wf_tv_loop_domain(p, &n);
+        wf_iterdomain *swapped[2] = {lp[1], lp[0]};
+        if (how == 0)
+            wf_tv_set_loop_domain(p, 2, swapped);
+        else if (how == 1)
+            wf_tv_set_loop_domain(p, 1, lg);
+        else
+            wf_tv_set_allocation_domain(p, 1, lg, true);
+        if (how == 0) {
+            CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+            wf_inline_most(f);
+            wf_kernel_free(rc_check(TS, f, NULL, 1e-6));
+        } else {
+            CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_ARG);
+            CHECK_STR(wf_fusion_error(f),
+                      how == 1 ? "T2.set_loop_domain: T2 is an rfactor producer and T1 reads its "
+                                 "partial results along iS6{2}, but the domain "
+                                 "(rS4{7}) does not pass through iS6{2}: it holds "
+                                 "rS4{7}, which that axis is derived from; the partial results "
+                                 "along it would be reduced together: keep iS6{2} or "
+                                 "IterDomains derived from it in the domain"
+                               : "T2.set_allocation_domain: T2 is an rfactor producer and T1 "
+                                 "reads its partial results along iS6{2}, but the "
+                                 "domain (rS4{7}) does not pass through iS6{2}: it "
+                                 "holds rS4{7}, which that axis is derived from; the partial "
+                                 "results along it would be reduced together: keep "
+                                 "iS6{2} or IterDomains derived from it in the "
+                                 "domain");
+        }
+        wf_fusion_free(f);
+    }
+}
