@@ -133,7 +133,7 @@ static bool check_partials(wf_tv *tv, int n, wf_iterdomain *const *ids, const ch
             continue;
         char *anc = calloc((size_t)tv->f->ids.n + 1, 1);
         if (!anc)
-            return wf_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+            return err_failb(&tv->f->err, WF_ERR_MEMORY, "out of memory");
         mark_ancestors(p, anc);
         const wf_iterdomain *from = NULL;
         for (int i = 0; i < n && !from; i++)
@@ -148,14 +148,14 @@ static bool check_partials(wf_tv *tv, int n, wf_iterdomain *const *ids, const ch
         }
         if (from)
             ir_print_id(&sf, from);
-        wf_failb(&tv->f->err, WF_ERR_ARG,
-                 "T%d.%s: T%d is an rfactor producer and T%d reads its partial results along "
-                 "%s, but the domain (%s) does not pass through %s%s%s%s; the partial results "
-                 "along it would be reduced together: keep %s or IterDomains derived from it "
-                 "in the domain",
-                 tv->id, what, tv->id, op->out->id, sbuf_str(&sp), sbuf_str(&dom), sbuf_str(&sp),
-                 from ? ": it holds " : "", sbuf_str(&sf),
-                 from ? ", which that axis is derived from" : "", sbuf_str(&sp));
+        err_failb(&tv->f->err, WF_ERR_ARG,
+                  "T%d.%s: T%d is an rfactor producer and T%d reads its partial results along "
+                  "%s, but the domain (%s) does not pass through %s%s%s%s; the partial results "
+                  "along it would be reduced together: keep %s or IterDomains derived from it "
+                  "in the domain",
+                  tv->id, what, tv->id, op->out->id, sbuf_str(&sp), sbuf_str(&dom), sbuf_str(&sp),
+                  from ? ": it holds " : "", sbuf_str(&sf),
+                  from ? ", which that axis is derived from" : "", sbuf_str(&sp));
         sbuf_free(&sp);
         sbuf_free(&dom);
         sbuf_free(&sf);
