@@ -36,7 +36,10 @@ wait || status=1
 # c TMA (d accepted), e TensorIR (f built); g compiled and ran, h wrong in
 # known classes, k failures, ..."
 for f in "$logs"/seed-*.log; do
-    grep -q '^fuzz: seed .* 0 failures' "$f" || { status=1; echo "FAILED: $f"; tail -n 5 "$f"; }
+    grep -q '^fuzz: seed .* 0 failures' "$f" && continue
+    status=1
+    echo "FAILED: $f"
+    grep -E -A1 '^FAIL|^==[0-9]+==ERROR|runtime error|^fuzz: signal' "$f" | head -n 20
 done
 grep -h '^fuzz: seed' "$logs"/seed-*.log | awk '
 {

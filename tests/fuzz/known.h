@@ -208,11 +208,12 @@
    element stride that does not divide its extent: the issuing threads past
    the end skip their arrive, and the executor reports a deadlock on the
    mbarrier ("deadlock: block (..) waits on mbarrier N for phase P, which
-   never completes"). Being fixed on another branch. Counted as known: an
-   executor error naming an mbarrier or a deadlock in such a case. */
+   never completes"). Fixed (issue 18: the box issue is not bounds-predicated; test_tma_basic.c);
+   the switch is 0. Counted as known: an executor error naming an mbarrier or a deadlock in such a
+   case. */
 #define KNOWN_TMA_THREAD_ISSUE_DEADLOCK 0
 
-/* F19 (issue 18; being fixed on another branch) reductions crash with a
+/* F19 (issue 18; fixed: test_regress_issue18_reduce.c; switches 0) reductions crash with a
    cache_after of a reduction's result and with an rfactor of an rfactor
    producer. While a switch is 1 the generator makes neither (and consumes
    no random numbers for them, so every other case replays as before); with
@@ -230,7 +231,7 @@
 
 /* F20 (TensorIR fuzzer, fuzz_tir.c; issue 18) "internal error" from the
    TensorIR schedule or build after rfactor (rfactor(k1, 2)) or a reorder
-   of a reduction loop (reorder(k, j, i)). Being fixed on another branch.
+   of a reduction loop (reorder(k, j, i)). Fixed (test_tir_combos.c); the switch is 0.
    The fuzzer also counts as an internal error a TensorIR message that names
    a scheduling call of the core the user never made: after rfactor, the
    build fails with "build: T2.reorder: the new positions are not a
@@ -247,8 +248,9 @@
    build then fails with the core's "build: T6.inline_at(3): position 3 is
    beyond the maximum inline position 2: axis 2 of T6 is a reduction" (fuzz
    -s 31 -c 778 -k tir -v: matmul D then relu C, reverse_compute_at(C, k)).
-   TVM refuses the primitive itself; weft should too, naming the loop.
-   Counted as known: such a message in a case that called compute_at or
+   TVM refuses the primitive itself; weft refuses it at build, in TensorIR
+   terms ("block "C" reads D inside the loop k, over which block "D"
+   reduces"); the switch is 0. Counted as known: such a message in a case that called compute_at or
    reverse_compute_at. */
 #define KNOWN_TIR_COMPUTE_AT_REDUCTION_LOOP 0
 
