@@ -42,6 +42,8 @@ typedef struct {
     bool *extent1_group;     /* per exact-group root: holds an axis of extent 1? */
     bool has_extent1_split;  /* does some transform split such a group? */
     VEC(split_bound) bounds; /* every backward split of the last walk */
+    const wf_tv *own_tv;     /* the tensor whose groups own holds (own_iteration) */
+    char *own;               /* per exact-group root: 1 iterates own_tv's data */
 } index_env;
 
 /* The index of id if the walk found one; once lenient, a broadcast axis the
@@ -270,22 +272,58 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
     }
 }
 
-/* Is the exact group r that of one of tv's own non-broadcast IDs: a logical
-   one, or one its transforms make of them? The merge of its own axis with
-   its broadcast one (iS6{3} and bS5{1} -> iS17{3}) iterates its own data
-   (the broadcast's part is 0, a split's bound keeps it there), though
-   permissively it may be mapped to the broadcast: a merge with an axis of
-   extent 1 is its other input (analysis/idgraph.c), and the broadcast may be
-   mapped to that input through tensors that resolve it elsewhere. */
+/* Is the exact group r one that iterates tv's own data: that of one of tv's
+   own non-broadcast IDs (a logical one, or one its transforms make of
+   them), or the output of any tensor's transform whose inputs are such
+   groups or groups of tv's own axes of extent 1 (at least one of them its
+   data's)? The merge of its own axis with its broadcast one (iS6{3} and
+   bS5{1} -> iS17{3}) iterates its own data (the broadcast's part is 0, a
+   split's bound keeps it there), though permissively it may be mapped to
+   the broadcast: a merge with an axis of extent 1 is its other input
+   (analysis/idgraph.c), and the broadcast may be mapped to that input
+   through tensors that resolve it elsewhere. The same merge may be another
+   tensor's, of axes exactly mapped to tv's (a max over T1[bS1{1}, iS2{32}]
+   merging rS5{1} and rS6{32}): the walk computes its index from tv's own
+   ones (fuzz -s 7002 -c 53272 bounded T4's own loop by 1). The groups are
+   computed once per tensor (own_tv). */
 static bool own_iteration(index_env *e, const wf_tv *tv, int r) {
     const wf_fusion *f = e->c->f;
+    an_map *em = &e->c->g.exact;
+    if (e->own_tv == tv)
+        return e->own[r] == 1;
+    if (!e->own && !(e->own = ARENA_ARRAY(e->c->a, char, f->ids.n + 1)))
+        return false; /* out of memory: nothing is own, every such loop is bounded */
+    memset(e->own, 0, (size_t)f->ids.n + 1);
+    e->own_tv = tv;
+    /* 1: the data's own group; 2: a group of tv's axis of extent 1. */
     for (int i = 0; i < f->ids.n; i++) {
         const wf_iterdomain *id = f->ids.ptr[i];
-        if (id->tv == tv && id->itype != IT_BROADCAST && !id->loop_only &&
-            an_find(&e->c->g.exact, id->id) == r)
-            return true;
+        if (id->tv != tv || id->loop_only)
+            continue;
+        int g = an_find(em, id->id);
+        if (id->itype != IT_BROADCAST)
+            e->own[g] = 1;
+        else if (val_is_const_eq(id->extent, 1) && !e->own[g])
+            e->own[g] = 2;
     }
-    return false;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < e->ntfs; i++) {
+            const id_transform *t = e->tfs[i];
+            bool any_own = false, all = true;
+            for (int k = 0; k < t->nin; k++) {
+                char o = e->own[an_find(em, t->in[k]->id)];
+                any_own |= o == 1;
+                all &= o != 0;
+            }
+            for (int k = 0; any_own && all && k < t->nout; k++) {
+                int g = an_find(em, t->out[k]->id);
+                changed |= e->own[g] != 1;
+                e->own[g] = 1;
+            }
+        }
+    }
+    return e->own[r] == 1;
 }
 
 static bool on_parallel(const wf_val *v) {

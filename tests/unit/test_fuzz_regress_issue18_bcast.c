@@ -117,3 +117,41 @@ TEST(issue18_bcast_own_merge_with_a_broadcast_output_axis_writes_every_cell) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* fuzz -s 7002 -c 53272 as C calls (T8 is T5's cache). T3, a max over
+   T1[bS1{1}, iS2{32}], merges rS5{1} and rS6{32} into rS14{32}: forwarded,
+   rS14 is permissively its other input, iS2, and through T5's broadcast
+   resolved against T0 by T6, mapped to T4's broadcast bS7. The walk of T4's
+   write computes rS14's index from T4's own (i4), and the write-once bound
+   of the broadcast output took it for a loop that expands bS7: `i4 < 1`
+   wrote only T4[0, 0]. A group made of T4's own groups (and its axes of
+   extent 1) by any tensor's transform iterates T4's data: not bounded. */
+TEST(issue18_bcast_other_tensors_merge_of_own_axes_writes_every_cell) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(
+        f, WF_F64, 1, (const int64_t[]){32}); /* the case's f32 sum rounds unlike the reference's */
+    wf_tv *t1 = wf_broadcast(t0, 2, (const bool[]){true, false});
+    wf_tv *t2 = wf_binary(WF_ADD, t1, t1);
+    wf_tv *t3 = wf_reduce(WF_MAX, t1, 2, (const int[]){1, 0});
+    wf_tv *t4 = wf_transpose(t1, 1, 1);
+    wf_tv *t5 = wf_reduce(WF_ADD, t4, 1, (const int[]){1});
+    wf_tv *t6 = wf_binary(WF_ADD, t5, t0);
+    wf_tv *t7 = wf_binary(WF_MUL, t6, t0);
+    wf_output(f, t2);
+    wf_output(f, t3);
+    wf_output(f, t4);
+    wf_output(f, t7);
+    wf_cache_after(t5);
+    wf_propagate_transforms(t2);
+    wf_tv_parallelize(t2, 0, WF_TIDX);
+    wf_tv_merge_axes(t3, 0, -1); /* rS5{1} and rS6{32} -> rS14{32} */
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(t4), 2);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "    for (wf_index i4 = 0; i4 < 32; ++i4) {\n"
+                                       "      T4[i4] = T1[i4];\n"
+                                       "      T5[0] = wf_radd((double)T5[0], (double)T4[i4]);\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
