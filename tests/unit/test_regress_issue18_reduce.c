@@ -418,3 +418,80 @@ TEST(issue18_rfactor_producer_domains_must_keep_partial_axes) {
         wf_fusion_free(f);
     }
 }
+
+/* ---- a broadcast axis merged with the axis a sum reduces ----
+   x[4]; b = broadcast(x) to [b1, i4] (bc0) or [i4, b1]; s = sum(b, {ax});
+   o = s * x; both outputs. s's two axes merged, o split by 1, s's merged
+   axis split by 6 (it does not divide 4), inlined at 1. */
+static wf_fusion *merged_bcast_sum(bool bc0, int ax) {
+    int64_t shape[1] = {4};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 1, shape);
+    wf_tv *b = wf_broadcast(x, 2, (bool[]){bc0, !bc0});
+    wf_tv *s = wf_sum(b, 1, (int[]){ax});
+    wf_tv *o = wf_mul(s, x);
+    wf_output(f, s);
+    wf_output(f, o);
+    wf_tv_merge(s, 0);
+    wf_tv_split(o, 0, 1);
+    wf_tv_split(s, 0, 6);
+    wf_inline_all_at(s, 1);
+    return f;
+}
+
+/* [b1, r4] merged: the reduction of the real axis, guarded by the split. */
+TEST(issue18_sum_of_a_broadcast_merged_with_its_reduced_axis) {
+    wf_fusion *f = merged_bcast_sum(true, 1);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel_free(rc_check(TS, f, NULL, 1e-6));
+    wf_fusion_free(f);
+}
+
+/* [rb1, i4] and [i4, rb1] merged: the reduced broadcast merged with the
+   iteration axis: refused at compile time, naming the axes. */
+TEST(issue18_sum_over_a_broadcast_merged_with_an_iteration_axis_is_refused) {
+    for (int bc0 = 0; bc0 < 2; bc0++) {
+        wf_fusion *f = merged_bcast_sum(bc0, bc0 ? 0 : 1);
+        CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+        wf_kernel *k = wf_compile(f, NULL);
+        CHECK(k == NULL);
+        CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
+        CHECK_STR(wf_fusion_error(f),
+                  bc0 ? "not supported yet: T2's reduction loop axis rS9{1} is made from the "
+                        "iteration axis iS4{4} as well as a reduction axis, so it would reduce "
+                        "across the output's elements; merge reduction axes only with reduction "
+                        "axes (directly or by propagate_transforms from another tensor)"
+                      : "not supported yet: T2's reduction loop axis rS9{1} is made from the "
+                        "iteration axis iS3{4} as well as a reduction axis, so it would reduce "
+                        "across the output's elements; merge reduction axes only with reduction "
+                        "axes (directly or by propagate_transforms from another tensor)");
+        wf_kernel_free(k);
+        wf_fusion_free(f);
+    }
+}
+
+/* fuzz seed 7003 case 60848, reduced */
+TEST(issue18_sum_over_a_split_broadcast_axis_merged) {
+    int64_t shape[2] = {3, 17};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t2 = wf_input(f, WF_F32, 2, shape);
+    wf_tv *t3 = wf_broadcast(t2, 3, (bool[]){false, true, false});
+    wf_tv *t6 = wf_sum(t3, 1, (int[]){2});
+    wf_tv *t7 = wf_add(t6, t2);
+    wf_output(f, t3);
+    wf_output(f, t6);
+    wf_output(f, t7);
+    wf_tv_split(t6, 2, 64);
+    wf_tv_parallelize(t6, 3, WF_TIDX);
+    wf_cache_after(t2);
+    wf_tv_split(t3, -2, 2);
+    wf_tv_merge_axes(t3, 0, 2);
+    wf_propagate_transforms(t3);
+    wf_propagate_transforms(t3);
+    wf_tv_parallelize(t3, 1, WF_TIDX);
+    wf_parallelize_all_like(t3, 0);
+    wf_inline_all_at(t3, 3);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel_free(rc_check(TS, f, NULL, 1e-6));
+    wf_fusion_free(f);
+}
