@@ -246,15 +246,18 @@ static bool loop_only_position(const lower_ctx *c, const kir_node *stmt, const k
    whose own loops (or the splits above them) give it: seeding it from the
    outer loop made a max over T2's axis read T2 at the outer index (fuzz -s 1
    -c 12659). */
-static bool owns_group(lower_ctx *c, const wf_tv *tv, int r);
-
-/* Is x, or an ID it was made from, in the exact group of one of tv's own
-   non-broadcast IDs? */
-static bool made_from_own(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *x) {
-    if (owns_group(c, tv, an_find(&c->g.exact, x->id)))
-        return true;
+/* Is x, or an ID it was made from, exactly mapped to one of tv's loop IDs
+   other than mine that iterates data (not a broadcast, not loop-only)? */
+static bool made_from_own_loop(lower_ctx *c, const wf_tv *tv, const wf_iterdomain *mine,
+                               const wf_iterdomain *x) {
+    for (int j = 0; j < tv->loop.n; j++) {
+        const wf_iterdomain *l = tv->loop.ptr[j];
+        if (l != mine && l->itype != IT_BROADCAST && !l->loop_only &&
+            an_mapped(&c->g.exact, l, x))
+            return true;
+    }
     for (int k = 0; x->def && k < x->def->nin; k++)
-        if (made_from_own(c, tv, x->def->in[k]))
+        if (made_from_own_loop(c, tv, mine, x->def->in[k]))
             return true;
     return false;
 }
@@ -267,18 +270,21 @@ static bool redundant_position(lower_ctx *c, const kir_node *stmt, const kir_nod
         if (an_own_id_mapped(&c->g, tv, i, n->u.loop.id))
             return true;
         /* The same where the loop's promoted ID is made (split, merged) from
-           an axis exactly mapped to one of the tensor's own: T2 = sum over
-           r17 of [i3, b1, r17], its b1 split by 2 and shared with the loop of
-           its consumer's 17 split by 2 (loop index i3). Seeding i3 gave
-           r17's group the index i3 * 2 + .. in the init (outside r17's own
-           loop), with the bound `< 17`, while the steps index it by their
-           r17 loop and have no such bound: the init ran in fewer iterations
-           than the steps and the sum came out twice (fuzz -s 7003 -c
-           60848). */
+           an axis exactly mapped to another of the tensor's loop axes, which
+           its own loop indexes: T2 = sum over r17 of [i3, b1, r17], its b1
+           split by 2 and shared with the loop of its consumer's 17 split by 2
+           (loop index i3). Seeding i3 gave r17's group the index i3 * 2 + ..
+           in the init (outside r17's own loop), with the bound `< 17`, while
+           the steps index it by their r17 loop and have no such bound: the
+           init ran in fewer iterations than the steps and the sum came out
+           twice (fuzz -s 7003 -c 60848). (Not where the loop's ID is only
+           made from an axis the tensor's loop axes are made from too: a
+           broadcast [m, b1] merged and split like its consumer's [m, n]
+           takes m from both loops.) */
         const wf_iterdomain *mine = tv->loop.ptr[i];
         bool always_zero = mine->itype == IT_BROADCAST || val_is_const_eq(mine->extent, 1);
         return always_zero && !mine->loop_only && !an_mapped(&c->g.exact, mine, n->u.loop.id) &&
-               made_from_own(c, tv, n->u.loop.id);
+               made_from_own_loop(c, tv, mine, n->u.loop.id);
     }
     return false;
 }
@@ -299,19 +305,6 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
         const wf_val *v = n->u.loop.ptype == WF_VECTORIZE && vec_var ? vec_var : n->u.loop.var;
         put(e, n->u.loop.id, v);
     }
-}
-
-/* Is the exact group r that of one of tv's own non-broadcast IDs: a logical
-   one, or one its transforms make of them? */
-static bool owns_group(lower_ctx *c, const wf_tv *tv, int r) {
-    const wf_fusion *f = c->f;
-    for (int i = 0; i < f->ids.n; i++) {
-        const wf_iterdomain *id = f->ids.ptr[i];
-        if (id->tv == tv && id->itype != IT_BROADCAST && !id->loop_only &&
-            an_find(&c->g.exact, id->id) == r)
-            return true;
-    }
-    return false;
 }
 
 /* Is the exact group r one that iterates tv's own data: that of one of tv's
