@@ -698,6 +698,9 @@ bool fz_size_refusal(const char *msg) {
            strncmp(msg, "invalid grid: ", 14) == 0 ||
            strstr(msg, "bytes of shared memory per block") ||
            strstr(msg, "the vectorized split needs") ||
+           /* the grid reductions' fixed work buffer and semaphores, checked at
+              launch where the sizes are symbolic (fuzz -s 9002 -c 62466) */
+           strstr(msg, "the grid reduction needs more than ") ||
            /* a size that overflows int64 for this run's extents */
            strstr(msg, "does not fit in 64 bits") ||
            /* a split by a huge factor: the executor's work budget, refused up front */
