@@ -309,9 +309,8 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
 
 /* Is the exact group r one that iterates tv's own data: that of one of tv's
    own non-broadcast IDs (a logical one, or one its transforms make of
-   them), or the output of any tensor's transform whose inputs are such
-   groups or groups of tv's own axes of extent 1 (at least one of them its
-   data's)? The merge of its own axis with its broadcast one (iS6{3} and
+   them), or the output of any tensor's transform with at least one input
+   of such a group? The merge of its own axis with its broadcast one (iS6{3} and
    bS5{1} -> iS17{3}) iterates its own data (the broadcast's part is 0, a
    split's bound keeps it there), though permissively it may be mapped to
    the broadcast: a merge with an axis of extent 1 is its other input
@@ -319,8 +318,13 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
    through tensors that resolve it elsewhere. The same merge may be another
    tensor's, of axes exactly mapped to tv's (a max over T1[bS1{1}, iS2{32}]
    merging rS5{1} and rS6{32}): the walk computes its index from tv's own
-   ones (fuzz -s 7002 -c 53272 bounded T4's own loop by 1). The groups are
-   computed once per tensor (own_tv). */
+   ones (fuzz -s 7002 -c 53272 bounded T4's own loop by 1). So may a
+   merge of tv's own axis with an axis that expands tv's broadcast (T10's
+   merge of T6's middle axis with the expanded one, a loop of 25 that T6 is
+   inlined into): its index mixes both, only the expanding input's is 0 for
+   the single write, and that input is bounded on its own where the walk
+   reaches it (fuzz -s 7003 -c 32871 bounded the whole loop by 1, writing a
+   fifth of T6). The groups are computed once per tensor (own_tv). */
 static bool own_iteration(index_env *e, const wf_tv *tv, int r) {
     const wf_fusion *f = e->c->f;
     an_map *em = &e->c->g.exact;
@@ -345,13 +349,10 @@ static bool own_iteration(index_env *e, const wf_tv *tv, int r) {
         changed = false;
         for (int i = 0; i < e->ntfs; i++) {
             const id_transform *t = e->tfs[i];
-            bool any_own = false, all = true;
-            for (int k = 0; k < t->nin; k++) {
-                char o = e->own[an_find(em, t->in[k]->id)];
-                any_own |= o == 1;
-                all &= o != 0;
-            }
-            for (int k = 0; any_own && all && k < t->nout; k++) {
+            bool any_own = false;
+            for (int k = 0; k < t->nin; k++)
+                any_own |= e->own[an_find(em, t->in[k]->id)] == 1;
+            for (int k = 0; any_own && k < t->nout; k++) {
                 int g = an_find(em, t->out[k]->id);
                 changed |= e->own[g] != 1;
                 e->own[g] = 1;

@@ -155,3 +155,48 @@ TEST(issue18_bcast_other_tensors_merge_of_own_axes_writes_every_cell) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* fuzz -s 7003 -c 32871 as C calls. T6 = [iS{7}, iS{5}, bS15{1}] merges
+   its broadcast with its middle axis (merge_axes(3, 2)); propagated, T10
+   (pow(T5, T6), where T5 expands T6's broadcast) merges the expanded axis
+   with the same middle axis into one loop of 25, which T6 is inlined into.
+   That loop's group (iS47{25}) is permissively T6's broadcast (a merge with
+   an axis of extent 1 is its other input), and the write-once bound of the
+   broadcast output took the whole loop for one that expands it: `i2 < 1`
+   wrote only T6[.., 0, 0]. A transform with any input of T6's own data
+   iterates its data (the expanding input is bounded on its own, i2 / 5). */
+TEST(issue18_bcast_merge_with_an_expanded_axis_bounds_only_the_expanding_part) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t s[2] = {7, 5};
+    wf_tv *t0 = wf_input(f, WF_I32, 2, s);
+    wf_tv *t1 = wf_input(f, WF_I32, 2, s);
+    wf_tv *t2 = wf_input(f, WF_F32, 2, s);
+    wf_tv *t3 = wf_transpose(t1, 1, 1);
+    wf_tv *t4 = wf_unary(WF_TANH, t2);
+    wf_tv *t5 = wf_broadcast(t4, 3, (const bool[]){false, true, false});
+    wf_tv *t6 = wf_broadcast(t3, 3, (const bool[]){false, false, true});
+    wf_tv *t7 = wf_permute(t6, (const int[]){2, 1, 0});
+    wf_tv *t8 = wf_binary(WF_SUB, t7, t7);
+    wf_tv *t9 = wf_binary(WF_SUB, t1, t0);
+    wf_tv *t10 = wf_binary(WF_POW, t5, t6);
+    wf_output(f, t6);
+    wf_output(f, t8);
+    wf_output(f, t9);
+    wf_output(f, t10);
+    wf_tv_split(t6, 0, 5);
+    wf_tv_merge_axes(t6, 3, 2);
+    wf_tv_merge(t6, -3);
+    wf_tv_split_outer(t6, 0, 3);
+    wf_propagate_transforms(t6);
+    wf_tv_merge(t8, -3);
+    wf_parallelize_all_like(t2, 0);
+    wf_tv_split(t9, -3, 1);
+    wf_inline_most(f);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k),
+                  "        if (i0 * 4 + i1 < 10 && i0 * 4 + i1 < 7 && i2 / 5 < 1) {\n"
+                  "          T6[i0 * 20 + i1 * 5 + i2 % 5] = T3[0];\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
