@@ -252,8 +252,7 @@ static bool made_from_own_loop(lower_ctx *c, const wf_tv *tv, const wf_iterdomai
                                const wf_iterdomain *x) {
     for (int j = 0; j < tv->loop.n; j++) {
         const wf_iterdomain *l = tv->loop.ptr[j];
-        if (l != mine && l->itype != IT_BROADCAST && !l->loop_only &&
-            an_mapped(&c->g.exact, l, x))
+        if (l != mine && l->itype != IT_BROADCAST && !l->loop_only && an_mapped(&c->g.exact, l, x))
             return true;
     }
     for (int k = 0; x->def && k < x->def->nin; k++)
