@@ -74,6 +74,14 @@ static wf_kernel *build_ok(test_state *ts_, wf_tir *s) {
 /* reorder(k, j, i) moves the outermost loop: the block's loops are then k, j, i (the
    reordered nest had lost its link to the loop above the block, and the build saw one
    loop and refused vk as "not a split or fuse of loops"). */
+/* s does not build, with exactly the message want. */
+static void build_refused(test_state *ts_, wf_tir *s, const char *want) {
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_STR(wf_tir_error(s), want);
+    wf_kernel_free(k);
+}
+
 TEST(tir_combo_matmul_reorder_outermost) {
     static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
                                     {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
@@ -343,13 +351,11 @@ TEST(tir_combo_reverse_compute_at_into_reduce_loop_refused) {
     wf_tir_block *cl = wf_tir_cache_write(s, c, 0, "local");
     wf_tir_reverse_compute_at(s, cl, l[2]);
     CHECK_STR(wf_tir_error(s), "");
-    wf_kernel *k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: block \"C_local\" reads C_local inside the loop k, over "
-              "which block \"C\" reduces (its reduction iter vk): the core finishes a reduction "
-              "before its result is read (reverse_compute_at \"C_local\" at a loop outside k)");
-    wf_kernel_free(k);
+    build_refused(
+        ts_, s,
+        "build: not supported yet: block \"C_local\" reads C_local inside the loop k, over "
+        "which block \"C\" reduces (its reduction iter vk): the core finishes a reduction "
+        "before its result is read (reverse_compute_at \"C_local\" at a loop outside k)");
     wf_tir_free(s);
 
     s = wf_tir_parse(TIR_MM16);
@@ -363,13 +369,11 @@ TEST(tir_combo_reverse_compute_at_into_reduce_loop_refused) {
     wf_tir_get_loops(s, c, w, 3);
     wf_tir_reverse_compute_at(s, cl, w[2]);
     CHECK_STR(wf_tir_error(s), "");
-    k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: block \"C_local\" sits inside the loop k_1, over which "
-              "block \"C\" reduces (its reduction iter vk_1): the core finishes a reduction "
-              "before its result is read (reverse_compute_at \"C_local\" at a loop outside k_1)");
-    wf_kernel_free(k);
+    build_refused(
+        ts_, s,
+        "build: not supported yet: block \"C_local\" sits inside the loop k_1, over which "
+        "block \"C\" reduces (its reduction iter vk_1): the core finishes a reduction "
+        "before its result is read (reverse_compute_at \"C_local\" at a loop outside k_1)");
     wf_tir_free(s);
 }
 
@@ -407,15 +411,13 @@ TEST(tir_combo_intermediate_read_across_threads_refused) {
     wf_tir_bind(s, l[0], "threadIdx.x");
     wf_tir_rfactor(s, l[2], 0);
     CHECK_STR(wf_tir_error(s), "");
-    wf_kernel *k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: block \"C_rf\" writes C_rf inside the loop i bound to "
-              "threadIdx.x, and block \"C\" reads it outside that loop, on no loop bound to "
-              "threadIdx.x: each thread would read what others wrote, but the core keeps the "
-              "intermediate C_rf in each thread's registers (compute_at \"C_rf\" into a loop of "
-              "\"C\", or bind the loops of both alike)");
-    wf_kernel_free(k);
+    build_refused(
+        ts_, s,
+        "build: not supported yet: block \"C_rf\" writes C_rf inside the loop i bound to "
+        "threadIdx.x, and block \"C\" reads it outside that loop, on no loop bound to "
+        "threadIdx.x: each thread would read what others wrote, but the core keeps the "
+        "intermediate C_rf in each thread's registers (compute_at \"C_rf\" into a loop of "
+        "\"C\", or bind the loops of both alike)");
     wf_tir_free(s);
 }
 
@@ -429,13 +431,11 @@ TEST(tir_combo_two_loops_on_one_thread_axis_refused) {
     wf_tir_bind(s, l[1], "threadIdx.x");
     wf_tir_bind(s, l[2], "threadIdx.x");
     CHECK_STR(wf_tir_error(s), "");
-    wf_kernel *k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: the loops j and k around block \"C\" are both bound to threadIdx.x, so both "
-              "would take its index (bind each thread axis to one loop of a nest, or fuse the two "
-              "loops and bind the fused loop)");
-    wf_kernel_free(k);
+    build_refused(
+        ts_, s,
+        "build: the loops j and k around block \"C\" are both bound to threadIdx.x, so both "
+        "would take its index (bind each thread axis to one loop of a nest, or fuse the two "
+        "loops and bind the fused loop)");
     wf_tir_free(s);
 }
 
@@ -450,13 +450,11 @@ TEST(tir_combo_rfactor_of_write_back_refused) {
     wf_tir_get_loops(s, b, l, 2);
     wf_tir_rfactor(s, l[1], 0);
     CHECK_STR(wf_tir_error(s), "");
-    wf_kernel *k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: block \"B_rf\" is the write-back of one rfactor and the "
-              "partial block of another (rfactor applied to rfactor's write-back): the core "
-              "splits a reduction in two once (rfactor one loop of the original block)");
-    wf_kernel_free(k);
+    build_refused(
+        ts_, s,
+        "build: not supported yet: block \"B_rf\" is the write-back of one rfactor and the "
+        "partial block of another (rfactor applied to rfactor's write-back): the core "
+        "splits a reduction in two once (rfactor one loop of the original block)");
     wf_tir_free(s);
 }
 
@@ -508,13 +506,11 @@ TEST(tir_combo_vector_loop_not_innermost_refused) {
     wf_tir_get_loops(s, c, l, 2);
     wf_tir_vectorize(s, l[0]);
     CHECK_STR(wf_tir_error(s), "");
-    wf_kernel *k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: the vectorized loop i over block \"C\" has the loop j "
-              "inside it: the core vectorizes the innermost loop of a block (reorder i innermost, "
-              "or vectorize j instead)");
-    wf_kernel_free(k);
+    build_refused(
+        ts_, s,
+        "build: not supported yet: the vectorized loop i over block \"C\" has the loop j "
+        "inside it: the core vectorizes the innermost loop of a block (reorder i innermost, "
+        "or vectorize j instead)");
     wf_tir_free(s);
 
     s = wf_tir_parse(TIR_ADD_RELU);
@@ -525,13 +521,10 @@ TEST(tir_combo_vector_loop_not_innermost_refused) {
     wf_tir_split(s, l[0], 2, f, i);
     wf_tir_vectorize(s, i[1]);
     CHECK_STR(wf_tir_error(s), "");
-    k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: the vectorized loop i_1 over block \"D\" has the loop "
-              "ax0 inside it: the core vectorizes the innermost loop of a block (reorder i_1 "
-              "innermost, or vectorize ax0 instead)");
-    wf_kernel_free(k);
+    build_refused(ts_, s,
+                  "build: not supported yet: the vectorized loop i_1 over block \"D\" has the loop "
+                  "ax0 inside it: the core vectorizes the innermost loop of a block (reorder i_1 "
+                  "innermost, or vectorize ax0 instead)");
     wf_tir_free(s);
 }
 
@@ -576,12 +569,10 @@ TEST(tir_combo_cache_stage_vector_width_refused) {
     wf_tir_split(s, l[1], 2, f, j);
     wf_tir_vectorize(s, j[1]);
     CHECK_STR(wf_tir_error(s), "");
-    wf_kernel *k = wf_tir_build(s, NULL);
-    CHECK(k == NULL);
-    CHECK_STR(wf_tir_error(s),
-              "build: not supported yet: the vectorized loop ax1_1 over block \"A_shared\" stores "
-              "13 float32 values (52 bytes) at once; a vector access is 1, 2, 4, 8 or 16 bytes "
-              "(split ax1_1 and vectorize an inner loop of that size)");
-    wf_kernel_free(k);
+    build_refused(
+        ts_, s,
+        "build: not supported yet: the vectorized loop ax1_1 over block \"A_shared\" stores "
+        "13 float32 values (52 bytes) at once; a vector access is 1, 2, 4, 8 or 16 bytes "
+        "(split ax1_1 and vectorize an inner loop of that size)");
     wf_tir_free(s);
 }
