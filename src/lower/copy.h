@@ -36,6 +36,12 @@ static inline bool lower_copy_wide(const ir_op *op) {
     };
     return (unsigned)op->ldst < IR_NLDST && wide[op->ldst];
 }
+/* Is op an 8x8-matrix copy (LdMatrix, StMatrix)? Its shared-memory side is not
+   one vector per thread: the lanes of a warp supply each other's rows, so
+   index.c leaves that side's shape to the kind's index hook (copy_ldmatrix.c). */
+static inline bool lower_copy_matrix(const ir_op *op) {
+    return op->ldst == WF_LDST_LDMATRIX || op->ldst == WF_LDST_STMATRIX;
+}
 /* Passes: every statement's index hook (after index), then place hook (after sync). */
 bool lower_copy_index(lower_ctx *c);
 bool lower_copy_place(lower_ctx *c);

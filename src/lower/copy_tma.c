@@ -194,17 +194,23 @@ static kir_node *holder_of(kir_node *stmt) {
     return holder;
 }
 
-/* The threads' writes to the tile are ordered before the copy by a block
-   barrier (sync pass) right before the node holding the store: each thread
-   fences its generic-proxy writes against the async proxy before it. */
+/* The threads' writes to the tile (st.shared, stmatrix: generic proxy) are
+   ordered before the copy by a block barrier (sync pass) right before the
+   store or one of the nodes that hold it, up to the innermost serial loop
+   around it (a block loop, a Bulk loop or a loop of one iteration around the
+   store may come between): each thread fences its writes against the async
+   proxy before that barrier. */
 static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
-    kir_node *holder = holder_of(stmt);
-    kir_list *body = holder->parent ? kir_body(holder->parent) : &c->out->top;
-    int at = position(body, holder);
-    if (at == 0 || !kir_is_barrier(body->ptr[at - 1]))
-        return true;
-    kir_node *f = kir_new_sync(c->a, KSYNC_FENCE_PROXY_ASYNC);
-    return f && kir_insert(c->a, body, at - 1, f, holder->parent);
+    for (kir_node *n = stmt;; n = n->parent) {
+        kir_list *body = n->parent ? kir_body(n->parent) : &c->out->top;
+        int at = position(body, n);
+        if (at > 0 && kir_is_barrier(body->ptr[at - 1])) {
+            kir_node *f = kir_new_sync(c->a, KSYNC_FENCE_PROXY_ASYNC);
+            return f && kir_insert(c->a, body, at - 1, f, n->parent);
+        }
+        if (!n->parent || serial(n->parent))
+            return true;
+    }
 }
 
 static bool place_store(lower_ctx *c, kir_node *stmt, const lower_tma *m) {

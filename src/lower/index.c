@@ -555,11 +555,14 @@ static bool check_vector(index_env *e, kir_node *s, kir_node *vl) {
     bool copy = vl->u.loop.vector;
     if (copy)
         s->u.stmt.vec = (int)width;
+    bool matrix = lower_copy_matrix(op); /* its shared side: copy_ldmatrix.c */
     for (int k = 0; k < op->nin; k++)
         if ((copy || op->in[k]->mem != WF_MEM_LOCAL) &&
+            !(matrix && op->in[k]->mem == WF_MEM_SHARED) &&
             !check_vector_access(e, s, op->in[k], width))
             return false;
-    return (!copy && out->mem == WF_MEM_LOCAL) || check_vector_access(e, s, out, width);
+    return (!copy && out->mem == WF_MEM_LOCAL) || (matrix && out->mem == WF_MEM_SHARED) ||
+           check_vector_access(e, s, out, width);
 }
 
 static int64_t pow2_above(int64_t x) {
@@ -656,7 +659,9 @@ static bool index_stmt(index_env *e, kir_node *s) {
     kir_node *vl = vector_loop(s);
     if (vl && !check_vector(e, s, vl))
         return false;
-    if (vl && vl->u.loop.vector && !check_vector_tail(e, s, s->u.stmt.vec))
+    /* An 8x8-matrix copy runs unpredicated inside its shared tile (copy_ldmatrix.c). */
+    if (vl && vl->u.loop.vector && !lower_copy_matrix(op) &&
+        !check_vector_tail(e, s, s->u.stmt.vec))
         return false;
     for (int k = 0; k < (kir_red_no_input(s->u.stmt.red) ? 0 : op->nin); k++) {
         s->u.stmt.in_index[k] = access_index(e, s, op->in[k], NULL);

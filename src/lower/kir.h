@@ -98,6 +98,12 @@ typedef struct {
             int rank;               /* dimensions of the tensor map */
             const wf_val *coord[5]; /* the box's first coordinates, dimension 0 innermost */
         } tma;
+        struct {               /* LdMatrix / StMatrix (copy_ldmatrix.c) */
+            int count;         /* 8x8 matrices per instruction: 1, 2, 4 (.x1/.x2/.x4) */
+            bool trans;        /* .trans: lane t gets column t / 4 of stored rows */
+            const wf_val *row; /* the shared-memory element index of the row this
+                                  thread's lane supplies (row lane % 8 of matrix lane / 8) */
+        } ldm;
     } hw;
 } kir_stmt;
 

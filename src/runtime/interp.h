@@ -95,6 +95,9 @@ struct in_node {
     int vec;
     int tma;          /* TMA: its entry of the kernel's tensor maps (k->tmas); -1 otherwise */
     ix_expr coord[5]; /* TMA: the box's first coordinates, dimension 0 innermost */
+    int ldm_count;    /* LdMatrix / StMatrix: 8x8 matrices per instruction (.x1/.x2/.x4) */
+    bool ldm_trans;   /* LdMatrix: .trans */
+    ix_expr ldm_row;  /* LdMatrix / StMatrix: the row address (element) each thread supplies */
     /* reductions (interp_reduce.c): the statement's kind, the reduced thread
        dims and a block reduction's read and write predicates */
     kir_red red;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
+struct ix_builder {
     wf_kernel *k;
     it_program *p;
     const lower_result *r;
@@ -25,7 +25,8 @@ typedef struct {
     val_memo memo; /* for copying size/stride symbols into the kernel */
     int if_depth;  /* IFs around the node being built */
     bool oom;
-} builder;
+};
+typedef struct ix_builder builder;
 
 /* One expression's instructions while it is compiled (heap, growing). */
 typedef struct {
@@ -120,6 +121,10 @@ static ix_expr compile(builder *b, const wf_val *v) {
     return e;
 }
 
+ix_expr ix_build_expr(ix_builder *b, const wf_val *v) {
+    return compile(b, v);
+}
+
 static int add_tensor(builder *b, const wf_tv *tv, it_space space, int param, int64_t size,
                       int64_t offset) {
     it_program *p = b->p;
@@ -157,11 +162,8 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
             b->p->max_access_bytes = bytes;
     }
     n->out_index = compile(b, s->out_index);
-    n->tma = s->copy == WF_LDST_TMA ? s->hw.tma.index : -1;
-    for (int d = 0; n->tma >= 0 && d < s->hw.tma.rank; d++)
-        n->coord[d] = compile(b, s->hw.tma.coord[d]);
-    if (n->tma >= 0 && s->hw.tma.mbar_off)
-        n->mbar_off = compile(b, s->hw.tma.mbar_off);
+    n->tma = -1;
+    ix_copy_build(b, n, s); /* the copy kind's own payload (interp_copy.c) */
     n->red = s->red;
     n->red_tids = s->red_tids;
     n->red_bids = s->red_bids;

@@ -1,6 +1,7 @@
 /*
  * interp_copy.c -- the executor's copy-kind table (rows: ir/ldst.def): each
- * statement runs through its kind's execute hook. The plain copy and every
+ * statement runs through its kind's execute hook, and its kind's build hook
+ * compiles the payload the kind's lowering left in kir_stmt.hw. The plain copy and every
  * computing op are ix_stmt (interp_stmt.c); kinds not implemented yet are
  * refused by validation and never reach the executor.
  */
@@ -8,11 +9,35 @@
 
 typedef bool (*ix_execute_fn)(ix_exec *x, const in_node *n);
 
+typedef void (*ix_build_fn)(ix_builder *b, in_node *n, const kir_stmt *s);
+
 static const ix_execute_fn executors[IR_NLDST] = {
 #define LDST(kind, name, hooks, wide) [kind] = ix_copy_execute_##hooks,
 #include "ir/ldst.def"
 #undef LDST
 };
+
+static const ix_build_fn builders[IR_NLDST] = {
+#define LDST(kind, name, hooks, wide) [kind] = ix_copy_build_##hooks,
+#include "ir/ldst.def"
+#undef LDST
+};
+
+void ix_copy_build(ix_builder *b, in_node *n, const kir_stmt *s) {
+    if ((unsigned)s->copy < IR_NLDST)
+        builders[s->copy](b, n, s);
+}
+
+/* The plain copy, the kinds not implemented yet and tensor memory carry no payload. */
+void ix_copy_build_set(ix_builder *b, in_node *n, const kir_stmt *s) {
+    (void)b;
+    (void)n;
+    (void)s;
+}
+
+void ix_copy_build_unsupported(ix_builder *b, in_node *n, const kir_stmt *s) {
+    ix_copy_build_set(b, n, s);
+}
 
 bool ix_copy_execute(ix_exec *x, const in_node *n) {
     if ((unsigned)n->copy >= IR_NLDST)

@@ -195,3 +195,13 @@ bool ix_copy_execute_tma(ix_exec *x, const in_node *n) {
     free(coords);
     return ok;
 }
+
+/* The payload: its tensor map, the box's first coordinates and a circular
+   buffer's stage. */
+void ix_copy_build_tma(ix_builder *b, in_node *n, const kir_stmt *s) {
+    n->tma = s->hw.tma.index;
+    for (int d = 0; d < s->hw.tma.rank; d++)
+        n->coord[d] = ix_build_expr(b, s->hw.tma.coord[d]);
+    if (s->hw.tma.mbar_off)
+        n->mbar_off = ix_build_expr(b, s->hw.tma.mbar_off);
+}

@@ -10,3 +10,7 @@
 bool ix_copy_execute_tmem(ix_exec *x, const in_node *n) {
     return ix_stmt(x, n);
 }
+
+void ix_copy_build_tmem(ix_builder *b, in_node *n, const kir_stmt *s) {
+    ix_copy_build_set(b, n, s);
+}

@@ -37,7 +37,15 @@ bool ix_hw_block_end(ix_exec *x);
 
 /* A statement by its copy kind's execute hook. */
 bool ix_copy_execute(ix_exec *x, const in_node *n);
-#define LDST(kind, name, hooks, wide) bool ix_copy_execute_##hooks(ix_exec *x, const in_node *n);
+/* Build-time (interp_build.c): the kind's payload of statement n from the
+   kernel IR's kir_stmt.hw, by its build hook; expressions are compiled with
+   ix_build_expr. */
+typedef struct ix_builder ix_builder;
+ix_expr ix_build_expr(ix_builder *b, const wf_val *v);
+void ix_copy_build(ix_builder *b, in_node *n, const kir_stmt *s);
+#define LDST(kind, name, hooks, wide)                                                              \
+    bool ix_copy_execute_##hooks(ix_exec *x, const in_node *n);                                    \
+    void ix_copy_build_##hooks(ix_builder *b, in_node *n, const kir_stmt *s);
 #include "ir/ldst.def"
 #undef LDST
 
