@@ -142,12 +142,20 @@ static wf_status check_extents(wf_kernel *k, int i, rt_launch *l) {
     int64_t dense = 1;
     for (int d = p->ndim - 1; d >= 0; d--) {
         bool must = p->is_output || p->contig[d];
+        if (must && l->stride[i][d] != dense && l->shape[i][d] > 1 && p->is_output)
+            return err_fails(&k->err, WF_ERR_ARG,
+                             "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
+                             "%lld expected); an output is always dense: pass a contiguous buffer",
+                             which(p), p->index, d, (long long)l->stride[i][d], p->tv,
+                             (long long)dense);
         if (must && l->stride[i][d] != dense && l->shape[i][d] > 1)
             return err_fails(&k->err, WF_ERR_ARG,
                              "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
-                             "%lld expected)",
+                             "%lld expected); pass a contiguous copy (np.ascontiguousarray in "
+                             "Python), or declare T%d with wf_input_strided (Python: "
+                             "input_strided), contiguity 0 in dim %d",
                              which(p), p->index, d, (long long)l->stride[i][d], p->tv,
-                             (long long)dense);
+                             (long long)dense, p->tv, d);
         if (__builtin_mul_overflow(l->stride[i][d], l->shape[i][d], &dense))
             dense = INT64_MAX; /* no stride matches it: the span check refused real overflow */
     }

@@ -71,3 +71,29 @@ TEST(issue21_extent_input_names_the_input_dim_a_symbolic_extent_is) {
     CHECK(!wf_iterdomain_extent_input(NULL, &in, &dim));
     wf_fusion_free(f);
 }
+
+/* A strided buffer where the fusion assumes contiguity: an input is told how to
+   fix it (a contiguous copy, or a strided input), an output that it is dense. */
+TEST(issue21_strided_buffer_for_a_contiguous_tensor_gives_the_fix) {
+    int64_t shape[2] = {4, 8};
+    wf_fusion *f = wf_fusion_new();
+    wf_output(f, wf_set(wf_input(f, WF_F32, 2, shape)));
+    wf_kernel *k = COMPILE(f);
+    if (!k)
+        return;
+    float x[64] = {0}, y[64];
+    wf_buffer in = {x, WF_F32, 2, {4, 8}, {16, 2}, -1}, out = {y, WF_F32, 2, {4, 8}, {0}, -1};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &in, 1, &out, 1), WF_ERR_ARG);
+    CHECK_STR(wf_last_run_error(k),
+              "input 0: dim 1 has stride 2, but T0 is contiguous there (stride 1 expected); pass a "
+              "contiguous copy (np.ascontiguousarray in Python), or declare T0 with "
+              "wf_input_strided (Python: input_strided), contiguity 0 in dim 1");
+    in = (wf_buffer){x, WF_F32, 2, {4, 8}, {0}, -1};
+    out = (wf_buffer){y, WF_F32, 2, {4, 8}, {16, 1}, -1};
+    CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &in, 1, &out, 1), WF_ERR_ARG);
+    CHECK_STR(wf_last_run_error(k), "output 0: dim 0 has stride 16, but T1 is contiguous there "
+                                    "(stride 8 expected); an output is always dense: pass a "
+                                    "contiguous buffer");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
