@@ -211,6 +211,12 @@ WF_API int64_t wf_iterdomain_extent(const wf_iterdomain *id); /* -1 if symbolic 
 /* A reduced axis: in its tensor's logical domain, but not in its buffer (a
    wf_sum over dim 1 of [4, 8] has logical domain [4, r8] and a buffer of rank 1). */
 WF_API bool wf_iterdomain_is_reduction(const wf_iterdomain *id);
+/* Where a symbolic extent comes from: true, with *input (its position among the
+   fusion's inputs) and *dim, when id's extent is the size of that input's dim,
+   bound from its buffer at run time; false for a constant or another expression.
+   The ops give each symbolic output dim an input's size, so the shape of every
+   output follows from its inputs' shapes (weft's Python binding sizes outputs so). */
+WF_API bool wf_iterdomain_extent_input(const wf_iterdomain *id, int *input, int *dim);
 WF_API wf_fusion *wf_tv_fusion(const wf_tv *tv);
 WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
 /* Its element type (an rfactor producer of a 16-bit sum holds float partials). */

@@ -176,7 +176,7 @@ def test_iterdomain_equality_and_repr():
     assert a.axis(0) == a.loop_domain[0]
     assert a.axis(0) != a.axis(1)
     assert repr(a.axis(1)) == "<IterDomain extent=5>"
-    assert repr(a) == "<weft.Tensor T0 shape=[3, 5]>"
+    assert repr(a) == "<weft.Tensor T0 shape=[3, 5] dtype=float32>"
     f.free()
     assert repr(a) == "<weft.Tensor of a freed fusion>"
 

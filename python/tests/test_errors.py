@@ -255,8 +255,11 @@ def test_check_nvrtc_errors_are_typed():
 def test_cuda_run_without_a_gpu_raises_cuda_error():
     if weft.cuda_available():
         pytest.skip("a GPU is present")
-    with pytest.raises(weft.CudaError, match="wf_device_alloc"):
+    info = weft.system_info()
+    why = ("no CUDA driver (%s)" if not info.driver_found else "no CUDA device (%s)") % info.driver_error
+    with pytest.raises(weft.CudaError) as e:
         weft.DeviceArray((4,), weft.f32)
+    assert str(e.value) == "weft: DeviceArray: cannot allocate 16 bytes on the GPU: " + why
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,8 @@ from .core import (  # noqa: F401
     abs,
     add,
     amax,
+    amin,
+    as_dtype,
     bf16,
     bool_,
     broadcast,
@@ -55,6 +57,7 @@ from .core import (  # noqa: F401
     log,
     lt,
     maximum,
+    mean,
     minimum,
     mul,
     ne,
@@ -62,6 +65,7 @@ from .core import (  # noqa: F401
     numpy_dtype,
     permute,
     pow,
+    prod,
     promote,
     reciprocal,
     relu,
@@ -75,9 +79,11 @@ from .core import (  # noqa: F401
     tanh,
     transpose,
     u8,
+    var,
     version,
     where,
 )
+from .core import amax as max, amin as min  # noqa: F401,E402 - numpy's reductions, weft.max / weft.min
 from .kernel import DeviceArray, Kernel, Launch, Stats, TmaMap  # noqa: F401
 from .draw import GraphvizError  # noqa: F401
 from ._lib import path as library_path  # noqa: F401

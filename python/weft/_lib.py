@@ -12,8 +12,7 @@ Functions that newer libraries add (the wf_*_string printers) are optional:
 import ctypes
 import os
 
-MAX_RANK = 8  # WF_MAX_RANK
-MAX_TMEM_REGIONS = 8  # WF_MAX_TMEM_REGIONS
+from ._enums import INFO_TEXT, MAX_RANK, MAX_TMEM_REGIONS  # noqa: F401 - generated from weft.h
 
 
 class CompileOptions(ctypes.Structure):
@@ -40,9 +39,6 @@ class Buffer(ctypes.Structure):
         ("strides", ctypes.c_int64 * MAX_RANK),
         ("device", ctypes.c_int),
     ]
-
-
-INFO_TEXT = 512  # WF_INFO_TEXT
 
 
 class SystemInfo(ctypes.Structure):
@@ -152,6 +148,7 @@ _SIGS = {
     "wf_permute": (P, [P, ctypes.POINTER(I)]),
     "wf_sum": (P, [P, I, ctypes.POINTER(I)]),
     "wf_max": (P, [P, I, ctypes.POINTER(I)]),
+    "wf_reduce": (P, [I, P, I, ctypes.POINTER(I)]),
     "wf_tv_ndim": (I, [P]),
     "wf_tv_axis": (P, [P, I]),
     "wf_tv_loop_domain": (ctypes.POINTER(P), [P, ctypes.POINTER(I)]),
@@ -159,6 +156,7 @@ _SIGS = {
     "wf_tv_definition_input": (P, [P, I]),
     "wf_iterdomain_extent": (I64, [P]),
     "wf_iterdomain_is_reduction": (ctypes.c_bool, [P]),
+    "wf_iterdomain_extent_input": (ctypes.c_bool, [P, ctypes.POINTER(I), ctypes.POINTER(I)]),
     "wf_tv_fusion": (P, [P]),
     "wf_tv_name": (I, [P]),
     "wf_tv_dtype": (I, [P]),

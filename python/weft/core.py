@@ -11,10 +11,12 @@ each call the fusion's status is checked; a failure is raised as the
 `Error` subclass of its status with the library's message, and the error is
 cleared, so the Python objects stay usable after an exception.
 
-Output shapes: the C API reports a symbolic extent only as -1, so each
-Tensor carries a *shape expression* recorded when Python created it: per
-logical dim either a constant or ("in", i, d) = dim d of fusion input i.
-`Kernel.run` binds those from the input arrays to allocate outputs.
+Python derives nothing the C library computes: the enums are generated from
+include/weft.h (_enums.py, tools/gen_enums.py), a tensor's dtype is
+wf_tv_dtype's, its shape its logical domain's, and an output's *shape
+expression* (per dim a constant, or ("in", i, d) = dim d of fusion input i,
+which `Kernel.run` binds from the input arrays to allocate outputs) is what
+wf_iterdomain_extent_input says of each symbolic extent.
 """
 
 import ctypes
@@ -22,7 +24,8 @@ import enum
 
 import numpy as np
 
-from . import _lib
+from . import _enums, _lib
+from ._enums import LoadStore, MemoryType, ParallelType, Swizzle  # noqa: F401
 from ._lib import lib
 
 # ---------------------------------------------------------------- errors
@@ -79,72 +82,38 @@ def _raise_status(status, message):
 
 # ---------------------------------------------------------------- enums
 
+DType = _enums.DType  # wf_dtype, generated from include/weft.h
 
-class DType(enum.IntEnum):
-    f32 = 0
-    f16 = 1
-    bf16 = 2
-    f64 = 3
-    i8 = 4
-    i16 = 5
-    i32 = 6
-    i64 = 7
-    u8 = 8
-    bool = 9
+# numpy's name of each dtype (numpy has no bfloat16: ml_dtypes' name)
+_NAMES = {
+    DType.f32: "float32",
+    DType.f16: "float16",
+    DType.bf16: "bfloat16",
+    DType.f64: "float64",
+    DType.i8: "int8",
+    DType.i16: "int16",
+    DType.i32: "int32",
+    DType.i64: "int64",
+    DType.u8: "uint8",
+    DType.bool: "bool",
+}
 
-    @property
-    def itemsize(self):
-        return int(lib.wf_dtype_size(int(self)))
 
+def _dtype_str(self):
+    return _NAMES[self]
+
+
+DType.itemsize = property(lambda self: int(lib.wf_dtype_size(int(self))), doc="Bytes per element.")
+DType.__str__ = _dtype_str  # print(weft.f32) -> float32, as numpy names it
+DType.__format__ = lambda self, spec: format(_NAMES[self], spec)
+DType.__repr__ = lambda self: "weft.%s" % self.name
 
 f32, f16, bf16, f64 = DType.f32, DType.f16, DType.bf16, DType.f64
 i8, i16, i32, i64, u8, bool_ = DType.i8, DType.i16, DType.i32, DType.i64, DType.u8, DType.bool
 
-
-class ParallelType(enum.IntEnum):
-    SERIAL = 0
-    BIDX = 1
-    BIDY = 2
-    BIDZ = 3
-    TIDX = 4
-    TIDY = 5
-    TIDZ = 6
-    DIDX = 7
-    DIDY = 8
-    DIDZ = 9
-    UNROLL = 10
-    VECTORIZE = 11
-    BULK = 12
-    MMA = 13
-
-
-class MemoryType(enum.IntEnum):
-    GLOBAL = 0
-    LOCAL = 1
-    SHARED = 2
-    TENSOR = 3
-
-
-class LoadStore(enum.IntEnum):
-    SET = 0
-    TMEM_LOAD = 1
-    TMEM_STORE = 2
-    TMA = 3
-    LDMATRIX = 4
-    STMATRIX = 5
-    CP_ASYNC = 6
-
-
-class Swizzle(enum.IntEnum):
-    XOR = 0
-
-
-_UNARY = [
-    "neg", "abs", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu",
-    "reciprocal",
-]  # fmt: skip
-_BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "pow"]
-_COMPARE = ["eq", "ne", "lt", "le", "gt", "ge"]  # wf_binary_op 7.., bool results
+_UNARY = [op.name for op in _enums.UnaryOp]
+_BINARY_OP = _enums.BinaryOp
+_COMPARE = ("eq", "ne", "lt", "le", "gt", "ge")  # bool results
 
 # numpy <-> weft dtypes. numpy has no bfloat16: ml_dtypes' is used when
 # installed, otherwise bf16 arrays are raw np.uint16 bit patterns.
@@ -166,10 +135,41 @@ try:  # pragma: no cover - optional
 except ImportError:
     _NP[DType.bf16] = np.dtype(np.uint16)
 
+_BY_NAME = {}
+for _t, _n in _NAMES.items():
+    _BY_NAME[_n] = _BY_NAME[_t.name] = _t
+_BY_NAME["bool_"] = DType.bool
+
+
+def as_dtype(t):
+    """A weft DType from what a user writes for one: weft.f32, a name ("float32",
+    "f32", "bfloat16", "bf16", "bool"), a numpy dtype or type (np.float32,
+    np.dtype("int8")), or the C enum's value."""
+    if isinstance(t, DType):
+        return t
+    if isinstance(t, str) and t in _BY_NAME:
+        return _BY_NAME[t]
+    if isinstance(t, (int, np.integer)) and not isinstance(t, (bool, np.bool_)):
+        try:
+            return DType(int(t))
+        except ValueError:
+            pass
+    else:
+        try:
+            npd = np.dtype(t)
+        except (TypeError, ValueError):
+            npd = None
+        if npd is not None and npd.name in _BY_NAME:
+            return _BY_NAME[npd.name]
+    raise ArgumentError(
+        "weft: %r is not a weft dtype; use one of %s (or weft.f32 ..., a numpy dtype)"
+        % (t, ", ".join(_NAMES[x] for x in DType))
+    )
+
 
 def numpy_dtype(t):
     """The numpy dtype that holds weft dtype `t`."""
-    return _NP[DType(t)]
+    return _NP[as_dtype(t)]
 
 
 # typestr of __cuda_array_interface__ per weft dtype
@@ -253,20 +253,22 @@ class Fusion:
             raise Error("weft: %s returned nothing without an error" % what)
         return result
 
-    def _wrap(self, ptr, shape, dtype):
+    def _wrap(self, ptr):
         t = self._tensors.get(ptr)
         if t is None:
-            t = Tensor(self, ptr, shape, dtype)
+            t = Tensor(self, ptr)
             self._tensors[ptr] = t
         return t
 
     # definition
     def input(self, dtype, shape):
-        """A new input tensor; -1 in shape = symbolic (bound at run time)."""
+        """A new input tensor; -1 in shape = symbolic (bound at run time).
+        dtype: weft.f32 ..., a name ("float32", "bf16") or a numpy dtype."""
+        dtype = as_dtype(dtype)
         shape = [int(s) for s in shape]
         arr = (ctypes.c_int64 * max(1, len(shape)))(*shape)
-        ptr = lib.wf_input(self._live(), int(DType(dtype)), len(shape), arr)
-        return self._new_input(ptr, shape, dtype, "wf_input")
+        ptr = lib.wf_input(self._live(), int(dtype), len(shape), arr)
+        return self._new_input(ptr, "wf_input")
 
     def input_strided(self, dtype, shape, contiguity):
         """An input whose dims are contiguous with the next inner one where
@@ -280,14 +282,12 @@ class Fusion:
             )
         arr = (ctypes.c_int64 * max(1, len(shape)))(*shape)
         con = (ctypes.c_int8 * max(1, len(shape)))(*contiguity)
-        ptr = lib.wf_input_strided(self._live(), int(DType(dtype)), len(shape), arr, con)
-        return self._new_input(ptr, shape, dtype, "wf_input_strided")
+        ptr = lib.wf_input_strided(self._live(), int(as_dtype(dtype)), len(shape), arr, con)
+        return self._new_input(ptr, "wf_input_strided")
 
-    def _new_input(self, ptr, shape, dtype, what):
+    def _new_input(self, ptr, what):
         self._check(ptr, what)
-        i = len(self.inputs)
-        expr = [("in", i, d) if s < 0 else s for d, s in enumerate(shape)]
-        t = self._wrap(ptr, expr, DType(dtype))
+        t = self._wrap(ptr)
         self.inputs.append(t)
         return t
 
@@ -414,11 +414,10 @@ def _ids(f, ids):
 class Tensor:
     """A tensor (TensorView) of a fusion."""
 
-    def __init__(self, f, ptr, shape, dtype):
+    def __init__(self, f, ptr):
         self._f = f
         self._ptr = ptr
-        self._shape = shape  # shape expression, None = unknown
-        self._dtype = dtype  # DType, as the C library's rules give it
+        self._scalar = False  # a scalar constant (weft.full)
 
     def _live(self):
         self._f._live()
@@ -463,7 +462,8 @@ class Tensor:
 
     @property
     def dtype(self):
-        return self._dtype
+        """The element type (wf_tv_dtype: PyTorch's promotion rules, in C)."""
+        return DType(lib.wf_tv_dtype(self._live()))
 
     @property
     def compute_at(self):
@@ -474,6 +474,23 @@ class Tensor:
         """The buffer's extents (-1 where symbolic): the logical domain without
         reduced axes, so weft.sum(a, [1]) of a [4, 8] tensor has shape [4]."""
         return [d.extent for d in self.logical_domain if not d.is_reduction]
+
+    def _shape_expr(self):
+        """Per buffer dim, the constant extent or ("in", i, d) = dim d of fusion
+        input i (wf_iterdomain_extent_input); None where neither says it."""
+        out = []
+        i, d = ctypes.c_int(), ctypes.c_int()
+        for dom in self.logical_domain:
+            if dom.is_reduction:
+                continue
+            e = dom.extent
+            if e >= 0:
+                out.append(e)
+            elif lib.wf_iterdomain_extent_input(dom._ptr, ctypes.byref(i), ctypes.byref(d)):
+                out.append(("in", i.value, d.value))
+            else:
+                return None
+        return out
 
     def definition_input(self, i):
         p = lib.wf_tv_definition_input(self._live(), int(i))
@@ -502,7 +519,7 @@ class Tensor:
     def __repr__(self):
         if not self._f.alive:
             return "<weft.Tensor of a freed fusion>"
-        return "<weft.Tensor T%d shape=%s>" % (self.name, self.shape)
+        return "<weft.Tensor T%d shape=%s dtype=%s>" % (self.name, self.shape, self.dtype)
 
     # schedule (each returns self, so calls chain)
     def split(self, axis, factor):
@@ -582,7 +599,7 @@ class Tensor:
         """A new tensor reading this one; this one's uses now read it."""
         p = lib.wf_cache_after(self._live())
         self._f._check(p, "wf_cache_after")
-        return self._f._wrap(p, self._shape, self._dtype)
+        return self._f._wrap(p)
 
     def rfactor(self, axes):
         """Split this reduction in two (wf_tv_rfactor): the returned producer
@@ -592,13 +609,13 @@ class Tensor:
         arr = (ctypes.c_int * max(1, len(axes)))(*axes)
         p = lib.wf_tv_rfactor(self._live(), len(axes), arr)
         self._f._check(p, "wf_tv_rfactor")
-        return self._f._wrap(p, None, DType(lib.wf_tv_dtype(p)))
+        return self._f._wrap(p)
 
     def cache_before(self):
         """A new tensor computing what this one computed."""
         p = lib.wf_cache_before(self._live())
         self._f._check(p, "wf_cache_before")
-        return self._f._wrap(p, self._shape, self._dtype)
+        return self._f._wrap(p)
 
     def propagate_transforms(self):
         return self._call(lib.wf_propagate_transforms)
@@ -621,7 +638,7 @@ class Tensor:
     @property
     def is_scalar(self):
         """Whether this is a scalar constant (weft.full), not a tensor of the graph."""
-        return self._shape == () and getattr(self, "_scalar", False)
+        return self._scalar
 
     # operators: the other operand may be a Python number (a scalar constant)
     def __add__(self, o):
@@ -681,11 +698,12 @@ class Tensor:
 # ---------------------------------------------------------------- ops
 
 
-def _op(a, fn, args, shape, what, dtype=None):
+def _op(a, fn, args, what):
+    """Call a C op constructor; the result's dtype and shape are the library's."""
     f = a._f
     p = fn(*args)
     f._check(p, what)
-    return f._wrap(p, shape, a._dtype if dtype is None else DType(dtype))
+    return f._wrap(p)
 
 
 def _tensor(a, what):
@@ -698,19 +716,19 @@ def _tensor(a, what):
 def set(a):  # noqa: A001 - mirrors the C API's wf_set
     """A copy of a (LoadStoreOp Set)."""
     a = _tensor(a, "set")
-    return _op(a, lib.wf_set, (a._ptr,), a._shape, "wf_set")
+    return _op(a, lib.wf_set, (a._ptr,), "wf_set")
 
 
 def cast(a, dtype):
+    """a converted to dtype (weft.f32 ..., a name such as "float16", or a numpy dtype)."""
     a = _tensor(a, "cast")
-    return _op(a, lib.wf_cast, (a._ptr, int(DType(dtype))), a._shape, "wf_cast", dtype)
+    return _op(a, lib.wf_cast, (a._ptr, int(as_dtype(dtype))), "wf_cast")
 
 
 def _unary(k, name):
     def fn(a):
         a = _tensor(a, name)
-        t = DType.f32 if name in _FLOAT_ONLY and _category(a._dtype) < 2 else a._dtype
-        return _op(a, lib.wf_unary, (k, a._ptr), a._shape, "wf_unary", t)
+        return _op(a, lib.wf_unary, (k, a._ptr), "wf_unary")
 
     fn.__name__ = name
     fn.__doc__ = "Elementwise %s." % name
@@ -718,46 +736,31 @@ def _unary(k, name):
 
 
 neg, abs, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, relu, reciprocal = [
-    _unary(k, n) for k, n in enumerate(_UNARY)
+    _unary(int(op), op.name) for op in _enums.UnaryOp
 ]
 
 
-def _broadcast_shape(sa, sb):
-    if sa is None or sb is None or len(sa) != len(sb):
-        return None
-    out = []
-    for x, y in zip(sa, sb):
-        if isinstance(x, int) and x != 1:
-            out.append(x)
-        elif isinstance(y, int) and y != 1:
-            out.append(y)
-        elif not isinstance(x, int):
-            out.append(x)
-        else:
-            out.append(y)
-    return out
-
-
-_FLOAT_ONLY = {"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "reciprocal"}
-
-
-def _category(t):
-    return 0 if t == DType.bool else 1 if DType.i8 <= t <= DType.u8 else 2
+_PROMOTED = {}
 
 
 def promote(a, b):
-    """The type of a binary op on a and b (PyTorch's result_type, as weft.h says)."""
-    a, b = DType(a), DType(b)
-    if a == b:
-        return a
-    if _category(a) != _category(b):
-        return a if _category(a) > _category(b) else b
-    if _category(a) == 2:
-        return DType.f64 if DType.f64 in (a, b) else DType.f32
-    if DType.u8 in (a, b):
-        s = b if a == DType.u8 else a
-        return DType.i16 if s == DType.i8 else s
-    return a if a.itemsize >= b.itemsize else b
+    """The type of a binary op on tensors of types a and b (PyTorch's
+    result_type): asked of the C library (wf_binary of two inputs, wf_tv_dtype)."""
+    a, b = as_dtype(a), as_dtype(b)
+    if (a, b) not in _PROMOTED:
+        f = lib.wf_fusion_new()
+        if not f:
+            raise OutOfMemory("weft: wf_fusion_new failed")
+        try:
+            one = (ctypes.c_int64 * 1)(1)
+            x, y = lib.wf_input(f, int(a), 1, one), lib.wf_input(f, int(b), 1, one)
+            z = lib.wf_binary(int(_BINARY_OP.add), x, y)
+            if not z:
+                _raise_status(lib.wf_fusion_status(f), lib.wf_fusion_error(f).decode())
+            _PROMOTED[a, b] = DType(lib.wf_tv_dtype(z))
+        finally:
+            lib.wf_fusion_free(f)
+    return _PROMOTED[a, b]
 
 
 def _binary(k, name):
@@ -767,12 +770,7 @@ def _binary(k, name):
             raise ArgumentError(
                 "weft.%s: T%d and T%d belong to different fusions" % (name, a.name, b.name)
             )
-        shape = _operand_shape(a, b)
-        t = _promote_operands(a, b)
-        if k >= len(_BINARY):
-            t = DType.bool
-        x = b if a.is_scalar else a  # the tensor operand owns the result
-        return _op(x, lib.wf_binary, (k, a._ptr, b._ptr), shape, "wf_binary", t)
+        return _op(a, lib.wf_binary, (k, a._ptr, b._ptr), "wf_binary")
 
     fn.__name__ = name
     fn.__doc__ = (
@@ -781,8 +779,12 @@ def _binary(k, name):
     return fn
 
 
-add, sub, mul, div, maximum, minimum, pow = [_binary(k, n) for k, n in enumerate(_BINARY)]
-eq, ne, lt, le, gt, ge = [_binary(len(_BINARY) + k, n) for k, n in enumerate(_COMPARE)]
+add, sub, mul, div, maximum, minimum, pow = [
+    _binary(int(_BINARY_OP[c]), n)
+    for c, n in (("add", "add"), ("sub", "sub"), ("mul", "mul"), ("div", "div"),
+                 ("max", "maximum"), ("min", "minimum"), ("pow", "pow"))
+]  # fmt: skip
+eq, ne, lt, le, gt, ge = [_binary(int(_BINARY_OP[n]), n) for n in _COMPARE]
 
 
 # ---------------------------------------------------------------- scalar constants
@@ -804,13 +806,13 @@ def full(fusion, value, dtype=None):
     if dtype is None:
         is_bool = isinstance(value, (bool, np.bool_))
         dtype = DType.bool if is_bool else DType.i64 if isinstance(value, (int, np.integer)) else DType.f32
-    dtype = DType(dtype)
+    dtype = as_dtype(dtype)
     if isinstance(value, (bool, np.bool_, int, np.integer)):
         p = lib.wf_full_int(fusion._live(), int(dtype), int(value))
     else:
         p = lib.wf_full(fusion._live(), int(dtype), float(value))
     fusion._check(p, "wf_full")
-    t = fusion._wrap(p, (), dtype)
+    t = fusion._wrap(p)
     t._scalar = True
     return t
 
@@ -822,7 +824,7 @@ def _constant_for(value, other):
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (float, np.floating)):
-        return full(other._f, value, DType.f64 if other._dtype == DType.f64 else DType.f32)
+        return full(other._f, value, DType.f64 if other.dtype == DType.f64 else DType.f32)
     return full(other._f, value)
 
 
@@ -842,32 +844,12 @@ def _operands(name, *xs, ref=None):
     return out
 
 
-def _operand_shape(*xs):
-    shapes = [x._shape for x in xs if not x.is_scalar]
-    if not shapes:
-        return None
-    shape = shapes[0]
-    for s in shapes[1:]:
-        shape = _broadcast_shape(shape, s)
-    return shape
-
-
-def _promote_operands(a, b):
-    """torch.result_type with 0-dim operands: a scalar decides only from a higher category."""
-    if a.is_scalar == b.is_scalar:
-        return promote(a._dtype, b._dtype)
-    t, s = (b, a) if a.is_scalar else (a, b)
-    return s._dtype if _category(s._dtype) > _category(t._dtype) else t._dtype
-
-
 def where(cond, a, b):
     """cond ? a : b elementwise (torch.where); a and b may be Python numbers."""
     cond = _tensor(cond, "where")
     # numbers next to the condition alone take their default types (bool, i64, f32)
     a, b = _operands("where", a, b, ref=cond)
-    t = _promote_operands(a, b)
-    shape = _operand_shape(cond, a, b)
-    return _op(cond, lib.wf_where, (cond._ptr, a._ptr, b._ptr), shape, "wf_where", t)
+    return _op(cond, lib.wf_where, (cond._ptr, a._ptr, b._ptr), "wf_where")
 
 
 def broadcast(a, is_broadcast_dim):
@@ -875,56 +857,125 @@ def broadcast(a, is_broadcast_dim):
     a = _tensor(a, "broadcast")
     flags = [bool(x) for x in is_broadcast_dim]
     arr = (ctypes.c_bool * max(1, len(flags)))(*flags)
-    shape = None
-    if a._shape is not None and len(a._shape) == flags.count(False):
-        it = iter(a._shape)
-        shape = [1 if fl else next(it) for fl in flags]
-    return _op(a, lib.wf_broadcast, (a._ptr, len(flags), arr), shape, "wf_broadcast")
+    return _op(a, lib.wf_broadcast, (a._ptr, len(flags), arr), "wf_broadcast")
 
 
 def transpose(a, dim0=0, dim1=1):
     a = _tensor(a, "transpose")
-    shape = None
-    if a._shape is not None:
-        n = len(a._shape)
-        if -n <= dim0 < n and -n <= dim1 < n:
-            shape = list(a._shape)
-            shape[dim0], shape[dim1] = shape[dim1], shape[dim0]
-    return _op(a, lib.wf_transpose, (a._ptr, int(dim0), int(dim1)), shape, "wf_transpose")
+    return _op(a, lib.wf_transpose, (a._ptr, int(dim0), int(dim1)), "wf_transpose")
 
 
 def permute(a, new2old):
     """Output dim i is input dim new2old[i]."""
     a = _tensor(a, "permute")
     new2old = [int(v) for v in new2old]
-    if a._shape is not None and len(new2old) != len(a._shape):
+    n = len(a.shape)
+    if len(new2old) != n:  # wf_permute reads one entry per dim
         raise ArgumentError(
-            "weft.permute of T%d: %d entries for %d dims; give one per dim"
-            % (a.name, len(new2old), len(a._shape))
+            "weft.permute of T%d: %d entries for %d dims; give one per dim" % (a.name, len(new2old), n)
         )
-    shape = None
-    if a._shape is not None and sorted(new2old) == list(range(len(a._shape))):
-        shape = [a._shape[o] for o in new2old]
     arr = (ctypes.c_int * max(1, len(new2old)))(*new2old)
-    return _op(a, lib.wf_permute, (a._ptr, arr), shape, "wf_permute")
+    return _op(a, lib.wf_permute, (a._ptr, arr), "wf_permute")
 
 
-def _reduction(fn, name):
-    def red(a, axes):
+# ---------------------------------------------------------------- reductions
+
+
+def _axes(a, axes, name):
+    """axes as a list of ints: an int, a list or tuple of ints, or None = every dim."""
+    if axes is None:
+        return list(range(len(a.shape)))
+    if isinstance(axes, (bool, np.bool_)):
+        raise TypeError("weft.%s: axes must be an int, a list of ints or None, not bool" % name)
+    if isinstance(axes, (int, np.integer)):
+        return [int(axes)]
+    try:
+        items = list(axes)
+    except TypeError:
+        items = None
+    if items is None or any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in items):
+        raise TypeError(
+            "weft.%s: axes must be an int, a list of ints or None, not %r" % (name, axes)
+        )
+    return [int(x) for x in items]
+
+
+def _reduce(op, a, axes, name):
+    arr = (ctypes.c_int * max(1, len(axes)))(*axes)
+    return _op(a, lib.wf_reduce, (int(op), a._ptr, len(axes), arr), "wf_" + name)
+
+
+def _reduction(op, name, what):
+    def red(a, axes=None):
         a = _tensor(a, name)
-        axes = [int(x) for x in axes]
-        shape = None
-        if a._shape is not None:
-            n = len(a._shape)
-            norm = {x % n for x in axes if -n <= x < n}
-            # a reduction's buffer (and its consumers) see only the dims it keeps
-            shape = [s for d, s in enumerate(a._shape) if d not in norm]
-        arr = (ctypes.c_int * max(1, len(axes)))(*axes)
-        return _op(a, fn, (a._ptr, len(axes), arr), shape, "wf_" + name)
+        return _reduce(op, a, _axes(a, axes, name), name)
 
     red.__name__ = name
+    red.__doc__ = (
+        "%s over axes (an int, a list of ints, or None = all) (wf_reduce); the result keeps "
+        "the other dims." % what
+    )
     return red
 
 
-sum = _reduction(lib.wf_sum, "sum")
-amax = _reduction(lib.wf_max, "max")
+sum = _reduction(_BINARY_OP.add, "sum", "The sum")  # integer and bool sums give i64
+prod = _reduction(_BINARY_OP.mul, "prod", "The product")  # integer and bool products give i64
+amax = _reduction(_BINARY_OP.max, "amax", "The maximum")  # NaN propagates
+amin = _reduction(_BINARY_OP.min, "amin", "The minimum")  # NaN propagates
+
+
+def _float(a):
+    """a, or a cast to f32 when it holds integers or bools."""
+    return a if a.dtype in (DType.f32, DType.f16, DType.bf16, DType.f64) else cast(a, DType.f32)
+
+
+def _count(x, axes, name):
+    """How many elements the reduction of x over axes combines: a Python int
+    when those extents are constants, else an f32 tensor counted at run time
+    (a sum of ones)."""
+    shape = x.shape
+    n = len(shape)
+    ext = [shape[ax % n] if -n <= ax < n else None for ax in axes]
+    if None not in ext and all(e >= 0 for e in ext):
+        c = 1
+        for e in ext:
+            c *= e
+        return c
+    ones = where(cast(x, DType.bool), 1.0, 1.0)
+    return _reduce(_BINARY_OP.add, ones, axes, name)
+
+
+def mean(a, axes=None):
+    """The mean over axes (an int, a list of ints, or None = all): a composition,
+    sum(a, axes) / count, since the C library has no mean. Integers and bools
+    are averaged in f32 (a float type stays itself); a symbolic extent among the
+    reduced dims is counted at run time."""
+    a = _tensor(a, "mean")
+    x = _float(a)
+    axes = _axes(x, axes, "mean")
+    s = _reduce(_BINARY_OP.add, x, axes, "mean")
+    n = _count(x, axes, "mean")
+    return s / float(n) if isinstance(n, int) else cast(s / n, s.dtype)
+
+
+def var(a, axes=None, ddof=0):
+    """The variance over axes (numpy's np.var: ddof=0 by default; torch.var's
+    default is ddof=1): a composition, sum((a - mean)^2) / (count - ddof), the
+    mean broadcast back over the reduced dims. Integers and bools in f32."""
+    a = _tensor(a, "var")
+    x = _float(a)
+    axes = _axes(x, axes, "var")
+    m = mean(x, axes)
+    n = len(x.shape)
+    reduced = {ax % n for ax in axes}
+    mb = broadcast(m, [d in reduced for d in range(n)])
+    d = x - mb
+    s = _reduce(_BINARY_OP.add, d * d, axes, "var")
+    cnt = _count(x, axes, "var")
+    if isinstance(cnt, int):
+        if cnt - ddof <= 0:
+            raise ArgumentError(
+                "weft.var: ddof %d leaves no degrees of freedom (%d elements are reduced)" % (ddof, cnt)
+            )
+        return s / float(cnt - ddof)
+    return cast(s / (cnt - float(ddof)), s.dtype)

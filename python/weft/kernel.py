@@ -24,9 +24,11 @@ from .core import (
     ArgumentError,
     CudaError,
     DType,
+    Error,
     UnsupportedError,
     UseAfterFree,
     _raise_status,
+    as_dtype,
     numpy_dtype,
 )
 
@@ -114,20 +116,37 @@ def _tma_maps(k):
     return [TmaMap(lib.wf_kernel_tma(k, i).contents) for i in range(lib.wf_kernel_tma_count(k))]
 
 
+def _no_gpu_reason():
+    """Why wf_device_alloc failed, as `weft info` knows it."""
+    from .runtime import system_info
+
+    try:
+        s = system_info()
+    except Error:
+        return "the CUDA driver refused (out of device memory?)"
+    if not s.driver_found:
+        return "no CUDA driver (%s)" % s.driver_error
+    if not s.device_found:
+        return "no CUDA device (%s)" % s.driver_error
+    return "the driver refused on %s (out of device memory?)" % s.device_name
+
+
 class DeviceArray:
     """A device buffer allocated by libweft (when no PyTorch is at hand);
     exposes __cuda_array_interface__ and copies to numpy with .numpy()."""
 
     def __init__(self, shape, dtype):
         self.shape = tuple(int(s) for s in shape)
-        self.dtype = DType(dtype)
+        self.dtype = as_dtype(dtype)
         n = 1
         for s in self.shape:
             n *= s
         self.nbytes = n * self.dtype.itemsize
         self._ptr = lib.wf_device_alloc(max(1, self.nbytes))
         if not self._ptr:
-            raise CudaError("weft: wf_device_alloc(%d) failed (no device?)" % self.nbytes)
+            raise CudaError(
+                "weft: DeviceArray: cannot allocate %d bytes on the GPU: %s" % (self.nbytes, _no_gpu_reason())
+            )
 
     @property
     def __cuda_array_interface__(self):
@@ -176,8 +195,8 @@ class _Param:
         dims = [d for d in t.logical_domain if not d.is_reduction]  # the buffer's dims
         self.ndim = len(dims)
         self.extents = [d.extent for d in dims]
-        self.dtype = t._dtype
-        self.shape_expr = t._shape
+        self.dtype = t.dtype
+        self.shape_expr = t._shape_expr()
 
 
 class Kernel:

@@ -243,6 +243,22 @@ bool wf_iterdomain_is_reduction(const wf_iterdomain *id) {
     return id && id->itype == IT_REDUCTION;
 }
 
+bool wf_iterdomain_extent_input(const wf_iterdomain *id, int *input, int *dim) {
+    const wf_val *v = id ? id->extent : NULL;
+    if (!v || v->kind != V_SYM || v->sym != SYM_SIZE)
+        return false;
+    const wf_fusion *f = id->tv ? id->tv->f : NULL;
+    for (int i = 0; f && i < f->inputs.n; i++)
+        if (f->inputs.ptr[i]->id == v->sym_a) {
+            if (input)
+                *input = i;
+            if (dim)
+                *dim = v->sym_b;
+            return true;
+        }
+    return false;
+}
+
 wf_fusion *wf_tv_fusion(const wf_tv *tv) {
     return tv ? tv->f : NULL;
 }

@@ -84,9 +84,28 @@ static bool check_inline(lower_ctx *c, const wf_tv *tv) {
     return true;
 }
 
+/* One side of an extent check, for its message: the fusion input whose size the
+   extent is ("input 0 (T0) has extent {0} in dim 1"), else the operand itself. */
+static void describe_extent(sbuf *s, const wf_fusion *f, const wf_tv *operand, int dim,
+                            const wf_val *extent, int slot, bool first) {
+    const char *has = first ? "has extent " : "has ";
+    if (extent->kind == V_SYM && extent->sym == SYM_SIZE)
+        for (int i = 0; i < f->inputs.n; i++)
+            if (f->inputs.ptr[i]->id == extent->sym_a) {
+                sbuf_printf(s, "input %d (T%d) %s{%d} in dim %d", i, extent->sym_a, has, slot,
+                            extent->sym_b);
+                return;
+            }
+    if (val_is_const(extent))
+        sbuf_printf(s, "T%d %s%lld in dim %d", operand->id, has, (long long)extent->c, dim);
+    else
+        sbuf_printf(s, "T%d %s{%d} in dim %d", operand->id, has, slot, dim);
+}
+
 /* Operands of an elementwise op must agree on every non-broadcast extent; when the
    extents are different symbols, that is checked at launch, and a failure
-   there is the caller's buffers' fault (WF_ERR_ARG), not the schedule's. */
+   there is the caller's buffers' fault (WF_ERR_ARG), not the schedule's. The
+   message names the inputs whose sizes disagree, with the sizes given. */
 static bool check_operand_pair(lower_ctx *c, const ir_op *op, int j, int k) {
     wf_arena *a = c->a;
     for (int d = 0; d < op->out->logical.n; d++) {
@@ -94,12 +113,17 @@ static bool check_operand_pair(lower_ctx *c, const ir_op *op, int j, int k) {
         const wf_iterdomain *y = op->in[k]->logical.ptr[op->in_dim[k][d]];
         if (x->itype == IT_BROADCAST || y->itype == IT_BROADCAST || val_equal(x->extent, y->extent))
             continue;
-        char msg[200];
-        snprintf(msg, sizeof msg,
-                 "T%d and T%d must have the same extent in dim %d (they are operands of T%d), but "
-                 "for the buffers given they differ",
-                 op->in[j]->id, op->in[k]->id, d, op->out->id);
-        lower_check chk = {val_eq(a, x->extent, y->extent), arena_strdup(a, msg), true};
+        sbuf msg = {0};
+        describe_extent(&msg, c->f, op->in[j], op->in_dim[j][d], x->extent, 0, true);
+        sbuf_puts(&msg, " but ");
+        describe_extent(&msg, c->f, op->in[k], op->in_dim[k][d], y->extent, 1, false);
+        sbuf_printf(&msg, "; they must be equal, as T%d and T%d are operands of T%d (its dim %d)",
+                    op->in[j]->id, op->in[k]->id, op->out->id, d);
+        lower_check chk = {val_eq(a, x->extent, y->extent),
+                           arena_strdup(a, sbuf_str(&msg)),
+                           true,
+                           {x->extent, y->extent}};
+        sbuf_free(&msg);
         if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))
             return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }

@@ -521,8 +521,8 @@ static bool add_divisibility_check(lower_ctx *c, const wf_tv *out, const wf_val 
     sbuf m = {0};
     sbuf_printf(&m, "T%d: the vectorized split needs %s to be a multiple of %lld", out->id,
                 sbuf_str(&b), (long long)factor);
-    lower_check chk = {val_eq(a, val_mod(a, extent, val_const(a, factor)), val_const(a, 0)),
-                       arena_strdup(a, sbuf_str(&m)), false};
+    lower_check chk = {.cond = val_eq(a, val_mod(a, extent, val_const(a, factor)), val_const(a, 0)),
+                       .message = arena_strdup(a, sbuf_str(&m))};
     sbuf_free(&b);
     sbuf_free(&m);
     if (!chk.cond || !chk.message || !vec_push_arena(a, &c->out->checks, chk))

@@ -192,7 +192,8 @@ static bool too_much_local(lower_ctx *c, const kir_alloc *a, int64_t bytes) {
                      "T%d needs %s%lld bytes of local memory per thread (%lld elements of %s), "
                      "but CUDA allows at most %lld (512 KiB); inline T%d into its consumers "
                      "(wf_tv_inline_at, wf_inline_most) so that each thread keeps only the "
-                     "elements it uses, or put it in shared or global memory",
+                     "elements it uses, or put it in shared memory (at most 227 KiB per block; "
+                     "this build keeps no intermediate in global memory)",
                      a->tv->id, bytes < 0 ? "more than " : "",
                      (long long)(bytes < 0 ? INT64_MAX : bytes), (long long)a->size->c,
                      ir_dtype_short(a->tv->dtype), (long long)LOWER_MAX_LOCAL_BYTES, a->tv->id);

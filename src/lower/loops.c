@@ -52,7 +52,7 @@ static bool check_extent_fits(lower_ctx *c, const wf_iterdomain *id) {
                 "for these sizes, the extent of T%d's loop %s does not fit in 64 bits; use "
                 "smaller split factors",
                 id->tv->id, sbuf_str(&b));
-    lower_check chk = {cond, arena_strdup(a, sbuf_str(&m)), false};
+    lower_check chk = {.cond = cond, .message = arena_strdup(a, sbuf_str(&m))};
     sbuf_free(&b);
     sbuf_free(&m);
     return chk.message && vec_push_arena(a, &c->out->checks, chk);

@@ -87,6 +87,9 @@ typedef struct {
        failure is a bad argument (WF_ERR_ARG); false: the schedule does not
        fit these sizes (WF_ERR_SCHEDULE) */
     bool buffers;
+    /* Optional: values the message shows, evaluated at launch, where it says {0}
+       and {1} (the extents that disagree); NULL when it shows none. */
+    const wf_val *vals[2];
 } lower_check;
 
 /* One extent of a loop parallelized on a dimension. */

@@ -181,7 +181,8 @@ static const wf_val *dims_product(lower_ctx *c, int from, int to, unsigned mask,
 }
 
 static bool add_launch_check(lower_ctx *c, const wf_val *n, int64_t cap, const char *msg) {
-    lower_check chk = {val_lt(c->a, n, val_const(c->a, cap + 1)), arena_strdup(c->a, msg), false};
+    lower_check chk = {.cond = val_lt(c->a, n, val_const(c->a, cap + 1)),
+                       .message = arena_strdup(c->a, msg)};
     return (chk.cond && chk.message && vec_push_arena(c->a, &c->out->checks, chk)) ||
            err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }

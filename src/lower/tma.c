@@ -462,7 +462,7 @@ static void tile_names(const tma_env *t, sbuf *b) {
 
 static bool add_check(tma_env *t, const wf_val *cond, const char *msg) {
     wf_arena *a = t->c->a;
-    lower_check chk = {cond, arena_strdup(a, msg), false};
+    lower_check chk = {.cond = cond, .message = arena_strdup(a, msg)};
     if (!chk.message || !vec_push_arena(a, &t->c->out->checks, chk))
         return err_failb(&t->c->f->err, WF_ERR_MEMORY, "out of memory");
     return true;
@@ -942,7 +942,7 @@ static bool check_reader(lower_ctx *c, const lower_tma *m, int d, kir_node *s) {
     sbuf_free(&si);
     if (val_is_const(m->hole_fits[d]))
         return err_failb(&c->f->err, WF_ERR_SCHEDULE, "%s", msg);
-    lower_check chk = {m->hole_fits[d], arena_strdup(a, msg), false};
+    lower_check chk = {.cond = m->hole_fits[d], .message = arena_strdup(a, msg)};
     return (chk.message && vec_push_arena(a, &c->out->checks, chk)) ||
            err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }

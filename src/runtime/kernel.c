@@ -89,6 +89,10 @@ static bool copy_all(wf_kernel *k, const lower_result *r, const char *source, va
         k->checks[i].buffers = r->checks.ptr[i].buffers;
         if (!k->checks[i].cond || !k->checks[i].message)
             return false;
+        for (int j = 0; j < 2; j++)
+            if (r->checks.ptr[i].vals[j] &&
+                !(k->checks[i].vals[j] = val_clone(&k->arena, r->checks.ptr[i].vals[j], m)))
+                return false;
     }
     k->nin_place = r->in_place.n;
     k->in_place = ARENA_ARRAY(&k->arena, lower_in_place_pair, r->in_place.n + 1);

@@ -142,12 +142,20 @@ static wf_status check_extents(wf_kernel *k, int i, rt_launch *l) {
     int64_t dense = 1;
     for (int d = p->ndim - 1; d >= 0; d--) {
         bool must = p->is_output || p->contig[d];
+        if (must && l->stride[i][d] != dense && l->shape[i][d] > 1 && p->is_output)
+            return err_fails(&k->err, WF_ERR_ARG,
+                             "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
+                             "%lld expected); an output is always dense: pass a contiguous buffer",
+                             which(p), p->index, d, (long long)l->stride[i][d], p->tv,
+                             (long long)dense);
         if (must && l->stride[i][d] != dense && l->shape[i][d] > 1)
             return err_fails(&k->err, WF_ERR_ARG,
                              "%s %d: dim %d has stride %lld, but T%d is contiguous there (stride "
-                             "%lld expected)",
+                             "%lld expected); pass a contiguous copy (np.ascontiguousarray in "
+                             "Python), or declare T%d with wf_input_strided (Python: "
+                             "input_strided), contiguity 0 in dim %d",
                              which(p), p->index, d, (long long)l->stride[i][d], p->tv,
-                             (long long)dense);
+                             (long long)dense, p->tv, d);
         if (__builtin_mul_overflow(l->stride[i][d], l->shape[i][d], &dense))
             dense = INT64_MAX; /* no stride matches it: the span check refused real overflow */
     }
@@ -283,6 +291,24 @@ static wf_status eval_dim(wf_kernel *k, const rt_launch *l, int d, int64_t *ext,
     return WF_OK;
 }
 
+/* A failed check's message, its {0} and {1} replaced by the values they show. */
+static wf_status check_failed(wf_kernel *k, const rt_launch *l, const rt_check *chk) {
+    char msg[1024];
+    size_t n = 0;
+    for (const char *s = chk->message; *s && n + 24 < sizeof msg; s++) {
+        int64_t v;
+        if (s[0] == '{' && (s[1] == '0' || s[1] == '1') && s[2] == '}' && chk->vals[s[1] - '0'] &&
+            rt_eval(k, l, chk->vals[s[1] - '0'], &v)) {
+            n += (size_t)snprintf(msg + n, sizeof msg - n, "%lld", (long long)v);
+            s += 2;
+        } else {
+            msg[n++] = *s;
+        }
+    }
+    msg[n] = '\0';
+    return err_fails(&k->err, chk->buffers ? WF_ERR_ARG : WF_ERR_SCHEDULE, "%s", msg);
+}
+
 static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
     int64_t ext[LOWER_NPDIMS];
     const char *axis[LOWER_NPDIMS];
@@ -307,8 +333,7 @@ static wf_status eval_launch(wf_kernel *k, rt_launch *l) {
     for (int i = 0; i < k->nchecks; i++) {
         int64_t ok = 0;
         if (!rt_eval(k, l, k->checks[i].cond, &ok) || !ok)
-            return err_fails(&k->err, k->checks[i].buffers ? WF_ERR_ARG : WF_ERR_SCHEDULE, "%s",
-                             k->checks[i].message);
+            return check_failed(k, l, &k->checks[i]);
     }
     return WF_OK;
 }

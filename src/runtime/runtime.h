@@ -34,7 +34,8 @@ typedef struct {
 typedef struct {
     const wf_val *cond;
     const char *message;
-    bool buffers; /* lower_check's: WF_ERR_ARG rather than WF_ERR_SCHEDULE */
+    bool buffers;          /* lower_check's: WF_ERR_ARG rather than WF_ERR_SCHEDULE */
+    const wf_val *vals[2]; /* lower_check's: shown where the message says {0} and {1} */
 } rt_check;
 
 /* One parallel dimension: its launch extent is the largest of these. */

@@ -38,7 +38,7 @@ commands:
   cache [clear]    the kernel cache's size; `clear` empties it
   demo             print the CUDA of a global -> shared -> global copy
   draw EXAMPLE     an example's IterDomain graph as DOT or SVG; --list names them
-  tir FILE         parse a TVMScript file, show it, print its unscheduled CUDA
+  tir FILE         a TVMScript file, shown and as CUDA; --schedule TRACE.py applies a trace
 
 environment: WF_CACHE_DIR (kernel cache; empty = off), CUDA_HOME (where to look for NVRTC
 and the driver first), WF_DUMP=<pass>,... (print the kernel IR after lowering passes)
@@ -151,5 +151,46 @@ printf '@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    for i in T.grid(
 expect "tir parse error" 1 "$tmp/empty" -- "$weft" tir "$tmp/bad.py"
 head -n 1 "$tmp/err" | grep -q "^weft: $tmp/bad.py: 3:[0-9]*: " || fail "tir error: $(cat "$tmp/err")"
 expect "tir misuse" 2 "$tmp/empty" -- "$weft" tir
+n=$((n + 4))
+
+# tir --help is help (exit 0); a directory is named as one; draw --list exits 0.
+"$weft" tir --help >"$tmp/out" || fail "weft tir --help: exit status $?"
+[ "$(head -n 1 "$tmp/out")" = "usage: weft tir FILE [--schedule TRACE.py]" ] ||
+    fail "weft tir --help: $(head -n 1 "$tmp/out")"
+expect "tir directory" 1 "$tmp/empty" -- "$weft" tir "$tmp"
+[ "$(cat "$tmp/err")" = "weft: $tmp is a directory; give a TVMScript file" ] ||
+    fail "tir directory: $(cat "$tmp/err")"
+"$weft" draw --list >"$tmp/out" || fail "weft draw --list: exit status $?"
+grep -q '^  gsgcopy ' "$tmp/out" || fail "weft draw --list: $(cat "$tmp/out")"
+n=$((n + 3))
+
+# tir --schedule applies a trace as TVM prints one (a def header, indentation,
+# keyword and positional arguments) and shows the scheduled program and kernel.
+sed 's/(4, 8)/(64, 8)/; s/(4,)/(64,)/; s/T.grid(4, 8)/T.grid(64, 8)/' "$tmp/rowsum.py" >"$tmp/rowsum64.py"
+cat >"$tmp/trace.py" <<'PY'
+# TVM's sch.trace, as it prints it
+def apply_trace(sch: tir.Schedule) -> None:
+  b0 = sch.get_block(name="B", func_name="main")
+  l1, l2 = sch.get_loops(block=b0)
+  l3, l4 = sch.split(loop=l1, factors=[None, 32], preserve_unit_iters=True, disable_predication=False)
+  sch.bind(loop=l3, thread_axis="blockIdx.x")
+  sch.bind(l4, "threadIdx.x")
+PY
+"$weft" tir "$tmp/rowsum64.py" --schedule "$tmp/trace.py" >"$tmp/tir" || fail "weft tir --schedule"
+grep -qx '    for i_0 in T.thread_binding(2, thread="blockIdx.x"):' "$tmp/tir" ||
+    fail "tir --schedule: no blockIdx.x loop: $(cat "$tmp/tir")"
+grep -qx '        for i_1 in T.thread_binding(32, thread="threadIdx.x"):' "$tmp/tir" ||
+    fail "tir --schedule: no threadIdx.x loop"
+grep -qx '// the CUDA of the scheduled program (grid 2 x 1 x 1, block 32 x 1 x 1)' "$tmp/tir" ||
+    fail "tir --schedule: no scheduled CUDA"
+grep -qF 'T1[blockIdx.x * 32 + threadIdx.x] = (float)0;' "$tmp/tir" || fail "tir --schedule: kernel"
+printf 'b0 = sch.get_block("B")\nsch.tile(b0)\n' >"$tmp/bad-trace.py"
+expect "trace: unknown primitive" 1 "$tmp/empty" -- "$weft" tir "$tmp/rowsum64.py" --schedule "$tmp/bad-trace.py"
+[ "$(cat "$tmp/err")" = "weft: $tmp/bad-trace.py:2: unknown schedule primitive sch.tile" ] ||
+    fail "trace error: $(cat "$tmp/err")"
+printf 'b0 = sch.get_block("B")\nl1, l2 = sch.get_loops(b0)\nsch.bind(l9, "threadIdx.x")\n' >"$tmp/bad-trace.py"
+expect "trace: unknown variable" 1 "$tmp/empty" -- "$weft" tir "$tmp/rowsum64.py" --schedule "$tmp/bad-trace.py"
+[ "$(cat "$tmp/err")" = "weft: $tmp/bad-trace.py:3: bind: loop: expected a loop variable, got l9" ] ||
+    fail "trace error: $(cat "$tmp/err")"
 n=$((n + 4))
 echo "cli test: ok ($((n + 1)) checks)"

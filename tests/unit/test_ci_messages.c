@@ -96,8 +96,9 @@ TEST(ci_operand_extents_that_disagree_at_run_time_are_an_argument_error) {
     wf_buffer in[2] = {{x, WF_F32, 1, {4}, {0}, -1}, {y, WF_F32, 1, {3}, {0}, -1}};
     wf_buffer out = {z, WF_F32, 1, {4}, {0}, -1};
     CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, &out, 1), WF_ERR_ARG);
-    CHECK_STR(wf_last_run_error(k), "T0 and T1 must have the same extent in dim 0 (they are "
-                                    "operands of T2), but for the buffers given they differ");
+    CHECK_STR(wf_last_run_error(k), "input 0 (T0) has extent 4 in dim 0 but input 1 (T1) has 3 "
+                                    "in dim 0; they must be equal, as T0 and T1 are operands of "
+                                    "T2 (its dim 0)");
     /* Agreeing buffers still run, and exactly. */
     float y4[4] = {10, 20, 30, 40};
     in[1] = (wf_buffer){y4, WF_F32, 1, {4}, {0}, -1};

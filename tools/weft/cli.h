@@ -13,5 +13,9 @@ int cli_demo(int argc, char **argv);  /* demo.c */
 int cli_info(int argc, char **argv);  /* info.c */
 int cli_cache(int argc, char **argv); /* info.c */
 int cli_tir(int argc, char **argv);   /* tir.c */
+/* trace.c: apply the schedule trace `text` (read from path) to s; 0 done, 1 failed
+   (the message, "path:line: what", on stderr). */
+struct wf_tir;
+int cli_tir_apply_trace(struct wf_tir *s, const char *path, const char *text);
 
 #endif

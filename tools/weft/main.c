@@ -31,7 +31,8 @@ static const command commands[] = {
     {"cache", "[clear]", "the kernel cache's size; `clear` empties it", cli_cache},
     {"demo", "", "print the CUDA of a global -> shared -> global copy", cli_demo},
     {"draw", "EXAMPLE", "an example's IterDomain graph as DOT or SVG; --list names them", cli_draw},
-    {"tir", "FILE", "parse a TVMScript file, show it, print its unscheduled CUDA", cli_tir},
+    {"tir", "FILE", "a TVMScript file, shown and as CUDA; --schedule TRACE.py applies a trace",
+     cli_tir},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
