@@ -353,3 +353,72 @@ TEST(promote_transpose_shared_tile_at_block_loops) {
     check_transpose(ts_, 13, 21);
     check_transpose(ts_, 1, 9);
 }
+
+/* ---- refusals: nothing changes, the message names the tensors and the axis ---- */
+
+TEST(promote_compute_at_refusals) {
+    mm m = make_mm(16, 16, 16);
+    tile_mm(&m);
+    wf_compute_at(m.as, m.cl, 9);
+    CHECK_STR(wf_fusion_error(m.f), "compute_at(T7, T9, 9): position 9 is out of range; T9 has 8 "
+                                    "loop axes, so positions are 0..8 (or -9..-1 from the end)");
+    wf_fusion_clear_error(m.f);
+    wf_compute_at(m.as, m.bs, 1);
+    CHECK_STR(wf_fusion_error(m.f), "compute_at(T7, T8, 1): T8 does not read T7, directly or "
+                                    "through other tensors; compute a tensor at the loops of one "
+                                    "of its consumers");
+    wf_fusion_clear_error(m.f);
+    wf_compute_at(m.a, m.cl, 1);
+    CHECK_STR(wf_fusion_error(m.f), "compute_at(T0, T9, 1): T0 is a fusion input, which is read, "
+                                    "not computed; compute a cache of it (wf_cache_after) at T9's "
+                                    "loops");
+    wf_fusion_clear_error(m.f);
+    wf_compute_at(m.cl, m.cl, 1);
+    CHECK_STR(wf_fusion_error(m.f), "compute_at(T9, T9, 1): a tensor is not computed at its own "
+                                    "loops; name a consumer of T9");
+    wf_fusion_clear_error(m.f);
+    /* A's stage cannot sit inside the vectorized loop of its reader: unchanged. */
+    int64_t sh[1] = {64};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *in = wf_input(f, WF_F32, 1, sh);
+    wf_tv *out = wf_set(in);
+    wf_output(f, out);
+    wf_tv *st = wf_cache_after(in);
+    wf_tv_split(out, 0, 4);
+    wf_tv_parallelize(out, 1, WF_VECTORIZE);
+    int before = wf_tv_ndim(st);
+    wf_compute_at(st, out, 2);
+    CHECK_STR(wf_fusion_error(f), "compute_at(T2, T1, 2): T2 can share at most the first 1 loops "
+                                  "of T1: axis 1 of consumer T1 cannot be shared");
+    CHECK_EQ_I64(wf_tv_ndim(st), before);
+    CHECK_EQ_I64(wf_tv_compute_at(st), 0);
+    wf_fusion_clear_error(f);
+    wf_compute_at(st, out, -2);
+    CHECK_STR(wf_fusion_error(f), "");
+    CHECK_EQ_I64(wf_tv_compute_at(st), 1);
+    wf_fusion_free(f);
+    wf_fusion_free(m.f);
+}
+
+/* A producer outside the path, inlined into a tensor that compute_at rebuilds. */
+TEST(promote_compute_at_refuses_inlined_outside_producer) {
+    int64_t sh[2] = {8, 16};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 2, sh), *b = wf_input(f, WF_F32, 2, sh);
+    wf_tv *sa = wf_set(a), *sb = wf_set(b);
+    wf_tv *s = wf_add(sa, sb);
+    wf_tv *out = wf_set(s);
+    wf_output(f, out);
+    wf_tv_inline_at(sb, 1);
+    wf_compute_at(sa, out, 1);
+    CHECK_STR(wf_fusion_error(f), "compute_at(T2, T5, 1): T4 gets new loops, but its producer T3 "
+                                  "is inlined into them (at position 1); compute T3 at T5's loops "
+                                  "too, or call wf_tv_inline_at(T3, 0) first");
+    wf_fusion_clear_error(f);
+    wf_compute_at(sb, out, 1);
+    wf_compute_at(sa, out, 2);
+    CHECK_STR(wf_fusion_error(f), "");
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
