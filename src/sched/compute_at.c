@@ -313,8 +313,15 @@ bool sched_compute_at(wf_tv *p, wf_tv *c, int pos) {
                          "computed; compute a cache of it (wf_cache_after) at T%d's loops",
                          p->id, c->id, pos, p->id, c->id);
     int n = f->tvs.n + 1;
-    cat_ctx x = {f, p, c, pos, calloc((size_t)n, 1), calloc((size_t)n, 1),
-                 calloc((size_t)n, sizeof(wf_tv *)), 0, calloc((size_t)n, sizeof(id_list)),
+    cat_ctx x = {f,
+                 p,
+                 c,
+                 pos,
+                 calloc((size_t)n, 1),
+                 calloc((size_t)n, 1),
+                 calloc((size_t)n, sizeof(wf_tv *)),
+                 0,
+                 calloc((size_t)n, sizeof(id_list)),
                  calloc((size_t)n, sizeof(int))};
     bool ok = x.on && x.rebuilt && x.order && x.old_loop && x.old_ca
                   ? run(&x)

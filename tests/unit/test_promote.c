@@ -59,7 +59,8 @@ static mm make_mm(int64_t M, int64_t N, int64_t K) {
    its summation order. C poisoned with NaN. */
 static bool run_mm_at(test_state *ts_, wf_kernel *k, int64_t M, int64_t N, int64_t K,
                       const char *file, int line) {
-    float *a = malloc(sizeof(float) * (size_t)(M * K)), *b = malloc(sizeof(float) * (size_t)(K * N));
+    float *a = malloc(sizeof(float) * (size_t)(M * K)),
+          *b = malloc(sizeof(float) * (size_t)(K * N));
     float *c = malloc(sizeof(float) * (size_t)(M * N));
     bool ok = a && b && c;
     for (int64_t x = 0; ok && x < M * K; x++)
@@ -188,8 +189,9 @@ TEST(promote_matmul_shared_cooperative_fetch) {
         CHECK_HAS(src, "    }\n    __syncthreads();\n    for (wf_index i3 = 0; i3 < 4; ++i3) {\n");
         CHECK_HAS(src, "          T2[0] = T7[threadIdx.y * 8 + i4 * 4 + i3];\n"
                        "          T3[0] = T8[i3 * 8 + threadIdx.x * 2 + i5];\n");
-        CHECK_HAS(src, "          T9[i4 * 2 + i5] = wf_radd((float)T9[i4 * 2 + i5], (float)T5[0]);\n"
-                       "        }\n      }\n    }\n    __syncthreads();\n  }\n");
+        CHECK_HAS(src,
+                  "          T9[i4 * 2 + i5] = wf_radd((float)T9[i4 * 2 + i5], (float)T5[0]);\n"
+                  "        }\n      }\n    }\n    __syncthreads();\n  }\n");
         run_mm(TS, k, 16, 16, 16);
     }
     wf_kernel_free(k);
@@ -295,7 +297,8 @@ TEST(promote_matmul_barriers_each_needed) {
             float a[256], b[256], c[256];
             for (int x = 0; x < 256; x++)
                 a[x] = (float)(x % 7 - 3), b[x] = (float)(x % 5 - 2);
-            wf_buffer in[2] = {{a, WF_F32, 2, {16, 16}, {0}, -1}, {b, WF_F32, 2, {16, 16}, {0}, -1}};
+            wf_buffer in[2] = {{a, WF_F32, 2, {16, 16}, {0}, -1},
+                               {b, WF_F32, 2, {16, 16}, {0}, -1}};
             wf_buffer out[1] = {{c, WF_F32, 2, {16, 16}, {0}, -1}};
             CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1),
                          drop < 0 ? WF_OK : WF_ERR_SCHEDULE);
