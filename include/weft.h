@@ -303,6 +303,22 @@ WF_API void wf_tv_set_loop_domain(wf_tv *tv, int n, wf_iterdomain *const *ids);
 WF_API void wf_tv_inline_at(wf_tv *tv, int pos);
 WF_API void wf_inline_most(wf_fusion *f);
 WF_API void wf_inline_all_at(wf_tv *ref, int pos);
+/* Compute tv inside the first pos loops of consumer, a tensor that reads tv
+   directly or through others (nvFuser's computeAt(consumer, pos), TVM's
+   compute_at(block, loop)), with loop promotion: tv gets a new loop domain
+   whose first pos axes are consumer's loops -- tv's own axis where it has one
+   (consumer's transforms replayed on it), a loop-only broadcast where it has
+   none (a loop over j for A[i, k] read as C[i, j, k]: tv is computed again in
+   each iteration, and allocated without it). In shared memory, tv's axes under
+   consumer's thread loops go inside instead (the block computes the whole
+   tile; bind those inner axes to the threads for a cooperative fetch). tv's
+   other axes follow as serial loops in the order of its dims; schedule them
+   afterwards. The tensors between tv and
+   consumer are aligned alike and inlined as deep as allowed. pos counts
+   consumer's loop positions (negative: from the end). An illegal position
+   (WF_ERR_SCHEDULE, with the axis that stops it), tv a fusion input, or a
+   consumer that does not read tv (WF_ERR_ARG) changes nothing. */
+WF_API void wf_compute_at(wf_tv *tv, wf_tv *consumer, int pos);
 /* Insert a loop-only broadcast IterDomain (extent 1, in no logical domain) at
    position pos of tv's loop domain (nvFuser's loop-domain broadcast). Inlined,
    it takes the loop of the consumer axis at that position, which tv does not

@@ -13,7 +13,7 @@
 /* Each consumer's max_producer_pos is the deepest position of its producers,
    recomputed (not only raised) so that moving a producer's position back,
    down to 0, frees the consumer's axes again. */
-static void update_consumers(wf_tv *tv) {
+void sched_update_consumers(wf_tv *tv) {
     for (int u = 0; u < tv->uses.n; u++) {
         wf_tv *c = tv->uses.ptr[u]->out;
         c->max_producer_pos = 0;
@@ -37,7 +37,7 @@ static bool inline_with(an_idgraph *g, wf_tv *tv, int pos, bool best_effort) {
     if (tv->is_input)
         return true;
     tv->ca_pos = pos;
-    update_consumers(tv);
+    sched_update_consumers(tv);
     return true;
 }
 

@@ -263,6 +263,28 @@ static bool propagate_edge(wf_tv *from, wf_tv *to, ir_op *op, idmap *m) {
     return ok;
 }
 
+bool sched_replay_onto(wf_tv *from, wf_tv *to, ir_op *op, wf_iterdomain **slot, id_list *full) {
+    wf_fusion *f = from->f;
+    idmap m = {0};
+    if (!grow_zeroed((void **)&m.to, &m.cap, f->ids.n, sizeof *m.to) ||
+        !grow_zeroed((void **)&m.seen, &m.seen_cap, f->transforms.n, 1)) {
+        map_free(&m);
+        return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    }
+    map_edge(from, to, op, &m);
+    id_list old = to->loop;
+    int old_ca = to->ca_pos;
+    bool ok = replay(from, &m) && set_loop(from, to, &m);
+    for (int i = 0; ok && i < from->loop.n; i++)
+        slot[i] = m.to[from->loop.ptr[i]->id];
+    if (ok)
+        *full = to->loop;
+    to->loop = old; /* the caller decides the loop domain */
+    to->ca_pos = old_ca;
+    map_free(&m);
+    return ok;
+}
+
 /* ---- the spanning tree: Prim's algorithm over a heap of candidate edges ---- */
 
 typedef struct {

@@ -29,6 +29,13 @@ wf_tv *sched_cache_after(wf_tv *tv);
 wf_tv *sched_cache_before(wf_tv *tv);
 
 bool sched_propagate(wf_tv *ref);
+/* Replay from's loop-domain transforms onto to across op (op's output and one
+   of its inputs, either way round), reusing identical transforms. slot[i]
+   (from->loop.n entries) gets to's IterDomain for from's loop axis i, NULL
+   where to has none; *full the loop domain the replay gives to (from's order
+   where mapped, then to's logical IDs no replayed ID covers). to's loop domain
+   is left as it was. */
+bool sched_replay_onto(wf_tv *from, wf_tv *to, ir_op *op, wf_iterdomain **slot, id_list *full);
 bool sched_parallelize_all_like(wf_tv *ref, unsigned ptype_mask);
 
 /* rfactor.c: split tv's reduction; axes (normalized, distinct checked there)
@@ -39,8 +46,15 @@ wf_tv *sched_rfactor(wf_tv *tv, int naxes, const int *axes);
 const ir_op *sched_rfactor_reader(const wf_tv *tv);
 
 bool sched_inline_at(wf_tv *tv, int pos);
+/* Recompute the max_producer_pos of tv's consumers from their producers'
+   positions (after tv's position changed). */
+void sched_update_consumers(wf_tv *tv);
 bool sched_inline_most(wf_fusion *f);
 bool sched_inline_all_at(wf_tv *ref, int pos);
+/* compute_at.c: compute p inside the first pos loops of c, which reads it
+   (directly or through other tensors), promoting the loops p has no axis for
+   (wf_compute_at). pos is normalized against c. */
+bool sched_compute_at(wf_tv *p, wf_tv *c, int pos);
 /* loopbc.c: insert a loop-only broadcast IterDomain at loop position pos
    (normalized by the caller, 0..ndim). */
 bool sched_loop_broadcast(wf_tv *tv, int pos);
