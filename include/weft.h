@@ -506,7 +506,7 @@ WF_API int wf_abstract_ndim(const wf_abstract *a);  /* -1 for NULL */
 /* Its IterDomains (valid until the next transform of a); *n gets how many. */
 WF_API wf_iterdomain *const *wf_abstract_ids(const wf_abstract *a, int *n);
 WF_API void wf_abstract_split(wf_abstract *a, int axis, int64_t factor); /* inner split */
-WF_API void wf_abstract_merge(wf_abstract *a, int outer, int inner); /* result at min */
+WF_API void wf_abstract_merge(wf_abstract *a, int outer, int inner);     /* result at min */
 /* (old, new) pairs, like wf_tv_reorder */
 WF_API void wf_abstract_reorder(wf_abstract *a, int npairs, const int (*old_new)[2]);
 WF_API void wf_abstract_swizzle(wf_abstract *a, wf_swizzle kind, int x, int y);

@@ -212,8 +212,7 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
 
 static void swizzle(sched_dom *d, wf_swizzle kind, int x, int y) {
     if (kind != WF_SWIZZLE_XOR) {
-        err_fail(&d->f->err, WF_ERR_ARG, "%s.swizzle: unknown swizzle kind %d", d->name,
-                 (int)kind);
+        err_fail(&d->f->err, WF_ERR_ARG, "%s.swizzle: unknown swizzle kind %d", d->name, (int)kind);
         return;
     }
     if (api_dom_axis(d, &x, "swizzle") && api_dom_axis(d, &y, "swizzle"))
@@ -395,14 +394,12 @@ wf_tv *wf_tv_rfactor(wf_tv *tv, int naxes, const int *axes) {
 wf_abstract *wf_abstract_new(wf_fusion *f, int n, wf_iterdomain *const *ids) {
     WF_GATE(f, NULL);
     if (n <= 0 || !ids)
-        return err_fail(&f->err, WF_ERR_ARG,
-                        "wf_abstract_new: %d IterDomains%s; give at least one", n,
-                        ids ? "" : " (ids is NULL)");
+        return err_fail(&f->err, WF_ERR_ARG, "wf_abstract_new: %d IterDomains%s; give at least one",
+                        n, ids ? "" : " (ids is NULL)");
     for (int i = 0; i < n; i++) {
         const wf_iterdomain *id = ids[i];
         if (!id || id->id < 0 || id->id >= f->ids.n || f->ids.ptr[id->id] != id)
-            return err_fail(&f->err, WF_ERR_ARG,
-                            "wf_abstract_new: IterDomain %d is %s", i,
+            return err_fail(&f->err, WF_ERR_ARG, "wf_abstract_new: IterDomain %d is %s", i,
                             id ? "of another fusion" : "NULL");
         for (int j = 0; j < i; j++)
             if (ids[j] == id)

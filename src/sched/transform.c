@@ -126,9 +126,8 @@ static bool check_rfactor_merge(wf_tv *tv, int outer, int inner) {
 }
 
 bool sched_dom_merge(sched_dom *d, int outer, int inner) {
-    if (!dom_free(d, "merge", outer < inner ? outer : inner) ||
-        !check_serial(d, "merge", outer) || !check_serial(d, "merge", inner) ||
-        (d->tv && !check_rfactor_merge(d->tv, outer, inner)))
+    if (!dom_free(d, "merge", outer < inner ? outer : inner) || !check_serial(d, "merge", outer) ||
+        !check_serial(d, "merge", inner) || (d->tv && !check_rfactor_merge(d->tv, outer, inner)))
         return false;
     id_transform *t = ir_merge(d->f, d->ids->ptr[outer], d->ids->ptr[inner]);
     if (!t)
