@@ -513,6 +513,26 @@ WF_API void wf_tv_circular_buffer(wf_tv *tv, int stages);
    TMA swizzle pattern [-1, s, 8/s, s, 16 bytes] with the XOR of axes 1 and 3. */
 WF_API void wf_tv_tma_swizzle(wf_tv *smem_tv, int swizzle_bytes);
 
+/* ---- abstract tensors (seed 002) ----
+   nvFuser's AbstractTensor: a list of IterDomains of a fusion, transformed like a loop
+   domain (split, merge, reorder, swizzle) but attached to no tensor until it is set as
+   one (wf_tv_set_loop_domain, or wf_tv_set_allocation_domain). Allocated in the fusion;
+   freed with it. Named A0, A1... in messages, in creation order. Axis arguments count
+   from the end when negative; errors are the fusion's sticky error (NULL arguments:
+   WF_ERR_ARG where the fusion is known; calls on NULL do nothing). */
+typedef struct wf_abstract wf_abstract;
+/* ids: n >= 1 distinct IterDomains of f (any tensor's, any mix of them). */
+WF_API wf_abstract *wf_abstract_new(wf_fusion *f, int n, wf_iterdomain *const *ids);
+WF_API wf_abstract *wf_abstract_of_loop(wf_tv *tv); /* a copy of tv's loop domain */
+WF_API int wf_abstract_ndim(const wf_abstract *a);  /* -1 for NULL */
+/* Its IterDomains (valid until the next transform of a); *n gets how many. */
+WF_API wf_iterdomain *const *wf_abstract_ids(const wf_abstract *a, int *n);
+WF_API void wf_abstract_split(wf_abstract *a, int axis, int64_t factor); /* inner split */
+WF_API void wf_abstract_merge(wf_abstract *a, int outer, int inner);     /* result at min */
+/* (old, new) pairs, like wf_tv_reorder */
+WF_API void wf_abstract_reorder(wf_abstract *a, int npairs, const int (*old_new)[2]);
+WF_API void wf_abstract_swizzle(wf_abstract *a, wf_swizzle kind, int x, int y);
+
 /* ---- TensorIR front-end (seed 004) ----
    A TVMScript function, parsed in C, scheduled with TVM's primitives. Block and loop
    handles belong to the schedule (freed with it); a handle whose loop was replaced

@@ -13,6 +13,7 @@ docs/python.md.
 """
 
 from .core import (  # noqa: F401
+    AbstractTensor,
     ArgumentError,
     CompileError,
     CudaError,

@@ -401,6 +401,10 @@ class IterDomain:
 
 
 def _ids(f, ids):
+    if isinstance(ids, AbstractTensor):
+        if ids._f is not f:
+            raise ArgumentError("weft: the abstract tensor belongs to another fusion")
+        ids = ids.ids
     ids = list(ids)
     for i in ids:
         if not isinstance(i, IterDomain):
@@ -409,6 +413,89 @@ def _ids(f, ids):
             raise ArgumentError("weft: an IterDomain belongs to another fusion")
         i._live()
     return len(ids), (ctypes.c_void_p * max(1, len(ids)))(*[i._ptr for i in ids])
+
+
+def _pairs(old_to_new):
+    pairs = list(dict(old_to_new).items())
+    flat = [int(v) for p in pairs for v in p]
+    return len(pairs), (ctypes.c_int * (2 * max(1, len(pairs))))(*flat)
+
+
+class AbstractTensor:
+    """IterDomains transformed like a loop domain but attached to no tensor
+    (nvFuser's AbstractTensor; wf_abstract_*): split, merge, reorder and
+    swizzle it, then give it to Tensor.set_loop_domain or
+    set_allocation_domain. `AbstractTensor(t)` copies tensor t's loop
+    domain; `AbstractTensor(f, ids)` takes IterDomains of fusion f. Freed
+    with its fusion; each method returns self, so calls chain."""
+
+    def __init__(self, source, ids=None):
+        if isinstance(source, Tensor):
+            if ids is not None:
+                raise ArgumentError("weft: AbstractTensor(tensor) takes no IterDomains")
+            self._f = source._f
+            ptr = lib.wf_abstract_of_loop(source._live())
+            what = "wf_abstract_of_loop"
+        elif isinstance(source, Fusion):
+            if ids is None:
+                raise ArgumentError("weft: AbstractTensor(fusion, ids) needs the IterDomains")
+            self._f = source
+            n, arr = _ids(source, ids)
+            ptr = lib.wf_abstract_new(source._live(), n, arr)
+            what = "wf_abstract_new"
+        else:
+            raise TypeError(
+                "weft: AbstractTensor(tensor) or AbstractTensor(fusion, ids), not %s"
+                % type(source).__name__
+            )
+        self._ptr = self._f._check(ptr, what)
+
+    def _live(self):
+        self._f._live()
+        return self._ptr
+
+    def _call(self, fn, *args):
+        fn(self._live(), *args)
+        self._f._check()
+        return self
+
+    @property
+    def ids(self):
+        """Its IterDomains, outermost first."""
+        n = ctypes.c_int()
+        arr = lib.wf_abstract_ids(self._live(), ctypes.byref(n))
+        return [IterDomain(self._f, arr[i]) for i in range(n.value)]
+
+    @property
+    def ndim(self):
+        return int(lib.wf_abstract_ndim(self._live()))
+
+    def __len__(self):
+        return self.ndim
+
+    def __getitem__(self, i):
+        return self.ids[i]
+
+    def split(self, axis, factor):
+        """Inner split: the new inner axis has `factor` elements."""
+        return self._call(lib.wf_abstract_split, int(axis), int(factor))
+
+    def merge(self, outer, inner):
+        """Merge two axes; the result is at min(outer, inner)."""
+        return self._call(lib.wf_abstract_merge, int(outer), int(inner))
+
+    def reorder(self, old_to_new):
+        """Move axes: {old: new, ...} (like nvFuser's reorder)."""
+        n, arr = _pairs(old_to_new)
+        return self._call(lib.wf_abstract_reorder, n, arr)
+
+    def swizzle(self, x, y, kind=Swizzle.XOR):
+        return self._call(lib.wf_abstract_swizzle, int(kind), int(x), int(y))
+
+    def __repr__(self):
+        if not self._f.alive:
+            return "<weft.AbstractTensor of a freed fusion>"
+        return "<weft.AbstractTensor extents=%s>" % [i.extent for i in self.ids]
 
 
 class Tensor:
@@ -536,9 +623,8 @@ class Tensor:
 
     def reorder(self, old_to_new):
         """Move axes: {old: new, ...} (like nvFuser's reorder)."""
-        pairs = list(dict(old_to_new).items())
-        arr = (ctypes.c_int * (2 * max(1, len(pairs))))(*[int(v) for p in pairs for v in p])
-        return self._call(lib.wf_tv_reorder, len(pairs), arr)
+        n, arr = _pairs(old_to_new)
+        return self._call(lib.wf_tv_reorder, n, arr)
 
     def reorder_all(self, old2new):
         """Old axis i goes to position old2new[i] (one entry per axis)."""
@@ -565,11 +651,17 @@ class Tensor:
     def set_tmem_dimsep(self, pos):
         return self._call(lib.wf_tv_set_tmem_dimsep, int(pos))
 
+    def abstract(self):
+        """An AbstractTensor copying this tensor's loop domain."""
+        return AbstractTensor(self)
+
     def set_allocation_domain(self, ids, contiguous=True):
+        """ids: IterDomains, or an AbstractTensor."""
         n, arr = _ids(self._f, ids)
         return self._call(lib.wf_tv_set_allocation_domain, n, arr, bool(contiguous))
 
     def set_loop_domain(self, ids):
+        """ids: IterDomains, or an AbstractTensor."""
         n, arr = _ids(self._f, ids)
         return self._call(lib.wf_tv_set_loop_domain, n, arr)
 

@@ -57,6 +57,8 @@ const char *api_keep_text(wf_fusion *f, sbuf *b);
 
 /* Normalize a (possibly negative) loop axis of tv; false + sticky error if out of range. */
 bool api_axis(wf_tv *tv, int *axis, const char *what);
+/* The same for an axis of a tensor's loop domain or of an abstract tensor. */
+bool api_dom_axis(const sched_dom *d, int *axis, const char *what);
 /* Normalize a position 0..ndim (negative wraps as pos + ndim + 1). */
 bool api_pos(wf_tv *tv, int *pos, const char *what);
 

@@ -9,16 +9,28 @@
 
 #include <stdlib.h>
 
-bool api_axis(wf_tv *tv, int *axis, const char *what) {
-    int n = tv->loop.n, a = *axis;
+/* "7 loop axes" of a tensor, "7 axes" of an abstract tensor. */
+static const char *axes_word(const sched_dom *d, int n) {
+    if (d->tv)
+        return n == 1 ? "loop axis" : "loop axes";
+    return n == 1 ? "axis" : "axes";
+}
+
+bool api_dom_axis(const sched_dom *d, int *axis, const char *what) {
+    int n = d->ids->n, a = *axis;
     if (a < 0)
         a += n;
     if (a < 0 || a >= n)
-        return err_failb(&tv->f->err, WF_ERR_ARG,
-                         "T%d.%s: axis %d is out of range; T%d has %d loop ax%s", tv->id, what,
-                         *axis, tv->id, n, n == 1 ? "is" : "es");
+        return err_failb(&d->f->err, WF_ERR_ARG, "%s.%s: axis %d is out of range; %s has %d %s",
+                         d->name, what, *axis, d->name, n, axes_word(d, n));
     *axis = a;
     return true;
+}
+
+bool api_axis(wf_tv *tv, int *axis, const char *what) {
+    sched_dom d;
+    sched_dom_of_tv(&d, tv);
+    return api_dom_axis(&d, axis, what);
 }
 
 bool api_pos(wf_tv *tv, int *pos, const char *what) {
@@ -34,39 +46,50 @@ bool api_pos(wf_tv *tv, int *pos, const char *what) {
     return true;
 }
 
-static void split(wf_tv *tv, int axis, int64_t factor, bool inner) {
-    TV_GATE(tv, );
+static void split(sched_dom *d, int axis, int64_t factor, bool inner) {
     const char *what = inner ? "split" : "split_outer";
     int user_axis = axis;
-    if (!api_axis(tv, &axis, what))
+    if (!api_dom_axis(d, &axis, what))
         return;
     if (factor <= 0) {
-        err_fail(&tv->f->err, WF_ERR_ARG,
-                 "T%d.%s(axis=%d, factor=%lld): the factor must be positive", tv->id, what,
-                 user_axis, (long long)factor);
+        err_fail(&d->f->err, WF_ERR_ARG, "%s.%s(axis=%d, factor=%lld): the factor must be positive",
+                 d->name, what, user_axis, (long long)factor);
         return;
     }
-    sched_split(tv, axis, factor, inner);
+    sched_dom_split(d, axis, factor, inner);
+}
+
+static void tv_split(wf_tv *tv, int axis, int64_t factor, bool inner) {
+    TV_GATE(tv, );
+    sched_dom d;
+    sched_dom_of_tv(&d, tv);
+    split(&d, axis, factor, inner);
 }
 
 void wf_tv_split(wf_tv *tv, int axis, int64_t factor) {
-    split(tv, axis, factor, true);
+    tv_split(tv, axis, factor, true);
 }
 
 void wf_tv_split_outer(wf_tv *tv, int axis, int64_t factor) {
-    split(tv, axis, factor, false);
+    tv_split(tv, axis, factor, false);
+}
+
+static void merge(sched_dom *d, int outer, int inner) {
+    if (!api_dom_axis(d, &outer, "merge") || !api_dom_axis(d, &inner, "merge"))
+        return;
+    if (outer == inner) {
+        err_fail(&d->f->err, WF_ERR_ARG, "%s.merge: cannot merge axis %d with itself", d->name,
+                 outer);
+        return;
+    }
+    sched_dom_merge(d, outer, inner);
 }
 
 void wf_tv_merge_axes(wf_tv *tv, int outer, int inner) {
     TV_GATE(tv, );
-    if (!api_axis(tv, &outer, "merge") || !api_axis(tv, &inner, "merge"))
-        return;
-    if (outer == inner) {
-        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.merge: cannot merge axis %d with itself", tv->id,
-                 outer);
-        return;
-    }
-    sched_merge(tv, outer, inner);
+    sched_dom d;
+    sched_dom_of_tv(&d, tv);
+    merge(&d, outer, inner);
 }
 
 void wf_tv_merge(wf_tv *tv, int axis) {
@@ -84,32 +107,33 @@ void wf_tv_merge(wf_tv *tv, int axis) {
     sched_merge(tv, axis, axis + 1);
 }
 
-static bool check_perm(wf_tv *tv, const int *old2new, int *first) {
-    for (int i = 0; i < tv->loop.n; i++)
+static bool check_perm(const sched_dom *d, const int *old2new, int *first) {
+    int n = d->ids->n;
+    for (int i = 0; i < n; i++)
         first[i] = -1;
-    for (int i = 0; i < tv->loop.n; i++) {
+    for (int i = 0; i < n; i++) {
         int p = old2new[i];
-        if (p < 0 || p >= tv->loop.n)
-            return err_failb(&tv->f->err, WF_ERR_ARG,
-                             "T%d.reorder: the new positions are not a permutation of 0..%d: "
+        if (p < 0 || p >= n)
+            return err_failb(&d->f->err, WF_ERR_ARG,
+                             "%s.reorder: the new positions are not a permutation of 0..%d: "
                              "axis %d goes to position %d",
-                             tv->id, tv->loop.n - 1, i, p);
+                             d->name, n - 1, i, p);
         if (first[p] >= 0)
-            return err_failb(&tv->f->err, WF_ERR_ARG,
-                             "T%d.reorder: the new positions are not a permutation of 0..%d: axes "
+            return err_failb(&d->f->err, WF_ERR_ARG,
+                             "%s.reorder: the new positions are not a permutation of 0..%d: axes "
                              "%d and %d both go to position %d",
-                             tv->id, tv->loop.n - 1, first[p], i, p);
+                             d->name, n - 1, first[p], i, p);
         first[p] = i;
     }
     return true;
 }
 
-/* Scratch for a reorder: `k` int arrays of one entry per loop axis (heap: a
-   loop domain has no size limit). NULL + sticky error when memory runs out. */
-static int *scratch_ints(wf_tv *tv, int k) {
-    int *p = calloc((size_t)k * (size_t)(tv->loop.n + 1), sizeof *p);
+/* Scratch for a reorder: `k` int arrays of one entry per axis (heap: a
+   domain has no size limit). NULL + sticky error when memory runs out. */
+static int *scratch_ints(const sched_dom *d, int k) {
+    int *p = calloc((size_t)k * (size_t)(d->ids->n + 1), sizeof *p);
     if (!p)
-        err_fail(&tv->f->err, WF_ERR_MEMORY, "out of memory");
+        err_fail(&d->f->err, WF_ERR_MEMORY, "out of memory");
     return p;
 }
 
@@ -120,13 +144,15 @@ void wf_tv_reorder_all(wf_tv *tv, const int *old2new) {
                  tv->id);
         return;
     }
-    int n = tv->loop.n, *perm = scratch_ints(tv, 2);
+    sched_dom d;
+    sched_dom_of_tv(&d, tv);
+    int n = tv->loop.n, *perm = scratch_ints(&d, 2);
     if (!perm)
         return;
     for (int i = 0; i < n; i++)
         perm[i] = old2new[i] < 0 ? old2new[i] + n : old2new[i];
-    if (check_perm(tv, perm, perm + n + 1))
-        sched_reorder(tv, perm);
+    if (check_perm(&d, perm, perm + n + 1))
+        sched_dom_reorder(&d, perm);
     free(perm);
 }
 
@@ -145,27 +171,26 @@ static void fill_free(int n, int *perm, const int *moved, int *taken) {
 
 /* nvFuser's pair form: listed axes go where asked; the others fill the free
    positions in their original order. */
-void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
-    TV_GATE(tv, );
-    int n = tv->loop.n;
+static void reorder(sched_dom *d, int npairs, const int (*old_new)[2]) {
+    int n = d->ids->n;
     if (npairs < 0 || npairs > n || (npairs && !old_new)) {
-        err_fail(&tv->f->err, WF_ERR_ARG,
-                 "T%d.reorder: %d pairs%s; give 0..%d (old, new) pairs for T%d's %d loop axes",
-                 tv->id, npairs, npairs > 0 && !old_new ? " but the pair list is NULL" : "", n,
-                 tv->id, n);
+        err_fail(&d->f->err, WF_ERR_ARG,
+                 "%s.reorder: %d pairs%s; give 0..%d (old, new) pairs for %s's %d %s", d->name,
+                 npairs, npairs > 0 && !old_new ? " but the pair list is NULL" : "", n, d->name, n,
+                 axes_word(d, 2));
         return;
     }
-    int *perm = scratch_ints(tv, 3);
+    int *perm = scratch_ints(d, 3);
     if (!perm)
         return;
     int *taken = perm + n + 1, *moved = taken + n + 1;
     bool ok = true;
     for (int k = 0; ok && k < npairs; k++) {
         int o = old_new[k][0], p = old_new[k][1];
-        ok = api_axis(tv, &o, "reorder") && api_axis(tv, &p, "reorder");
+        ok = api_dom_axis(d, &o, "reorder") && api_dom_axis(d, &p, "reorder");
         if (ok && (moved[o] || taken[p]))
-            ok = err_failb(&tv->f->err, WF_ERR_ARG, "T%d.reorder: %s %d appears twice in the pairs",
-                           tv->id, moved[o] ? "axis" : "position", moved[o] ? o : p);
+            ok = err_failb(&d->f->err, WF_ERR_ARG, "%s.reorder: %s %d appears twice in the pairs",
+                           d->name, moved[o] ? "axis" : "position", moved[o] ? o : p);
         if (ok) {
             perm[o] = p;
             moved[o] = taken[p] = 1;
@@ -173,20 +198,32 @@ void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
     }
     if (ok) {
         fill_free(n, perm, moved, taken);
-        sched_reorder(tv, perm);
+        sched_dom_reorder(d, perm);
     }
     free(perm);
 }
 
-void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y) {
+void wf_tv_reorder(wf_tv *tv, int npairs, const int (*old_new)[2]) {
     TV_GATE(tv, );
+    sched_dom d;
+    sched_dom_of_tv(&d, tv);
+    reorder(&d, npairs, old_new);
+}
+
+static void swizzle(sched_dom *d, wf_swizzle kind, int x, int y) {
     if (kind != WF_SWIZZLE_XOR) {
-        err_fail(&tv->f->err, WF_ERR_ARG, "T%d.swizzle: unknown swizzle kind %d", tv->id,
-                 (int)kind);
+        err_fail(&d->f->err, WF_ERR_ARG, "%s.swizzle: unknown swizzle kind %d", d->name, (int)kind);
         return;
     }
-    if (api_axis(tv, &x, "swizzle") && api_axis(tv, &y, "swizzle"))
-        sched_swizzle(tv, x, y);
+    if (api_dom_axis(d, &x, "swizzle") && api_dom_axis(d, &y, "swizzle"))
+        sched_dom_swizzle(d, x, y);
+}
+
+void wf_tv_swizzle(wf_tv *tv, wf_swizzle kind, int x, int y) {
+    TV_GATE(tv, );
+    sched_dom d;
+    sched_dom_of_tv(&d, tv);
+    swizzle(&d, kind, x, y);
 }
 
 void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p) {
@@ -363,4 +400,75 @@ wf_tv *wf_tv_rfactor(wf_tv *tv, int naxes, const int *axes) {
     if (!sched_check_no_loop_broadcast(tv, "rfactor"))
         return NULL;
     return sched_rfactor(tv, naxes, norm);
+}
+
+/* ---- abstract tensors: the same transforms on a list attached to no tensor ---- */
+
+#define ABSTRACT_GATE(a, ret)                                                                      \
+    do {                                                                                           \
+        if (!(a))                                                                                  \
+            return ret;                                                                            \
+        WF_GATE((a)->f, ret);                                                                      \
+    } while (0)
+
+wf_abstract *wf_abstract_new(wf_fusion *f, int n, wf_iterdomain *const *ids) {
+    WF_GATE(f, NULL);
+    if (n <= 0 || !ids)
+        return err_fail(&f->err, WF_ERR_ARG, "wf_abstract_new: %d IterDomains%s; give at least one",
+                        n, ids ? "" : " (ids is NULL)");
+    for (int i = 0; i < n; i++) {
+        const wf_iterdomain *id = ids[i];
+        if (!id || id->id < 0 || id->id >= f->ids.n || f->ids.ptr[id->id] != id)
+            return err_fail(&f->err, WF_ERR_ARG, "wf_abstract_new: IterDomain %d is %s", i,
+                            id ? "of another fusion" : "NULL");
+        for (int j = 0; j < i; j++)
+            if (ids[j] == id)
+                return err_fail(&f->err, WF_ERR_ARG,
+                                "wf_abstract_new: IterDomains %d and %d are the same IterDomain", j,
+                                i);
+    }
+    return sched_abstract_new(f, n, ids);
+}
+
+wf_abstract *wf_abstract_of_loop(wf_tv *tv) {
+    TV_GATE(tv, NULL);
+    return sched_abstract_new(tv->f, tv->loop.n, tv->loop.ptr);
+}
+
+int wf_abstract_ndim(const wf_abstract *a) {
+    return a ? a->ids.n : -1;
+}
+
+wf_iterdomain *const *wf_abstract_ids(const wf_abstract *a, int *n) {
+    if (n)
+        *n = a ? a->ids.n : 0;
+    return a ? a->ids.ptr : NULL;
+}
+
+void wf_abstract_split(wf_abstract *a, int axis, int64_t factor) {
+    ABSTRACT_GATE(a, );
+    sched_dom d;
+    sched_dom_of_abstract(&d, a);
+    split(&d, axis, factor, true);
+}
+
+void wf_abstract_merge(wf_abstract *a, int outer, int inner) {
+    ABSTRACT_GATE(a, );
+    sched_dom d;
+    sched_dom_of_abstract(&d, a);
+    merge(&d, outer, inner);
+}
+
+void wf_abstract_reorder(wf_abstract *a, int npairs, const int (*old_new)[2]) {
+    ABSTRACT_GATE(a, );
+    sched_dom d;
+    sched_dom_of_abstract(&d, a);
+    reorder(&d, npairs, old_new);
+}
+
+void wf_abstract_swizzle(wf_abstract *a, wf_swizzle kind, int x, int y) {
+    ABSTRACT_GATE(a, );
+    sched_dom d;
+    sched_dom_of_abstract(&d, a);
+    swizzle(&d, kind, x, y);
 }

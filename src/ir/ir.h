@@ -292,7 +292,8 @@ struct wf_fusion {
     VEC(ir_op *) ops;         /* in creation order; not necessarily topological after caching */
     VEC(wf_iterdomain *) ids; /* every IterDomain, indexed by its id */
     VEC(id_transform *) transforms; /* every transform, indexed by its id */
-    char *text; /* the last wf_*_string result (heap), valid until the next one */
+    char *text;    /* the last wf_*_string result (heap), valid until the next one */
+    int nabstract; /* abstract tensors made so far (sched/transform.c names them A<n>) */
 };
 
 const char *ir_op_name(op_kind k);

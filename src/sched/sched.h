@@ -12,6 +12,36 @@
 
 #include "analysis/analysis.h"
 
+/* The list of IterDomains a transform edits: a tensor's loop domain, or an
+   abstract tensor's IDs. Split, merge, reorder and swizzle have one
+   implementation on it (transform.c); on a tensor they also keep its
+   inlining rules (no transform left of the compute-at position). */
+typedef struct {
+    wf_fusion *f;
+    id_list *ids;
+    wf_tv *tv;     /* the tensor whose loop domain it is; NULL: an abstract tensor */
+    char name[16]; /* how messages name it: "T3", "A0" */
+} sched_dom;
+
+/* An abstract tensor (nvFuser's AbstractTensor): IterDomains of a fusion,
+   transformed like a loop domain but attached to no tensor; in the fusion's
+   arena, named A<id> in creation order. */
+struct wf_abstract {
+    wf_fusion *f;
+    int id;
+    id_list ids;
+};
+
+void sched_dom_of_tv(sched_dom *d, wf_tv *tv);
+void sched_dom_of_abstract(sched_dom *d, wf_abstract *a);
+/* ids checked by the caller (non-NULL, of f); NULL + sticky error on out of memory. */
+wf_abstract *sched_abstract_new(wf_fusion *f, int n, wf_iterdomain *const *ids);
+/* Axes normalized and range-checked by the caller. */
+bool sched_dom_split(sched_dom *d, int axis, int64_t factor, bool inner);
+bool sched_dom_merge(sched_dom *d, int outer, int inner); /* result at min(outer, inner) */
+bool sched_dom_reorder(sched_dom *d, const int *old2new); /* a full permutation */
+bool sched_dom_swizzle(sched_dom *d, int x, int y);
+
 bool sched_split(wf_tv *tv, int axis, int64_t factor, bool inner);
 bool sched_merge(wf_tv *tv, int outer, int inner);
 bool sched_reorder(wf_tv *tv, const int *old2new); /* a full permutation */
