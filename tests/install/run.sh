@@ -3,7 +3,8 @@
 # program against the installed copy the way a user would (pkg-config, both
 # the shared and the static library), run it, and check that `make
 # uninstall` removes exactly what was installed. DESTDIR staging is checked
-# too: the files land under DESTDIR, the pkg-config file names PREFIX.
+# too: the files land under DESTDIR, the pkg-config file names PREFIX. Last,
+# tests/install/pip.sh installs the Python package with pip.
 set -e
 build=${1:-build}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -105,4 +106,6 @@ grep -qx "prefix=/opt/weft" "$tmp/stage/opt/weft/lib/pkgconfig/weft.pc" || fail 
 $MAKE -s --no-print-directory BUILD="$build" uninstall DESTDIR="$tmp/stage" PREFIX=/opt/weft >>"$tmp/log"
 left=$(find "$tmp/stage" ! -type d)
 [ -z "$left" ] || fail "DESTDIR uninstall left: $left"
+# The Python package: pip wheel and install into a new venv (tests/install/pip.sh).
+sh tests/install/pip.sh "$build"
 echo "install test: ok (make install/uninstall, PREFIX, DESTDIR, SONAME, pkg-config shared with rpath and static)"
