@@ -5,7 +5,8 @@ is $WEFT_BUILD, default build: an existing build is reused) and copies the
 library into the package as weft/libweft.so, where weft/_lib.py looks first.
 The wheel is therefore tagged for this platform (py3-none-<platform>: the
 library is loaded with ctypes, so any Python 3 of the platform runs it).
-setuptools' own build files go to build/pip, beside make's.
+setuptools' own build files go to build/pip, beside make's (the metadata to
+python/weft.egg-info, which git ignores).
 """
 
 import os
@@ -73,13 +74,11 @@ if bdist_wheel is not None:
 
     cmdclass["bdist_wheel"] = bdist_wheel_any_python
 
-os.makedirs(os.path.join(ROOT, "build", "pip"), exist_ok=True)
 setup(
     version=version(),
     cmdclass=cmdclass,
     distclass=BinaryDistribution,
     options={
         "build": {"build_base": os.path.join("build", "pip")},
-        "egg_info": {"egg_base": os.path.join("build", "pip")},
     },
 )
