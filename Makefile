@@ -257,13 +257,14 @@ clean:
 
 # ---- Python package (python/, engineer F) ----
 # `make python-test` runs the pytest suite of python/ on $(BUILD)/libweft.so
-# (python/run_pytest.sh makes $(BUILD)/venv with numpy and pytest when python3
-# lacks them). `make test` runs it first, so that the C runner's
+# (python/run_pytest.sh makes $(BUILD)/venv with numpy when python3 lacks it;
+# pytest, when that python lacks it, comes from tools/wheels, offline).
+# `make test` runs it first, so that the C runner's
 # "N passed, N failed, N skipped" stays the last line.
 python-test: $(BUILD)/libweft.so
 	$(Q)sh python/run_pytest.sh $(BUILD)
 
-# The venv (when python3 lacks numpy and pytest) is made during test-build.
+# The venv (when python3 lacks numpy) and pytest are made ready during test-build.
 python-venv:
 	$(Q)sh python/run_pytest.sh $(BUILD) --version >/dev/null
 
