@@ -72,7 +72,9 @@ with weft.Fusion() as f:
     k = f.compile()
 x = np.linspace(-1, 1, 3 * 256, dtype=np.float32).reshape(3, 256)
 np.testing.assert_allclose(k.run(x), np.exp(x) + x, rtol=1e-6, atol=1e-6)
-print("weft %s from %s: ran a kernel on a %s array" % (weft.__version__, os.path.relpath(here, os.environ["VENV"]), "x".join(map(str, x.shape))))
+where = os.path.relpath(here, os.environ["VENV"])
+shape = "x".join(map(str, x.shape))
+print("weft %s from %s: ran a kernel on a %s array" % (weft.__version__, where, shape))
 PY
 got=$(env -u WEFT_LIB -u PYTHONPATH -u LD_LIBRARY_PATH VENV="$tmp/venv" "$vpy" use.py 2>&1) ||
     fail "import weft from another directory: $got"

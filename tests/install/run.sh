@@ -18,7 +18,7 @@ $MAKE -s --no-print-directory BUILD="$build" install PREFIX="$tmp/usr" >"$tmp/lo
 version=$(sed -n 's/^#define WF_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/weft.h | paste -sd.)
 major=${version%%.*}
 for f in bin/weft lib/libweft.a lib/libweft.so.$version include/weft.h lib/pkgconfig/weft.pc; do
-    [ -f "$tmp/usr/$f" ] && [ ! -L "$tmp/usr/$f" ] || fail "missing $tmp/usr/$f"
+    if [ ! -f "$tmp/usr/$f" ] || [ -L "$tmp/usr/$f" ]; then fail "missing $tmp/usr/$f"; fi
 done
 # The shared library: the versioned file, its SONAME link and the link -lweft finds.
 [ "$(readlink "$tmp/usr/lib/libweft.so.$major")" = "libweft.so.$version" ] || fail "lib/libweft.so.$major is not a link to libweft.so.$version"
@@ -72,6 +72,7 @@ needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep libwe
 # Shared, as the README says, with no LD_LIBRARY_PATH: the rpath of the
 # pkg-config file finds the installed libweft.so.MAJOR.
 cd "$tmp"
+# shellcheck disable=SC2046 # pkg-config's flags are meant to split
 cc -std=c11 -o prog_shared prog.c $(pkg-config --cflags --libs weft) || fail "cc (shared)"
 cd "$root"
 [ "$(needed "$tmp/prog_shared")" = "libweft.so.$major" ] || fail "the shared program needs '$(needed "$tmp/prog_shared")'"
@@ -82,6 +83,7 @@ env -u LD_LIBRARY_PATH ldd "$tmp/prog_shared" | grep -q "libweft.so.$major => $t
 
 # Static, with nothing but pkg-config's flags: libweft.a, no libweft.so at run time.
 cd "$tmp"
+# shellcheck disable=SC2046
 cc -std=c11 -o prog_static prog.c $(pkg-config --static --cflags --libs weft) || fail "cc (static)"
 cd "$root"
 [ -z "$(needed "$tmp/prog_static")" ] || fail "the static program needs $(needed "$tmp/prog_static")"
@@ -92,7 +94,9 @@ got=$("$tmp/prog_static") || fail "static program: $got"
 
 # A system prefix (/usr) leaves the rpath out: ldconfig's search path finds it.
 $MAKE -s --no-print-directory BUILD="$build" install DESTDIR="$tmp/sys" PREFIX=/usr >>"$tmp/log" || fail "make install (/usr)"
-grep -qx 'Libs: -L${libdir} -lweft' "$tmp/sys/usr/lib/pkgconfig/weft.pc" || fail "PREFIX=/usr Libs: $(grep Libs: "$tmp/sys/usr/lib/pkgconfig/weft.pc")"
+sys_pc=$tmp/sys/usr/lib/pkgconfig/weft.pc
+# shellcheck disable=SC2016 # ${libdir} is the .pc file's own variable
+grep -qx 'Libs: -L${libdir} -lweft' "$sys_pc" || fail "PREFIX=/usr: $(grep Libs: "$sys_pc")"
 rm -rf "$tmp/sys"
 
 $MAKE -s --no-print-directory BUILD="$build" uninstall PREFIX="$tmp/usr" >>"$tmp/log" || fail "make uninstall"
