@@ -430,15 +430,15 @@ static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
             err_fail(&c->s->err, WF_ERR_ARG,
                      "build: block \"%s\" reads %s out of bounds: its iter %s runs over %lld "
                      "values, but dim %d of %s has %lld",
-                     b->name, sbuf_str(&t), it->var->name, (long long)it->extent, d,
-                     e->buf->name, (long long)e->buf->shape[d]);
+                     b->name, sbuf_str(&t), it->var->name, (long long)it->extent, d, e->buf->name,
+                     (long long)e->buf->shape[d]);
         else
             err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
                      "build: not supported yet: block \"%s\" reads %s over %lld of the %lld "
                      "elements of dim %d of %s (its iter %s): the core reads a buffer whole, "
                      "each dim over an iter of its extent",
-                     b->name, sbuf_str(&t), (long long)it->extent,
-                     (long long)e->buf->shape[d], d, e->buf->name, it->var->name);
+                     b->name, sbuf_str(&t), (long long)it->extent, (long long)e->buf->shape[d], d,
+                     e->buf->name, it->var->name);
         sbuf_free(&t);
         return NULL;
     }

@@ -328,8 +328,9 @@ TEST(tir_build_split_where_predicate) {
 /* n blocks writing B of 4: B = A, then B = B + A n - 1 times. */
 static wf_tir *blocks_program(int n) {
     static char src[16384];
-    snprintf(src, sizeof src, "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\"), "
-                              "B: T.Buffer((4,), \"float32\")):\n");
+    snprintf(src, sizeof src,
+             "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\"), "
+             "B: T.Buffer((4,), \"float32\")):\n");
     for (int i = 0; i < n; i++)
         snprintf(src + strlen(src), sizeof src - strlen(src),
                  "    for i in range(4):\n"
