@@ -17,7 +17,7 @@ MAX_TMEM_REGIONS = 8  # WF_MAX_TMEM_REGIONS
 
 
 class CompileOptions(ctypes.Structure):
-    _fields_ = [("sm", ctypes.c_int)]
+    _fields_ = [("sm", ctypes.c_int), ("fast_math", ctypes.c_int)]
 
 
 class LaunchInfo(ctypes.Structure):
