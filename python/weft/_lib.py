@@ -18,7 +18,7 @@ from ._enums import INFO_TEXT, MAX_RANK, MAX_TMEM_REGIONS  # noqa: F401 - genera
 
 
 class CompileOptions(ctypes.Structure):
-    _fields_ = [("sm", ctypes.c_int)]
+    _fields_ = [("sm", ctypes.c_int), ("fast_math", ctypes.c_int)]
 
 
 class LaunchInfo(ctypes.Structure):
