@@ -62,6 +62,9 @@ class SystemInfo(ctypes.Structure):
         ("cache_dir", ctypes.c_char * INFO_TEXT),
         ("cache_entries", ctypes.c_int64),
         ("cache_bytes", ctypes.c_int64),
+        ("device_sm_count", ctypes.c_int),
+        ("device_smem_per_block", ctypes.c_int64),
+        ("device_regs_per_block", ctypes.c_int),
     ]
 
 
