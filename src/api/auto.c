@@ -4,12 +4,13 @@
  * itself and compiles it once per input signature.
  *
  * A signature is what the heuristics' choices depend on: per input its dtype,
- * rank and, per dim, the power-of-two bucket of its size; the widest vector
- * every buffer allows (the alignment of the pointers and the divisibility of
- * the innermost extents). The kernel of a signature is scheduled for the sizes
- * of its first run, with symbolic extents kept symbolic, so it is correct for
- * every size of the bucket; its vector width divides every size of the
- * signature. Compiled kernels also go through the disk cache (runtime/cache.c).
+ * rank, its innermost extent and, per other dim, the power-of-two bucket of
+ * its size; the widest vector every buffer allows (the alignment of the
+ * pointers and the divisibility of the innermost extents). The kernel of a
+ * signature is made for its innermost extents (constant in the fusion's copy:
+ * vectors and rows kept in registers need them) and scheduled for the sizes
+ * of its first run with the other extents kept symbolic, so it is correct for
+ * every size of the signature. Compiled kernels also go through the disk cache (runtime/cache.c).
  */
 #include "api/api.h"
 
@@ -231,8 +232,9 @@ static wf_status build_entry(wf_auto_kernel *k, const wf_buffer *in, sig_input *
                 return fail(k, WF_ERR_UNSUPPORTED, "wf_auto_run: too many input dims");
             sizes[ns++] = in[i].shape[d];
         }
-    /* Vectors need rows that provably start at multiples of the width: a
-       signature that allows them gets a kernel for its innermost extents. */
+    /* Vectors need rows that provably start at multiples of the width, and a
+       row kept in registers a constant length: a kernel is made for its
+       innermost extents (the other dims stay symbolic). */
     int64_t concrete[WF_MAX_RANK * 64];
     int nc = 0;
     for (int i = 0; i < f->inputs.n; i++)
@@ -299,7 +301,7 @@ wf_status wf_auto_run(wf_auto_kernel *k, wf_backend b, const wf_buffer *in, int 
     }
     int vb = vec_bytes_of(in, nin, out, nout);
     for (int i = 0; i < nin; i++)
-        if (vb > (int)wf_dtype_size(in[i].dtype) && in[i].ndim > 0)
+        if (in[i].ndim > 0)
             sig[i].inner = in[i].shape[in[i].ndim - 1];
     int hit = -1;
     for (int i = 0; i < k->n && hit < 0; i++)
