@@ -19,63 +19,6 @@ static const heur_scheduler *const table[] = {&heur_normalization, &heur_reducti
                                               &heur_transpose, &heur_pointwise};
 enum { NSCHED = sizeof table / sizeof *table };
 
-typedef struct {
-    const heur_facts *hf;
-} bind_ctx;
-
-static bool bind_size(void *ctx, const wf_val *sym, int64_t *out) {
-    const heur_facts *hf = ((bind_ctx *)ctx)->hf;
-    if (!hf->sizes || sym->sym != SYM_SIZE)
-        return false;
-    int off = 0;
-    for (int i = 0; i < hf->f->inputs.n; i++) {
-        wf_tv *in = hf->f->inputs.ptr[i];
-        if (in->id == sym->sym_a) {
-            if (sym->sym_b < 0 || sym->sym_b >= in->logical.n)
-                return false;
-            *out = hf->sizes[off + sym->sym_b];
-            return true;
-        }
-        off += in->logical.n;
-    }
-    return false;
-}
-
-int64_t heur_extent(const heur_facts *hf, const wf_iterdomain *id) {
-    if (val_is_const(id->extent))
-        return id->extent->c;
-    bind_ctx c = {hf};
-    int64_t v;
-    return val_eval(id->extent, bind_size, &c, &v) ? v : -1;
-}
-
-int64_t heur_pow2_ceil(int64_t x) {
-    int64_t p = 1;
-    while (p < x)
-        p *= 2;
-    return p;
-}
-
-bool heur_merge_range(wf_tv *tv, int from, int to) {
-    for (int i = from + 1; i < to; i++)
-        if (!sched_merge(tv, from, from + 1))
-            return false;
-    return true;
-}
-
-bool heur_reductions_last(wf_tv *tv, bool last) {
-    int n = tv->loop.n, perm[64], pos = 0;
-    if (n > 64)
-        return false;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < n; i++) {
-            bool red = tv->loop.ptr[i]->itype == IT_REDUCTION;
-            if (red == (last ? pass == 1 : pass == 0))
-                perm[i] = pos++;
-        }
-    return sched_reorder(tv, perm);
-}
-
 /* Drop a schedule: every tensor back to its logical domain, serial, not
    inlined, intermediates in registers. */
 static bool reset(wf_fusion *f) {

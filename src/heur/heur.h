@@ -75,8 +75,6 @@ extern const heur_scheduler heur_pointwise, heur_reduction, heur_normalization, 
 /* Helpers of the schedulers. */
 /* Merge loop axes [from, to) of tv into one at `from` (nothing when to - from < 2). */
 bool heur_merge_range(wf_tv *tv, int from, int to);
-/* Reorder tv's loop so that axes with is_red[i] come last (stable); false on error. */
-bool heur_reductions_last(wf_tv *tv, bool last);
 /* The smallest power of two >= x (x >= 1). */
 int64_t heur_pow2_ceil(int64_t x);
 
