@@ -16,8 +16,8 @@ enum { WARMUP = 3, REPS = 20 };
 
 typedef enum { ADD, SOFTMAX, LAYERNORM, SUM_INNER, SUM_OUTER, TRANSPOSE } workload;
 
-static const char *const names[] = {"add", "softmax", "layernorm", "sum-inner", "sum-outer",
-                                    "transpose"};
+static const char *const names[] = {"add",       "softmax",   "layernorm",
+                                    "sum-inner", "sum-outer", "transpose"};
 static float *chunk[3];
 static const size_t NCHUNK = BENCH_CHUNK / sizeof(float);
 
@@ -148,7 +148,10 @@ static void run(workload w, int64_t rows, int64_t cols) {
     out.dtype = WF_F32;
     out.device = 0;
     out.ndim = w == SUM_INNER || w == SUM_OUTER || w == ADD ? 1 : 2;
-    out.shape[0] = w == TRANSPOSE ? cols : outn == cols && w == SUM_OUTER ? cols : w == ADD ? n : rows;
+    out.shape[0] = w == TRANSPOSE                   ? cols
+                   : outn == cols && w == SUM_OUTER ? cols
+                   : w == ADD                       ? n
+                                                    : rows;
     out.shape[1] = w == TRANSPOSE ? rows : cols;
     double us = 0, d2d = 0;
     if (wf_time(k, in, nin, &out, 1, WARMUP, REPS, &us) != WF_OK)
@@ -162,8 +165,8 @@ static void run(workload w, int64_t rows, int64_t cols) {
         bench_die(names[w], "WRONG result");
     double moved = (double)bytes * (w == ADD ? 3 : w == SUM_INNER || w == SUM_OUTER ? 1 : 2);
     double gbps = moved / (us * 1e3), copy_gbps = 2.0 * (double)bytes / (d2d * 1e3);
-    printf("%s %lldx%lld: %s: %s\n", names[w], (long long)rows, (long long)cols,
-           info.scheduler, info.summary);
+    printf("%s %lldx%lld: %s: %s\n", names[w], (long long)rows, (long long)cols, info.scheduler,
+           info.summary);
     printf("RESULT auto %s %lldx%lld: %.1f us %.1f GB/s (%.3f of copy)\n", names[w],
            (long long)rows, (long long)cols, us, gbps, gbps / copy_gbps);
     free(host);

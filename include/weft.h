@@ -477,11 +477,11 @@ WF_API wf_status wf_cache_clear(int64_t *entries, int64_t *bytes);
    pending error is returned as it is; WF_ERR_UNSUPPORTED names what no scheduler covers;
    NULL f gives WF_ERR_ARG. docs/auto.md. */
 typedef struct {
-    char scheduler[32];  /* one of the names above */
-    char summary[256];   /* the main choices, e.g. "rows per block 1, threads 512, vector 4" */
+    char scheduler[32]; /* one of the names above */
+    char summary[256];  /* the main choices, e.g. "rows per block 1, threads 512, vector 4" */
 } wf_auto_info;
-WF_API wf_status wf_schedule_auto(wf_fusion *f, const int64_t *sizes,
-                                  const wf_compile_options *opt, wf_auto_info *info);
+WF_API wf_status wf_schedule_auto(wf_fusion *f, const int64_t *sizes, const wf_compile_options *opt,
+                                  wf_auto_info *info);
 
 /* A fusion that schedules and compiles itself per input signature (nvFuser's
    FusionExecutorCache): the first run of each signature (dtypes, ranks, sizes bucketed as
@@ -500,7 +500,7 @@ WF_API wf_status wf_auto_run(wf_auto_kernel *k, wf_backend b, const wf_buffer *i
 WF_API const char *wf_auto_last_error(const wf_auto_kernel *k);
 WF_API const wf_auto_info *wf_auto_last_info(const wf_auto_kernel *k); /* of the last run's
                                                                            kernel */
-WF_API int wf_auto_kernel_count(const wf_auto_kernel *k); /* kernels compiled so far */
+WF_API int wf_auto_kernel_count(const wf_auto_kernel *k);              /* kernels compiled so far */
 WF_API void wf_auto_kernel_free(wf_auto_kernel *k);
 
 /* ---- TMA (seed 001) ----

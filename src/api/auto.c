@@ -282,8 +282,8 @@ static wf_status build_entry(wf_auto_kernel *k, const wf_buffer *in, sig_input *
     return WF_OK;
 }
 
-wf_status wf_auto_run(wf_auto_kernel *k, wf_backend b, const wf_buffer *in, int nin,
-                      wf_buffer *out, int nout) {
+wf_status wf_auto_run(wf_auto_kernel *k, wf_backend b, const wf_buffer *in, int nin, wf_buffer *out,
+                      int nout) {
     if (!k)
         return WF_ERR_ARG;
     k->err[0] = '\0';

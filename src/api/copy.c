@@ -100,8 +100,8 @@ wf_fusion *api_fusion_copy(wf_fusion *f, const int64_t *concrete) {
         wf_tv *in = f->inputs.ptr[i];
         int64_t shape[WF_MAX_RANK];
         for (int d = 0; d < in->logical.n; d++, k++) {
-            shape[d] = val_is_const(in->logical.ptr[d]->extent) ? in->logical.ptr[d]->extent->c
-                                                                : -1;
+            shape[d] =
+                val_is_const(in->logical.ptr[d]->extent) ? in->logical.ptr[d]->extent->c : -1;
             if (concrete && concrete[k] > 0)
                 shape[d] = concrete[k];
         }

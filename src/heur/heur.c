@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const heur_scheduler *const table[] = {&heur_normalization, &heur_reduction,
-                                              &heur_transpose, &heur_pointwise};
+static const heur_scheduler *const table[] = {&heur_normalization, &heur_reduction, &heur_transpose,
+                                              &heur_pointwise};
 enum { NSCHED = sizeof table / sizeof *table };
 
 /* Drop a schedule: every tensor back to its logical domain, serial, not

@@ -48,8 +48,8 @@ typedef struct {
     wf_fusion *f;
     const int64_t *sizes; /* NULL: generic */
     const heur_device *dev;
-    wf_tv *ref;              /* the output of the largest rank (first such) */
-    wf_tv *red[16];          /* reduction outputs, in creation order */
+    wf_tv *ref;     /* the output of the largest rank (first such) */
+    wf_tv *red[16]; /* reduction outputs, in creation order */
     int nred;
     bool red_broadcast_back; /* a reduction's result is broadcast and combined again */
     bool has_permute;

@@ -27,8 +27,8 @@ static bool pw_can(const heur_facts *hf, char *why, size_t whysize) {
     for (int i = 0; i < hf->f->outputs.n; i++) {
         wf_tv *o = hf->f->outputs.ptr[i];
         if (o->logical.n != hf->ref->logical.n) {
-            snprintf(why, whysize, "outputs T%d and T%d have different ranks (%d, %d)",
-                     hf->ref->id, o->id, hf->ref->logical.n, o->logical.n);
+            snprintf(why, whysize, "outputs T%d and T%d have different ranks (%d, %d)", hf->ref->id,
+                     o->id, hf->ref->logical.n, o->logical.n);
             return false;
         }
     }
@@ -164,8 +164,7 @@ static bool pw_apply(const heur_facts *hf, const void *params, heur_result *out)
                 return false;
     snprintf(out->summary, sizeof out->summary,
              "%s over %d dim%s, threads %lld, vector %lld, unroll %lld", p->two_d ? "2-D" : "1-D",
-             n, n == 1 ? "" : "s",
-             (long long)p->threads, (long long)p->vec, (long long)p->unroll);
+             n, n == 1 ? "" : "s", (long long)p->threads, (long long)p->vec, (long long)p->unroll);
     return true;
 }
 

@@ -150,8 +150,8 @@ static bool norm_can(const heur_facts *hf, char *why, size_t whysize) {
     for (int i = 0; i < hf->f->outputs.n; i++) {
         wf_tv *o = hf->f->outputs.ptr[i];
         if (o->logical.n != r0->logical.n) {
-            snprintf(why, whysize, "output T%d has rank %d, the rows have %d", o->id,
-                     o->logical.n, r0->logical.n);
+            snprintf(why, whysize, "output T%d has rank %d, the rows have %d", o->id, o->logical.n,
+                     r0->logical.n);
             return false;
         }
     }
@@ -274,9 +274,10 @@ static bool apply_rows(const heur_facts *hf, const red_params *p, wf_tv *ref, he
                  (long long)p->rows);
     else
         snprintf(out->summary, sizeof out->summary, "%s%s, rows per block %lld, threads %lld%s",
-                 kinds[p->kind], norm ? " rows" : "", p->kind == R_SHORT ? (long long)p->rows
-                 : p->kind == R_FULL                           ? 0LL
-                                                               : 1LL,
+                 kinds[p->kind], norm ? " rows" : "",
+                 p->kind == R_SHORT  ? (long long)p->rows
+                 : p->kind == R_FULL ? 0LL
+                                     : 1LL,
                  (long long)p->threads, norm ? ", row persistent in registers" : "");
     return true;
 }
@@ -327,5 +328,4 @@ static bool norm_apply(const heur_facts *hf, const void *params, heur_result *ou
 }
 
 const heur_scheduler heur_reduction = {"reduction", red_can, red_heuristics, red_apply};
-const heur_scheduler heur_normalization = {"normalization", norm_can, norm_heuristics,
-                                           norm_apply};
+const heur_scheduler heur_normalization = {"normalization", norm_can, norm_heuristics, norm_apply};

@@ -65,8 +65,8 @@ static bool tr_apply(const heur_facts *hf, const void *params, heur_result *out)
     for (int a = 2; a < 4; a++)
         if (!sched_parallelize(s, a, WF_SERIAL))
             return false;
-    if (!sched_reorder(s, inner) || !sched_swizzle(s, 2, 3) ||
-        !sched_parallelize(s, 2, WF_TIDY) || !sched_parallelize(s, 3, WF_TIDX))
+    if (!sched_reorder(s, inner) || !sched_swizzle(s, 2, 3) || !sched_parallelize(s, 2, WF_TIDY) ||
+        !sched_parallelize(s, 3, WF_TIDX))
         return false;
     if (!sched_inline_most(f) || !sched_inline_at(s, 2))
         return false;

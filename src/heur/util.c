@@ -47,4 +47,3 @@ bool heur_merge_range(wf_tv *tv, int from, int to) {
             return false;
     return true;
 }
-

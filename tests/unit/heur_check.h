@@ -26,8 +26,8 @@ static inline void hc_sizes(wf_fusion *f, const int64_t *sym, int64_t *sizes) {
 /* Schedule and check; the info is written to *info when it is not NULL.
    Returns whether the run matched (the test has failed otherwise). */
 static inline bool hc_check_at(test_state *ts, wf_fusion *f, const int64_t *sym, bool generic,
-                               const char *want, double tol, wf_auto_info *info,
-                               const char *file, int line) {
+                               const char *want, double tol, wf_auto_info *info, const char *file,
+                               int line) {
     int64_t sizes[64];
     wf_auto_info mine;
     if (!info)
@@ -53,7 +53,7 @@ static inline bool hc_check_at(test_state *ts, wf_fusion *f, const int64_t *sym,
     wf_kernel_free(k);
     return true;
 }
-#define HC_CHECK(f, sym, generic, want, tol, info)                                                \
+#define HC_CHECK(f, sym, generic, want, tol, info)                                                 \
     hc_check_at(ts_, (f), (sym), (generic), (want), (tol), (info), __FILE__, __LINE__)
 
 #endif

@@ -24,8 +24,7 @@ static wf_fusion *softmax_sym(void) {
 }
 
 /* Run k on rows x cols random inputs; compare with the reference. */
-static bool run_rows(test_state *ts_, wf_auto_kernel *k, wf_fusion *f, int64_t rows,
-                     int64_t cols) {
+static bool run_rows(test_state *ts_, wf_auto_kernel *k, wf_fusion *f, int64_t rows, int64_t cols) {
     int64_t sym[8] = {rows, cols};
     wf_buffer in = ref_buffer(f, f->inputs.ptr[0], sym);
     wf_buffer out = ref_buffer(f, f->outputs.ptr[0], sym), want = out;
@@ -85,7 +84,8 @@ TEST(heur_auto_kernel_bad_buffers_keep_working) {
     float y[12];
     wf_buffer in = {d, WF_F64, 2, {3, 4}, {0}, -1}, out = {y, WF_F32, 2, {3, 4}, {0}, -1};
     CHECK_EQ_I64(wf_auto_run(k, WF_BACKEND_INTERP, &in, 1, &out, 1), WF_ERR_ARG);
-    CHECK_STR(wf_auto_last_error(k), "wf_auto_run: input 0 (T0) is float, but the buffer is double");
+    CHECK_STR(wf_auto_last_error(k),
+              "wf_auto_run: input 0 (T0) is float, but the buffer is double");
     in.dtype = WF_F32;
     in.ndim = 1;
     CHECK_EQ_I64(wf_auto_run(k, WF_BACKEND_INTERP, &in, 1, &out, 1), WF_ERR_ARG);
