@@ -480,11 +480,55 @@ typedef struct {
     bool cache_enabled;              /* false: WF_CACHE_DIR set but empty, or no HOME */
     char cache_dir[WF_INFO_TEXT];
     int64_t cache_entries, cache_bytes; /* kernel images stored there */
+    /* Device 0's facts the automatic schedulers use (0 without a device; the
+       schedulers then assume an H100's: 132 SMs, 227 KiB, 65536 registers). */
+    int device_sm_count;           /* streaming multiprocessors */
+    int64_t device_smem_per_block; /* opt-in shared memory per block, bytes */
+    int device_regs_per_block;     /* 32-bit registers per block */
 } wf_system_info;
 WF_API wf_status wf_system_info_get(wf_system_info *out); /* WF_ERR_ARG for NULL */
 /* Remove every kernel image from the cache directory (only weft's own
    files); entries and bytes (either may be NULL) say how much went. */
 WF_API wf_status wf_cache_clear(int64_t *entries, int64_t *bytes);
+
+/* ---- automatic scheduling ----
+   wf_schedule_auto picks a scheduler for the whole fusion from its shapes, dtypes and the
+   target, and applies it with the ordinary schedule calls (wf_print_transforms shows what
+   it did). Schedulers: "pointwise"; "reduction" (plain reductions); "normalization" (a
+   reduction whose result is broadcast back and combined with its input: softmax, layer
+   norm, x - mean); "transpose" (inputs and outputs disagree on their innermost dim).
+   sizes: NULL, or one entry per dim of every input, inputs in order, concrete dims
+   included (they must match); symbolic extents are scheduled for those sizes, or for a
+   generic size when NULL (the schedule is then correct at every size). opt NULL =
+   defaults; info may be NULL. Any schedule already present is replaced. Sticky: a
+   pending error is returned as it is; WF_ERR_UNSUPPORTED names what no scheduler covers;
+   NULL f gives WF_ERR_ARG. docs/auto.md. */
+typedef struct {
+    char scheduler[32]; /* one of the names above */
+    char summary[256];  /* the main choices, e.g. "rows per block 1, threads 512, vector 4" */
+} wf_auto_info;
+WF_API wf_status wf_schedule_auto(wf_fusion *f, const int64_t *sizes, const wf_compile_options *opt,
+                                  wf_auto_info *info);
+
+/* A fusion that schedules and compiles itself per input signature (nvFuser's
+   FusionExecutorCache): the first run of each signature (dtypes, ranks, sizes bucketed as
+   the heuristics need, alignment) schedules a copy of the fusion with wf_schedule_auto and
+   compiles it; later runs of that signature reuse the kernel (and the disk cache across
+   processes). The fusion stays the caller's and must not change afterwards.
+   wf_auto_compile returns NULL for a NULL fusion or one with a pending error. Compiling
+   is lazy: wf_auto_kernel_count is 0 before the first run and never decreases. A run
+   with bad buffers (dtype, rank, count) returns WF_ERR_ARG with wf_auto_last_error,
+   compiles nothing, and the object keeps working. wf_auto_kernel_free(NULL) does
+   nothing. */
+typedef struct wf_auto_kernel wf_auto_kernel;
+WF_API wf_auto_kernel *wf_auto_compile(wf_fusion *f, const wf_compile_options *opt);
+WF_API wf_status wf_auto_run(wf_auto_kernel *k, wf_backend b, const wf_buffer *in, int nin,
+                             wf_buffer *out, int nout);
+WF_API const char *wf_auto_last_error(const wf_auto_kernel *k);
+WF_API const wf_auto_info *wf_auto_last_info(const wf_auto_kernel *k); /* of the last run's
+                                                                           kernel */
+WF_API int wf_auto_kernel_count(const wf_auto_kernel *k);              /* kernels compiled so far */
+WF_API void wf_auto_kernel_free(wf_auto_kernel *k);
 
 /* ---- TMA (seed 001) ----
    A TMA copy is a wf_set / cache_after / cache_before whose op type is WF_LDST_TMA: load

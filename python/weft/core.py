@@ -349,6 +349,27 @@ class Fusion:
     def print_kernel(self, file=None):
         print(self.kernel_string(), end="", file=file)
 
+    def schedule_auto(self, sizes=None, sm=None):
+        """Schedule the whole fusion automatically (wf_schedule_auto): sizes
+        None (generic) or one per dim of every input, inputs in order.
+        Returns {"scheduler": ..., "summary": ...}."""
+        ptr = self._live()
+        opt = ctypes.byref(_lib.CompileOptions(int(sm))) if sm is not None else None
+        arr = None
+        if sizes is not None:
+            sizes = [int(x) for x in sizes]
+            arr = (ctypes.c_int64 * max(1, len(sizes)))(*sizes)
+        info = _lib.AutoInfo()
+        lib.wf_schedule_auto(ptr, arr, opt, ctypes.byref(info))
+        self._check()
+        return {"scheduler": info.scheduler.decode(), "summary": info.summary.decode()}
+
+    def compile_auto(self, sm=None):
+        """weft.jit(self): an AutoKernel, compiled per input signature."""
+        from .kernel import AutoKernel
+
+        return AutoKernel(self, sm)
+
     def compile(self, sm=None):
         """Lower and generate the kernel; sm e.g. 90 or 100 (None = the
         device's, or 90)."""
