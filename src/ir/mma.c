@@ -89,6 +89,8 @@ wf_tv *ir_matmul(wf_tv *a, wf_tv *b) {
                         "matmul(T%d, T%d): rank %d leaves no room for the broadcast dim (at "
                         "most %d, WF_MAX_RANK - 1)",
                         a->id, b->id, ra, WF_MAX_RANK - 1);
+    if (mma_dtype(a, b, "matmul") == WF_BOOL)
+        return NULL;
     const wf_iterdomain *ka = a->logical.ptr[ir_tv_dim(a, ra - 1)];
     const wf_iterdomain *kb = b->logical.ptr[ir_tv_dim(b, rb - 2)];
     if (val_is_const(ka->extent) && val_is_const(kb->extent) && ka->extent->c != kb->extent->c)
@@ -97,8 +99,6 @@ wf_tv *ir_matmul(wf_tv *a, wf_tv *b) {
                         "dim %d has %lld",
                         a->id, b->id, a->id, ra - 1, (long long)ka->extent->c, b->id, rb - 2,
                         (long long)kb->extent->c);
-    if (mma_dtype(a, b, "matmul") == WF_BOOL)
-        return NULL;
     bool isb[WF_MAX_RANK] = {false};
     int perm[WF_MAX_RANK];
     for (int d = 0; d < rb; d++)

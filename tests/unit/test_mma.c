@@ -267,3 +267,114 @@ TEST(mma_matmul_split_k_rfactor_block_reduction) {
     check_split_k(ts_, WF_F32, 3, 5, 45);
     check_split_k(ts_, WF_BF16, 4, 3, 64);
 }
+
+/* Each refusal of the constructors, by its exact message. */
+TEST(mma_constructor_refusals) {
+    int64_t s2[2] = {4, 6}, s3[3] = {2, 4, 6}, s1[1] = {4}, sb[2] = {5, 3};
+    struct {
+        wf_dtype ta, tb;
+        int na, nb;
+        const int64_t *sa, *sbb;
+        int which; /* 0: mma over axis `ax`, 1: matmul */
+        int nax, ax[2];
+        wf_status st;
+        const char *msg;
+    } cases[] = {
+        {WF_I32, WF_F32, 2, 2, s2, s2, 0, 1, {1, 0}, WF_ERR_UNSUPPORTED,
+         "mma(T0, T1): T0 is int32; only float operands (f16, bf16, f32, f64) are supported: cast "
+         "it to a float type first"},
+        {WF_F32, WF_F32, 2, 2, s2, s2, 0, 0, {0, 0}, WF_ERR_ARG,
+         "mma(T0, T1): give at least one axis to sum over (the operands have 2 dims)"},
+        {WF_F32, WF_F32, 2, 2, s2, s2, 0, 1, {2, 0}, WF_ERR_ARG,
+         "mma(T0, T1): axis 2 is out of range for 2 dims"},
+        {WF_F32, WF_F32, 2, 2, s2, s2, 0, 2, {1, -1}, WF_ERR_ARG,
+         "mma(T0, T1): axis -1 is listed twice"},
+        {WF_F32, WF_F32, 2, 2, s2, sb, 0, 1, {1, 0}, WF_ERR_ARG,
+         "mma(T0, T1): dim 0 has extent 4 in T0 but 5 in T1"},
+        {WF_F32, WF_F32, 1, 2, s1, s2, 1, 0, {0, 0}, WF_ERR_ARG,
+         "matmul(T0, T1): each operand needs at least 2 dims ([..., M, K] x [..., K, N]); T0 "
+         "has 1"},
+        {WF_F32, WF_F32, 3, 2, s3, s2, 1, 0, {0, 0}, WF_ERR_ARG,
+         "matmul(T0, T1): ranks differ (3 and 2); broadcast the batch dims of one operand first"},
+        {WF_F32, WF_F32, 2, 2, s2, sb, 1, 0, {0, 0}, WF_ERR_ARG,
+         "matmul(T0, T1): K differs: T0's dim 1 has extent 6 but T1's dim 0 has 5"},
+        {WF_F16, WF_BOOL, 2, 2, s2, s2, 1, 0, {0, 0}, WF_ERR_UNSUPPORTED,
+         "matmul(T0, T1): T1 is bool; only float operands (f16, bf16, f32, f64) are supported: "
+         "cast it to a float type first"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        wf_fusion *f = wf_fusion_new();
+        wf_tv *a = wf_input(f, cases[i].ta, cases[i].na, cases[i].sa);
+        wf_tv *b = wf_input(f, cases[i].tb, cases[i].nb, cases[i].sbb);
+        wf_tv *r = cases[i].which ? wf_matmul(a, b) : wf_mma(a, b, cases[i].nax, cases[i].ax);
+        CHECK(r == NULL);
+        CHECK_EQ_I64(wf_fusion_status(f), cases[i].st);
+        CHECK_STR(wf_fusion_error(f), cases[i].msg);
+        wf_fusion_free(f);
+    }
+}
+
+/* Symbolic K: the operands' sizes are checked at launch (WF_ERR_ARG). A [M, K]
+   and B [N, K] broadcast to [M, 1, K] and [1, N, K], inlined into the mma. */
+TEST(mma_symbolic_k_mismatch_at_launch) {
+    int64_t sym[2] = {-1, -1};
+    bool ba[3] = {false, true, false}, bb[3] = {true, false, false};
+    int ax = 2;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *av = wf_broadcast(wf_input(f, WF_F32, 2, sym), 3, ba);
+    wf_tv *bv = wf_broadcast(wf_input(f, WF_F32, 2, sym), 3, bb);
+    wf_tv *c = wf_mma(av, bv, 1, &ax);
+    wf_output(f, c);
+    wf_tv_inline_at(av, -1);
+    wf_tv_inline_at(bv, -1);
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK_STR(wf_fusion_error(f), "");
+    float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, b[15] = {1, 1, 1, 1, 2, 2, 2, 2, 0, 0, 0, 1};
+    float out[9];
+    if (k) {
+        wf_buffer in[2] = {{a, WF_F32, 2, {3, 4}, {0}, -1}, {b, WF_F32, 2, {3, 4}, {0}, -1}};
+        wf_buffer o[1] = {{out, WF_F32, 2, {3, 3}, {0}, -1}};
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, o, 1), WF_OK);
+        CHECK(out[0] == 10 && out[1] == 20 && out[2] == 4 && out[8] == 12);
+        in[1].shape[1] = 5;
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 2, o, 1), WF_ERR_ARG);
+        CHECK_STR(wf_last_run_error(k),
+                  "input 0 (T0) has extent 4 in dim 1 but input 1 (T2) has 5 in dim 1; they must "
+                  "be equal, as T1 and T3 are operands of T4 (its dim 2)");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* WF_MMA: the tile's axes of a wf_mma; refusals name the tensor, the axis and
+   what works (m16n8k16, f16/bf16, sm_80). */
+static void check_mma_refusal(test_state *ts_, wf_dtype t, int64_t M, int64_t N, int64_t K, int sm,
+                              wf_status st, const char *msg) {
+    mm m = make_mm(t, M, N, K);
+    for (int i = 0; i < 3; i++)
+        wf_tv_parallelize(m.c, i, WF_MMA);
+    CHECK_STR(wf_fusion_error(m.f), "");
+    wf_compile_options o = {0};
+    o.sm = sm;
+    wf_kernel *k = wf_compile(m.f, &o);
+    CHECK(k == NULL);
+    CHECK_EQ_I64(wf_fusion_status(m.f), st);
+    CHECK_STR(wf_fusion_error(m.f), msg);
+    wf_kernel_free(k);
+    wf_fusion_free(m.f);
+}
+
+TEST(mma_wf_mma_axis_refusals) {
+    check_mma_refusal(ts_, WF_F32, 16, 8, 16, 90, WF_ERR_UNSUPPORTED,
+                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but its operand T2 is float: no tensor-core path for float operands is implemented; mma.sync.m16n8k16 (sm_80 and later) takes f16 or bf16 operands with an f32 accumulator");
+    check_mma_refusal(ts_, WF_F64, 16, 8, 16, 90, WF_ERR_UNSUPPORTED,
+                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but its operand T2 is double: no tensor-core path for double operands is implemented; mma.sync.m16n8k16 (sm_80 and later) takes f16 or bf16 operands with an f32 accumulator");
+    check_mma_refusal(ts_, WF_F16, 16, 8, 16, 75, WF_ERR_UNSUPPORTED,
+                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but the target is sm_75; mma.sync.m16n8k16 (sm_80 and later) takes f16 or bf16 operands with an f32 accumulator");
+    check_mma_refusal(ts_, WF_BF16, 16, 16, 16, 80, WF_ERR_SCHEDULE,
+                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but T5's MMA axes (iMMA12{16}, iMMA13{16}, rMMA14{16}) form no instruction's tile: mma.sync takes m16n8k16, two iteration axes of extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K)");
+    check_mma_refusal(ts_, WF_BF16, 16, 8, 8, 80, WF_ERR_SCHEDULE,
+                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but T5's MMA axes (iMMA12{16}, iMMA13{8}, rMMA14{8}) form no instruction's tile: mma.sync takes m16n8k16, two iteration axes of extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K)");
+    check_mma_refusal(ts_, WF_F16, 16, 8, 16, 80, WF_ERR_UNSUPPORTED,
+                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but the lowering of an m16n8k16 tile to mma.sync is not implemented in this build yet; run the tile on CUDA cores (parallelize its axes on threads or leave them serial)");
+}
