@@ -46,8 +46,9 @@ static wf_tv *mma(const char *name, wf_tv *a, wf_tv *b, int naxes, const int *ax
     for (int i = 0; i < naxes; i++) {
         int ax = axes[i] < 0 ? axes[i] + n : axes[i];
         if (ax < 0 || ax >= n)
-            return err_fail(&f->err, WF_ERR_ARG, "%s(T%d, T%d): axis %d is out of range for %d dims",
-                            name, a->id, b->id, axes[i], n);
+            return err_fail(&f->err, WF_ERR_ARG,
+                            "%s(T%d, T%d): axis %d is out of range for %d dims", name, a->id, b->id,
+                            axes[i], n);
         if (red[ax])
             return err_fail(&f->err, WF_ERR_ARG, "%s(T%d, T%d): axis %d is listed twice", name,
                             a->id, b->id, axes[i]);

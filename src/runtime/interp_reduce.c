@@ -101,8 +101,7 @@ static bool load(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
 /* What thread t folds in: its input, or for a wf_mma the product of its two
    inputs, each converted to the compute type `to` and the product rounded
    once to it (exact for 16-bit inputs in f32), as the CUDA code's wf_mmul. */
-static bool input(ix_exec *x, const in_node *n, const evals *ev, int t, wf_dtype to,
-                  ix_value *v) {
+static bool input(ix_exec *x, const in_node *n, const evals *ev, int t, wf_dtype to, ix_value *v) {
     ix_value b;
     if (!load(x, n, n->in[0], at(ev, 1, t), t, to, v))
         return false;

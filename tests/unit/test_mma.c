@@ -24,7 +24,7 @@ static float value(wf_dtype t, uint64_t *s, bool integer) {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
     float v = integer ? (float)((int)((*s >> 33) % 9) - 4)
                       : (float)((double)((*s >> 33) % 20001) / 1000.0 - 10.0);
-    return t == WF_F16 ? half_to_float(float_to_half(v))
+    return t == WF_F16    ? half_to_float(float_to_half(v))
            : t == WF_BF16 ? bf16_to_float(float_to_bf16(v))
                           : v;
 }
@@ -47,7 +47,8 @@ static void *pack(wf_dtype t, const float *v, int64_t n) {
    ascending), or with the exact double sum when `integer`. */
 static bool run_at(test_state *ts_, wf_kernel *k, wf_dtype t, int64_t M, int64_t N, int64_t K,
                    bool integer, const char *file, int line) {
-    float *a = malloc(sizeof(float) * (size_t)(M * K)), *b = malloc(sizeof(float) * (size_t)(K * N));
+    float *a = malloc(sizeof(float) * (size_t)(M * K)),
+          *b = malloc(sizeof(float) * (size_t)(K * N));
     float *c = malloc(sizeof(float) * (size_t)(M * N));
     void *pa = NULL, *pb = NULL;
     uint64_t s = 12345;
@@ -280,25 +281,106 @@ TEST(mma_constructor_refusals) {
         wf_status st;
         const char *msg;
     } cases[] = {
-        {WF_I32, WF_F32, 2, 2, s2, s2, 0, 1, {1, 0}, WF_ERR_UNSUPPORTED,
+        {WF_I32,
+         WF_F32,
+         2,
+         2,
+         s2,
+         s2,
+         0,
+         1,
+         {1, 0},
+         WF_ERR_UNSUPPORTED,
          "mma(T0, T1): T0 is int32; only float operands (f16, bf16, f32, f64) are supported: cast "
          "it to a float type first"},
-        {WF_F32, WF_F32, 2, 2, s2, s2, 0, 0, {0, 0}, WF_ERR_ARG,
+        {WF_F32,
+         WF_F32,
+         2,
+         2,
+         s2,
+         s2,
+         0,
+         0,
+         {0, 0},
+         WF_ERR_ARG,
          "mma(T0, T1): give at least one axis to sum over (the operands have 2 dims)"},
-        {WF_F32, WF_F32, 2, 2, s2, s2, 0, 1, {2, 0}, WF_ERR_ARG,
+        {WF_F32,
+         WF_F32,
+         2,
+         2,
+         s2,
+         s2,
+         0,
+         1,
+         {2, 0},
+         WF_ERR_ARG,
          "mma(T0, T1): axis 2 is out of range for 2 dims"},
-        {WF_F32, WF_F32, 2, 2, s2, s2, 0, 2, {1, -1}, WF_ERR_ARG,
+        {WF_F32,
+         WF_F32,
+         2,
+         2,
+         s2,
+         s2,
+         0,
+         2,
+         {1, -1},
+         WF_ERR_ARG,
          "mma(T0, T1): axis -1 is listed twice"},
-        {WF_F32, WF_F32, 2, 2, s2, sb, 0, 1, {1, 0}, WF_ERR_ARG,
+        {WF_F32,
+         WF_F32,
+         2,
+         2,
+         s2,
+         sb,
+         0,
+         1,
+         {1, 0},
+         WF_ERR_ARG,
          "mma(T0, T1): dim 0 has extent 4 in T0 but 5 in T1"},
-        {WF_F32, WF_F32, 1, 2, s1, s2, 1, 0, {0, 0}, WF_ERR_ARG,
+        {WF_F32,
+         WF_F32,
+         1,
+         2,
+         s1,
+         s2,
+         1,
+         0,
+         {0, 0},
+         WF_ERR_ARG,
          "matmul(T0, T1): each operand needs at least 2 dims ([..., M, K] x [..., K, N]); T0 "
          "has 1"},
-        {WF_F32, WF_F32, 3, 2, s3, s2, 1, 0, {0, 0}, WF_ERR_ARG,
+        {WF_F32,
+         WF_F32,
+         3,
+         2,
+         s3,
+         s2,
+         1,
+         0,
+         {0, 0},
+         WF_ERR_ARG,
          "matmul(T0, T1): ranks differ (3 and 2); broadcast the batch dims of one operand first"},
-        {WF_F32, WF_F32, 2, 2, s2, sb, 1, 0, {0, 0}, WF_ERR_ARG,
+        {WF_F32,
+         WF_F32,
+         2,
+         2,
+         s2,
+         sb,
+         1,
+         0,
+         {0, 0},
+         WF_ERR_ARG,
          "matmul(T0, T1): K differs: T0's dim 1 has extent 6 but T1's dim 0 has 5"},
-        {WF_F16, WF_BOOL, 2, 2, s2, s2, 1, 0, {0, 0}, WF_ERR_UNSUPPORTED,
+        {WF_F16,
+         WF_BOOL,
+         2,
+         2,
+         s2,
+         s2,
+         1,
+         0,
+         {0, 0},
+         WF_ERR_UNSUPPORTED,
          "matmul(T0, T1): T1 is bool; only float operands (f16, bf16, f32, f64) are supported: "
          "cast it to a float type first"},
     };
@@ -329,7 +411,8 @@ TEST(mma_symbolic_k_mismatch_at_launch) {
     wf_tv_inline_at(bv, -1);
     wf_kernel *k = wf_compile(f, NULL);
     CHECK_STR(wf_fusion_error(f), "");
-    float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, b[15] = {1, 1, 1, 1, 2, 2, 2, 2, 0, 0, 0, 1};
+    float a[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+          b[15] = {1, 1, 1, 1, 2, 2, 2, 2, 0, 0, 0, 1};
     float out[9];
     if (k) {
         wf_buffer in[2] = {{a, WF_F32, 2, {3, 4}, {0}, -1}, {b, WF_F32, 2, {3, 4}, {0}, -1}};
@@ -365,16 +448,32 @@ static void check_mma_refusal(test_state *ts_, wf_dtype t, int64_t M, int64_t N,
 }
 
 TEST(mma_wf_mma_axis_refusals) {
-    check_mma_refusal(ts_, WF_F32, 16, 8, 16, 90, WF_ERR_UNSUPPORTED,
-                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but its operand T2 is float: no tensor-core path for float operands is implemented; mma.sync.m16n8k16 (sm_80 and later) takes f16 or bf16 operands with an f32 accumulator");
-    check_mma_refusal(ts_, WF_F64, 16, 8, 16, 90, WF_ERR_UNSUPPORTED,
-                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but its operand T2 is double: no tensor-core path for double operands is implemented; mma.sync.m16n8k16 (sm_80 and later) takes f16 or bf16 operands with an f32 accumulator");
-    check_mma_refusal(ts_, WF_F16, 16, 8, 16, 75, WF_ERR_UNSUPPORTED,
-                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but the target is sm_75; mma.sync.m16n8k16 (sm_80 and later) takes f16 or bf16 operands with an f32 accumulator");
-    check_mma_refusal(ts_, WF_BF16, 16, 16, 16, 80, WF_ERR_SCHEDULE,
-                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but T5's MMA axes (iMMA12{16}, iMMA13{16}, rMMA14{16}) form no instruction's tile: mma.sync takes m16n8k16, two iteration axes of extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K)");
-    check_mma_refusal(ts_, WF_BF16, 16, 8, 8, 80, WF_ERR_SCHEDULE,
-                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but T5's MMA axes (iMMA12{16}, iMMA13{8}, rMMA14{8}) form no instruction's tile: mma.sync takes m16n8k16, two iteration axes of extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K)");
+    check_mma_refusal(
+        ts_, WF_F32, 16, 8, 16, 90, WF_ERR_UNSUPPORTED,
+        "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but its operand T2 is float: no "
+        "tensor-core path for float operands is implemented; mma.sync.m16n8k16 (sm_80 and later) "
+        "takes f16 or bf16 operands with an f32 accumulator");
+    check_mma_refusal(
+        ts_, WF_F64, 16, 8, 16, 90, WF_ERR_UNSUPPORTED,
+        "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but its operand T2 is double: no "
+        "tensor-core path for double operands is implemented; mma.sync.m16n8k16 (sm_80 and later) "
+        "takes f16 or bf16 operands with an f32 accumulator");
+    check_mma_refusal(
+        ts_, WF_F16, 16, 8, 16, 75, WF_ERR_UNSUPPORTED,
+        "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but the target is sm_75; "
+        "mma.sync.m16n8k16 (sm_80 and later) takes f16 or bf16 operands with an f32 accumulator");
+    check_mma_refusal(
+        ts_, WF_BF16, 16, 16, 16, 80, WF_ERR_SCHEDULE,
+        "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but T5's MMA axes (iMMA12{16}, "
+        "iMMA13{16}, rMMA14{16}) form no instruction's tile: mma.sync takes m16n8k16, two "
+        "iteration axes of extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K)");
+    check_mma_refusal(
+        ts_, WF_BF16, 16, 8, 8, 80, WF_ERR_SCHEDULE,
+        "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but T5's MMA axes (iMMA12{16}, iMMA13{8}, "
+        "rMMA14{8}) form no instruction's tile: mma.sync takes m16n8k16, two iteration axes of "
+        "extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K)");
     check_mma_refusal(ts_, WF_F16, 16, 8, 16, 80, WF_ERR_UNSUPPORTED,
-                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but the lowering of an m16n8k16 tile to mma.sync is not implemented in this build yet; run the tile on CUDA cores (parallelize its axes on threads or leave them serial)");
+                      "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but the lowering of an "
+                      "m16n8k16 tile to mma.sync is not implemented in this build yet; run the "
+                      "tile on CUDA cores (parallelize its axes on threads or leave them serial)");
 }
