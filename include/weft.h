@@ -196,6 +196,23 @@ WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes); /* reduction */
    consumer); its buffer and its consumers see only the other dims. Integer
    and bool sums and products give i64. */
 WF_API wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes);
+/* Matrix multiply-accumulate (nvFuser's fusedMultiplySum): a and b have the
+   same rank, with broadcast dims where an operand lacks one (a [M, 1, K], b
+   [1, N, K] for a plain matmul); the result is the sum over the listed axes
+   of a * b, one op and a reduction like wf_sum (the summed axes stay in its
+   loop domain as reduction axes; buffers see the others), scheduled like any
+   reduction (split, reorder, rfactor, parallelize). 16-bit inputs (f16, bf16)
+   accumulate and return f32; f32 inputs return f32, f64 inputs f64; integer
+   and bool inputs are WF_ERR_UNSUPPORTED. Each product is rounded once to the
+   output type (exact for 16-bit inputs) and added in the schedule's order
+   (docs/reductions.md). Axes parallelized WF_MMA stand for one tensor-core
+   instruction (not supported yet: wf_compile refuses them). */
+WF_API wf_tv *wf_mma(wf_tv *a, wf_tv *b, int naxes, const int *axes);
+/* [..., M, K] x [..., K, N] -> [..., M, N]: a viewed as [..., M, 1, K] and b as
+   [..., 1, N, K] (broadcast and permute), then wf_mma over the last axis: the
+   result's loop domain is [..., M, N, rK]. Same ranks (at least 2); the batch
+   dims broadcast as wf_binary's do. */
+WF_API wf_tv *wf_matmul(wf_tv *a, wf_tv *b);
 /* rfactor (nvFuser): split a reduction in two. Returns the new producer,
    which reduces the listed reduction axes of tv's loop domain and keeps the
    other reduction axes as iteration axes; tv then reduces what remains. */

@@ -198,6 +198,22 @@ wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes) {
     return ir_reduce(op, a, naxes, axes);
 }
 
+wf_tv *wf_mma(wf_tv *a, wf_tv *b, int naxes, const int *axes) {
+    TV_GATE(a, NULL);
+    TV_GATE(b, NULL);
+    if (b->f != a->f)
+        return err_fail(&a->f->err, WF_ERR_ARG, "mma: operands are from different fusions");
+    return ir_mma(a, b, naxes, axes);
+}
+
+wf_tv *wf_matmul(wf_tv *a, wf_tv *b) {
+    TV_GATE(a, NULL);
+    TV_GATE(b, NULL);
+    if (b->f != a->f)
+        return err_fail(&a->f->err, WF_ERR_ARG, "matmul: operands are from different fusions");
+    return ir_matmul(a, b);
+}
+
 wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes) {
     return wf_reduce(WF_ADD, a, naxes, axes);
 }
