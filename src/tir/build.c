@@ -38,9 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most buffers (and blocks) one program may have to be built. */
-#define TIR_MAX_BUFFERS 64
-
 typedef struct tir_bctx {
     wf_tir *s;
     wf_fusion *f;
@@ -794,6 +791,10 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
                  c->f ? wf_fusion_error(c->f) : "out of memory");
     wf_fusion_free(s->fusion);
     s->fusion = c->f;
+    /* what wf_tir_block_tensor answers: each buffer's tensor as the build left it */
+    s->nbuilt = c->f ? c->n : 0;
+    for (int i = 0; i < s->nbuilt; i++)
+        s->built_buf[i] = c->bufs[i], s->built_tv[i] = c->tvs[i];
     free(c);
     return k;
 }
