@@ -428,9 +428,8 @@ wf_tv *wf_tir_block_tensor(wf_tir *s, wf_tir_block *h) {
                         "wf_tir_block_tensor: block \"%s\": the program is not built yet; call "
                         "wf_tir_build first",
                         b->name);
-    const tir_buffer *buf = b->body && b->body->kind == TS_STORE ? b->body->buf : NULL;
-    for (int i = 0; buf && i < s->nbuilt; i++)
-        if (s->built_buf[i] == buf)
+    for (int i = 0; i < s->nbuilt; i++)
+        if (s->built_block[i] == b)
             return s->built_tv[i];
     return err_fail(&s->err, WF_ERR_ARG,
                     "wf_tir_block_tensor: block \"%s\" has no tensor in the built program (it "

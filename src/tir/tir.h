@@ -143,8 +143,8 @@ struct wf_tir {
     sbuf trace;                    /* the schedule calls made so far, as Python */
     int nhandles;                  /* b0, l1 ... numbering of the trace */
     wf_fusion *fusion;             /* the last wf_tir_build's fusion (kept with the kernel) */
-    int nbuilt;                    /* that build's buffers and the tensors holding them */
-    const tir_buffer *built_buf[TIR_MAX_BUFFERS];
+    int nbuilt;                    /* that build's blocks and the tensors they wrote */
+    const tir_block *built_block[TIR_MAX_BUFFERS];
     wf_tv *built_tv[TIR_MAX_BUFFERS];
     bool parsed;                   /* the whole text parsed: the program is complete */
 };
