@@ -146,7 +146,7 @@ struct wf_tir {
     int nbuilt;                    /* that build's blocks and the tensors they wrote */
     const tir_block *built_block[TIR_MAX_BUFFERS];
     wf_tv *built_tv[TIR_MAX_BUFFERS];
-    bool parsed;                   /* the whole text parsed: the program is complete */
+    bool parsed; /* the whole text parsed: the program is complete */
 };
 
 /* ---- building nodes (parse.c, the primitives) ---- */

@@ -193,15 +193,16 @@ static const example examples[] = {
 
 /* Prints the usage and the examples; returns 0. */
 static int usage(FILE *out) {
-    fprintf(out, "usage: weft draw EXAMPLE [TENSOR] [-o FILE]\n"
-                 "       weft draw FILE.py [BLOCK|TENSOR] [--schedule TRACE.py] [-o FILE]\n"
-                 "       weft draw FILE.weft [TENSOR] [-o FILE]\n"
-                 "  TENSOR: T<n> or <n> (default: the example's main tensor; a program's last)\n"
-                 "  FILE.py: a TVMScript file as `weft tir` reads it (--schedule applies a trace),\n"
-                 "  built; BLOCK names a block: the tensor holding what it writes is drawn.\n"
-                 "  FILE.weft: a fusion saved by Python's Fusion.save (default: its last output).\n"
-                 "  -o FILE.dot writes DOT; FILE.svg, .png or .pdf renders it with Graphviz's\n"
-                 "  `dot` (or $WEFT_DOT); without -o, DOT goes to stdout. Examples:\n");
+    fprintf(out,
+            "usage: weft draw EXAMPLE [TENSOR] [-o FILE]\n"
+            "       weft draw FILE.py [BLOCK|TENSOR] [--schedule TRACE.py] [-o FILE]\n"
+            "       weft draw FILE.weft [TENSOR] [-o FILE]\n"
+            "  TENSOR: T<n> or <n> (default: the example's main tensor; a program's last)\n"
+            "  FILE.py: a TVMScript file as `weft tir` reads it (--schedule applies a trace),\n"
+            "  built; BLOCK names a block: the tensor holding what it writes is drawn.\n"
+            "  FILE.weft: a fusion saved by Python's Fusion.save (default: its last output).\n"
+            "  -o FILE.dot writes DOT; FILE.svg, .png or .pdf renders it with Graphviz's\n"
+            "  `dot` (or $WEFT_DOT); without -o, DOT goes to stdout. Examples:\n");
     for (int i = 0; i < NEXAMPLES; i++)
         fprintf(out, "  %-13s %s\n", examples[i].name, examples[i].what);
     return 0;

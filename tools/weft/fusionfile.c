@@ -30,20 +30,20 @@
 #include "weft.h"
 
 #define MAX_TOKENS 160
-#define MAX_LIST 128
+#define MAX_LIST   128
 
-static const char *const dtypes[] = {"f32", "f16", "bf16", "f64", "i8",
-                                     "i16", "i32", "i64",  "u8",  "bool", NULL};
-static const char *const unary_ops[] = {"neg",  "abs",     "exp",  "log",       "sqrt",
-                                        "rsqrt", "sin",    "cos",  "tanh",      "sigmoid",
-                                        "relu", "reciprocal", NULL};
+static const char *const dtypes[] = {"f32", "f16", "bf16", "f64",  "i8", "i16",
+                                     "i32", "i64", "u8",   "bool", NULL};
+static const char *const unary_ops[] = {"neg",   "abs",        "exp", "log",  "sqrt",
+                                        "rsqrt", "sin",        "cos", "tanh", "sigmoid",
+                                        "relu",  "reciprocal", NULL};
 static const char *const binary_ops[] = {"add", "sub", "mul", "div", "max", "min", "pow",
                                          "eq",  "ne",  "lt",  "le",  "gt",  "ge",  NULL};
-static const char *const ptypes[] = {"serial", "bidx",   "bidy",      "bidz", "tidx",
-                                     "tidy",   "tidz",   "didx",      "didy", "didz",
-                                     "unroll", "vectorize", "bulk",   "mma",  NULL};
+static const char *const ptypes[] = {"serial", "bidx",      "bidy", "bidz", "tidx",
+                                     "tidy",   "tidz",      "didx", "didy", "didz",
+                                     "unroll", "vectorize", "bulk", "mma",  NULL};
 static const char *const memtypes[] = {"global", "local", "shared", "tensor", NULL};
-static const char *const ldsts[] = {"set",       "tmem_load", "tmem_store", "tma",
+static const char *const ldsts[] = {"set",      "tmem_load", "tmem_store", "tma",
                                     "ldmatrix", "stmatrix",  "cp_async",   NULL};
 static const char *const swizzles[] = {"xor", NULL};
 
@@ -204,13 +204,28 @@ static int enum_of(const char *const *names, const char *s) {
 
 static const char *enum_what(char kind, const char *const **names) {
     switch (kind) {
-    case 'd': *names = dtypes; return "a dtype";
-    case 'u': *names = unary_ops; return "a unary op";
-    case 'b': *names = binary_ops; return "a binary op";
-    case 'p': case 'P': *names = ptypes; return "a parallel type";
-    case 'm': *names = memtypes; return "a memory type";
-    case 'l': *names = ldsts; return "a load/store op";
-    default: *names = swizzles; return "a swizzle";
+    case 'd':
+        *names = dtypes;
+        return "a dtype";
+    case 'u':
+        *names = unary_ops;
+        return "a unary op";
+    case 'b':
+        *names = binary_ops;
+        return "a binary op";
+    case 'p':
+    case 'P':
+        *names = ptypes;
+        return "a parallel type";
+    case 'm':
+        *names = memtypes;
+        return "a memory type";
+    case 'l':
+        *names = ldsts;
+        return "a load/store op";
+    default:
+        *names = swizzles;
+        return "a swizzle";
     }
 }
 
@@ -260,8 +275,8 @@ static bool decode(loader *L, const call *c, char **tok, int n, args *a) {
         if (*s == 't') {
             wf_tv *tv = lookup(L, t);
             if (!tv)
-                return fail(L, "%s: argument %d: %s is not a tensor defined above", c->name,
-                            argno, t);
+                return fail(L, "%s: argument %d: %s is not a tensor defined above", c->name, argno,
+                            t);
             a->t[a->nt++] = tv;
         } else if (*s == 'i') {
             if (!parse_int(t, &a->i[a->ni++]))
@@ -280,7 +295,8 @@ static bool decode(loader *L, const call *c, char **tok, int n, args *a) {
             a->e[a->ne++] = e;
         } else { /* a list: I, P or X */
             if (strcmp(t, "[") != 0)
-                return fail(L, "%s: argument %d: expected a list [...], got '%s'", c->name, argno, t);
+                return fail(L, "%s: argument %d: expected a list [...], got '%s'", c->name, argno,
+                            t);
             int m = 0;
             for (; k < n && strcmp(tok[k], "]") != 0; k++, m++) {
                 if (m == MAX_LIST)
@@ -296,8 +312,8 @@ static bool decode(loader *L, const call *c, char **tok, int n, args *a) {
                                     argno, tok[k]);
                     a->list[a->nl][m] = e;
                 } else if (!parse_int(tok[k], &a->list[a->nl][m]))
-                    return fail(L, "%s: argument %d: expected an integer, got '%s'", c->name,
-                                argno, tok[k]);
+                    return fail(L, "%s: argument %d: expected an integer, got '%s'", c->name, argno,
+                                tok[k]);
             }
             if (k == n)
                 return fail(L, "%s: argument %d: the list has no closing ]", c->name, argno);
@@ -397,8 +413,8 @@ static wf_tv *apply(loader *L, const call *c, args *a) {
         wf_tv_reorder(t, a->nlist[0] / 2, (const int(*)[2])pairs);
     } else if (!strcmp(nm, "reorder_all")) {
         if ((n = ints(a, 0, iv)) != wf_tv_ndim(t))
-            return fail(L, "reorder_all: %d entries for the %d loop axes of T%d", n,
-                        wf_tv_ndim(t), wf_tv_name(t)),
+            return fail(L, "reorder_all: %d entries for the %d loop axes of T%d", n, wf_tv_ndim(t),
+                        wf_tv_name(t)),
                    NULL;
         wf_tv_reorder_all(t, iv);
     } else if (!strcmp(nm, "swizzle"))
@@ -489,8 +505,9 @@ static bool load_tokens(loader *L, char **tok, int n) {
     if (!tv)
         return false; /* apply printed why */
     if (c->result == 'T' && wf_tv_name(tv) != num)
-        return fail(L, "%s made T%d, not %s (the lines above do not make the tensors the file "
-                       "names; was it edited?)",
+        return fail(L,
+                    "%s made T%d, not %s (the lines above do not make the tensors the file "
+                    "names; was it edited?)",
                     c->name, wf_tv_name(tv), result);
     return define(L, result, tv);
 }
