@@ -236,6 +236,8 @@ WF_API bool wf_iterdomain_is_reduction(const wf_iterdomain *id);
 WF_API bool wf_iterdomain_extent_input(const wf_iterdomain *id, int *input, int *dim);
 WF_API wf_fusion *wf_tv_fusion(const wf_tv *tv);
 WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
+/* The tensor printed as T<name>, or NULL if f has none (scalar constants have no name). */
+WF_API wf_tv *wf_fusion_tensor(const wf_fusion *f, int name);
 /* Its element type (an rfactor producer of a 16-bit sum holds float partials). */
 WF_API wf_dtype wf_tv_dtype(const wf_tv *tv);
 
@@ -644,6 +646,12 @@ WF_API void wf_tir_show(wf_tir *s, FILE *out);
 /* Lowers to a kernel. wf_run's buffers: inputs = the parameters only read, outputs = the
    parameters written, each in parameter order. */
 WF_API wf_kernel *wf_tir_build(wf_tir *s, const wf_compile_options *opt);
+/* The fusion the last wf_tir_build made (owned by s, replaced by the next build; there
+   even when the build failed), or NULL before any; and the tensor of it holding the
+   buffer block b writes, as the build scheduled it (NULL with the sticky error when the
+   program is not built, or b was made after the build). */
+WF_API wf_fusion *wf_tir_fusion(wf_tir *s);
+WF_API wf_tv *wf_tir_block_tensor(wf_tir *s, wf_tir_block *b);
 
 #ifdef __cplusplus
 }

@@ -283,6 +283,10 @@ int wf_tv_name(const wf_tv *tv) {
     return tv ? tv->id : -1;
 }
 
+wf_tv *wf_fusion_tensor(const wf_fusion *f, int name) {
+    return f && name >= 0 && name < f->tvs.n ? f->tvs.ptr[name] : NULL;
+}
+
 wf_dtype wf_tv_dtype(const wf_tv *tv) {
     return tv ? tv->dtype : WF_F32;
 }
