@@ -13,12 +13,11 @@
  *
  * Not supported yet (each refused with WF_ERR_UNSUPPORTED and a message,
  * never a wrong kernel): some grid reductions (more than one per kernel,
- * a grid-reduced tensor read in the same kernel); the copy kinds
- * WF_LDST_LDMATRIX, WF_LDST_STMATRIX, WF_LDST_CP_ASYNC; TMA circular
- * buffering and strided TMA tiles; the parallel types WF_DIDX/Y/Z and
- * WF_MMA (WF_BULK only on TMA tile axes); intermediates in global
- * memory; non-contiguous allocation domains; a tensor that is both a fusion
- * input and an output.
+ * a grid-reduced tensor read in the same kernel); the copy kind
+ * WF_LDST_CP_ASYNC; the parallel types WF_DIDX/Y/Z and WF_MMA (wf_mma
+ * runs on CUDA cores; its tensor-core lowering is refused) (WF_BULK only on
+ * TMA tile axes); intermediates in global memory; non-contiguous
+ * allocation domains; a tensor that is both a fusion input and an output.
  *
  * Errors are sticky per fusion: the first error is recorded with a message,
  * later calls on that fusion do nothing and return NULL / -1 / the status.
@@ -268,8 +267,9 @@ typedef enum { WF_MEM_GLOBAL, WF_MEM_LOCAL, WF_MEM_SHARED, WF_MEM_TENSOR } wf_me
 /* Copy kinds: the op type of a wf_set's definition. Supported: SET (a plain
    load/store), TMEM_LOAD / TMEM_STORE (tcgen05.ld / tcgen05.st between
    registers and tensor memory), TMA (cp.async.bulk.tensor between global
-   and shared memory, below). Not supported yet (wf_compile refuses them
-   with WF_ERR_UNSUPPORTED): LDMATRIX, STMATRIX, CP_ASYNC. */
+   and shared memory, below), LDMATRIX / STMATRIX (ldmatrix / stmatrix
+   between shared memory and registers, 16-bit data; seed 002). Not
+   supported yet (wf_compile refuses it with WF_ERR_UNSUPPORTED): CP_ASYNC. */
 typedef enum {
     WF_LDST_SET,
     WF_LDST_TMEM_LOAD /* LdTMem */,
