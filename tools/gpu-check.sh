@@ -102,6 +102,10 @@ done
 
 # PyTorch (eager and torch.compile) on the same problems, for the ratios.
 step "bench torch" python3 bench/torch_ref.py
+# Seed 002's LdStMatrixSet copy (ldmatrix/stmatrix, TMA with the 128-byte
+# swizzle) at 8192^2 bf16 against torch's clone of the same tensor, launched
+# on torch tensors through the Python package in the same process.
+step "bench ldstmatrix" env WF_CACHE_DIR="$bench_cache" python3 bench/ldstmatrix.py
 
 # SASS of every benchmark kernel (the cache entry minus its 40-byte header).
 : >"$out/sass.txt"

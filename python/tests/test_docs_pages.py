@@ -90,6 +90,7 @@ def test_there_are_tutorials():
     assert "tutorial-shared-memory.md" in names
     assert "tutorial-tma.md" in names
     assert "tutorial-tensorir.md" in names
+    assert "tutorial-ldmatrix.md" in names
 
 
 @pytest.mark.parametrize("page", TUTORIALS, ids=os.path.basename)

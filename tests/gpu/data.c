@@ -93,10 +93,29 @@ float gt_half_to_float(uint16_t h) {
     return sign ? -v : v;
 }
 
+/* bfloat16 is the top half of a float: widening is exact. */
+static float bf16_to_float(uint16_t h) {
+    uint32_t b = (uint32_t)h << 16;
+    float v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* bfloat16 bits of v, rounded to nearest even. */
+static uint16_t float_to_bf16(float v) {
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    if (isnan(v))
+        return (uint16_t)(b >> 16 | 0x40);
+    return (uint16_t)((b + 0x7fff + (b >> 16 & 1)) >> 16);
+}
+
 float gt_get_f32(const gt_tensor *x, int64_t i) {
     int64_t o = gt_offset(x, i);
     if (x->dtype == WF_F16)
         return gt_half_to_float(((const uint16_t *)x->data)[o]);
+    if (x->dtype == WF_BF16)
+        return bf16_to_float(((const uint16_t *)x->data)[o]);
     return ((const float *)x->data)[o];
 }
 
@@ -128,8 +147,16 @@ static uint16_t float_to_half(float v) {
 void gt_set_f32(gt_tensor *x, int64_t i, float v) {
     if (x->dtype == WF_F16)
         ((uint16_t *)x->data)[gt_offset(x, i)] = float_to_half(v);
+    else if (x->dtype == WF_BF16)
+        ((uint16_t *)x->data)[gt_offset(x, i)] = float_to_bf16(v);
     else
         ((float *)x->data)[gt_offset(x, i)] = v;
+}
+
+static uint32_t bits_of(float v) {
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
 }
 
 void gt_fill_random(gt_tensor *x) {
@@ -140,6 +167,8 @@ void gt_fill_random(gt_tensor *x) {
         if (x->dtype == WF_F16) /* a random finite half: sign, exponent 1..29, mantissa */
             ((uint16_t *)x->data)[gt_offset(x, i)] =
                 (uint16_t)((r >> 40 & 0x8000) | ((1 + (r >> 20) % 29) << 10) | (r & 1023));
+        else if (x->dtype == WF_BF16) /* the top half of a float in [-2, 2): finite */
+            ((uint16_t *)x->data)[gt_offset(x, i)] = (uint16_t)(bits_of(v) >> 16);
         else
             gt_set_f32(x, i, v);
     }
