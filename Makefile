@@ -34,6 +34,14 @@ GPU_TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/gpu/*.c)) te
 GPU_ASAN_ENV := ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1 \
   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/gpu/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# The shared library's version is weft.h's: the file is libweft.so.MAJOR.MINOR.PATCH
+# with SONAME libweft.so.MAJOR (what a linked program asks the loader for),
+# and libweft.so.MAJOR and libweft.so are links to it (-lweft finds the latter).
+WF_VERSION := $(shell sed -n 's/^\#define WF_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/weft.h | paste -sd.)
+WF_MAJOR   := $(firstword $(subst ., ,$(WF_VERSION)))
+SO_SONAME  := libweft.so.$(WF_MAJOR)
+SO_FILE    := libweft.so.$(WF_VERSION)
+
 all: $(BUILD)/libweft.a $(BUILD)/libweft.so $(BUILD)/weft
 
 $(BUILD)/%.o: %.c
@@ -47,8 +55,14 @@ $(BUILD)/libweft.a: $(LIB_OBJ)
 	$(Q)objcopy --localize-hidden $(BUILD)/weft_all.o
 	$(Q)rm -f $@ && ar rcs $@ $(BUILD)/weft_all.o
 
-$(BUILD)/libweft.so: $(LIB_OBJ)
-	$(Q)$(CC) -shared -o $@ $(LIB_OBJ) $(LDLIBS)
+$(BUILD)/$(SO_FILE): $(LIB_OBJ)
+	$(Q)$(CC) -shared -Wl,-soname,$(SO_SONAME) -o $@ $(LIB_OBJ) $(LDLIBS)
+
+$(BUILD)/$(SO_SONAME): $(BUILD)/$(SO_FILE)
+	$(Q)ln -sf $(SO_FILE) $@
+
+$(BUILD)/libweft.so: $(BUILD)/$(SO_SONAME)
+	$(Q)ln -sf $(SO_SONAME) $@
 
 $(BUILD)/weft: $(CLI_SRC) $(BUILD)/libweft.a
 	$(Q)$(CC) $(CFLAGS) -o $@ $(CLI_SRC) $(BUILD)/libweft.a $(LDLIBS)
@@ -243,53 +257,76 @@ clean:
 
 # ---- Python package (python/, engineer F) ----
 # `make python-test` runs the pytest suite of python/ on $(BUILD)/libweft.so
-# (python/run_pytest.sh makes $(BUILD)/venv with numpy and pytest when python3
-# lacks them). `make test` runs it first, so that the C runner's
+# (python/run_pytest.sh makes $(BUILD)/venv with numpy when python3 lacks it;
+# pytest, when that python lacks it, comes from tools/wheels, offline).
+# `make test` runs it first, so that the C runner's
 # "N passed, N failed, N skipped" stays the last line.
 python-test: $(BUILD)/libweft.so
+	$(Q)python3 tools/errors-coverage.py -q --min 293
 	$(Q)sh python/run_pytest.sh $(BUILD)
 
-# The venv (when python3 lacks numpy and pytest) is made during test-build.
+# The venv (when python3 lacks numpy) and pytest are made ready during test-build.
 python-venv:
 	$(Q)sh python/run_pytest.sh $(BUILD) --version >/dev/null
 
 .PHONY: python-test python-venv
 
 # ---- install (engineer "use") ----
-# `make install` copies the header, both libraries, a pkg-config file and the
+# `make install` copies the header, both libraries (the shared one as
+# libweft.so.MAJOR.MINOR.PATCH with its two links), a pkg-config file and the
 # command under $(DESTDIR)$(PREFIX); `make uninstall` removes exactly those.
-# A program then builds with `cc prog.c $(pkg-config --cflags --libs weft)`
-# (shared; `--static` adds -ldl -lm for libweft.a). tests/install/run.sh
-# checks all of it in a temp dir; `make test` runs it.
+# A program then builds with `cc prog.c $(pkg-config --cflags --libs weft)`:
+# outside PREFIX=/usr the pkg-config file's Libs carry -Wl,-rpath,LIBDIR, so
+# the program finds libweft.so without LD_LIBRARY_PATH (PC_RPATH= leaves it
+# out, for a prefix the loader searches: run ldconfig after installing there).
+# `pkg-config --static --cflags --libs weft` links libweft.a: its static-only
+# flags (Cflags.private, which pkgconf reads) put LIBDIR/weft-static, where
+# libweft.a alone is linked, first on the linker's search path, so -lweft
+# finds the archive there. `make install-python` pip-installs the Python
+# package (pyproject.toml) into $(PYTHON). tests/install/run.sh checks all
+# of it in a temp dir; `make test` runs it.
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PCDIR      ?= $(LIBDIR)/pkgconfig
-WF_VERSION := $(shell sed -n 's/^\#define WF_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/weft.h | paste -sd.)
-INSTALLED  := $(BINDIR)/weft $(LIBDIR)/libweft.a $(LIBDIR)/libweft.so $(INCLUDEDIR)/weft.h $(PCDIR)/weft.pc
+PC_RPATH   ?= $(if $(filter /usr,$(PREFIX)),,-Wl,-rpath,$${libdir})
+INSTALLED  := $(BINDIR)/weft $(LIBDIR)/libweft.a $(LIBDIR)/weft-static/libweft.a $(LIBDIR)/libweft.so \
+  $(LIBDIR)/$(SO_SONAME) $(LIBDIR)/$(SO_FILE) $(INCLUDEDIR)/weft.h $(PCDIR)/weft.pc
 
 # Regenerated on every install: the prefix is part of its text.
 $(BUILD)/weft.pc: FORCE
 	@mkdir -p $(BUILD)
 	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: weft' 'Description: GPU kernel-scheduling compiler (fusions, IterDomain schedules, CUDA C++ via NVRTC)' \
-	  'Version: $(WF_VERSION)' 'Libs: -L$${libdir} -lweft' 'Libs.private: -ldl -lm' \
-	  'Cflags: -I$${includedir}' > $@
+	  'Version: $(WF_VERSION)' 'Libs: $(strip -L$${libdir} $(PC_RPATH) -lweft)' 'Libs.private: -ldl -lm' \
+	  'Cflags: -I$${includedir}' 'Cflags.private: -L$${libdir}/weft-static' > $@
 
 install: all $(BUILD)/weft.pc
-	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/weft-static $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PCDIR)
 	$(Q)install -m 755 $(BUILD)/weft $(DESTDIR)$(BINDIR)/weft
 	$(Q)install -m 644 $(BUILD)/libweft.a $(DESTDIR)$(LIBDIR)/libweft.a
-	$(Q)install -m 755 $(BUILD)/libweft.so $(DESTDIR)$(LIBDIR)/libweft.so
+	$(Q)ln -sf ../libweft.a $(DESTDIR)$(LIBDIR)/weft-static/libweft.a
+	$(Q)install -m 755 $(BUILD)/$(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_FILE)
+	$(Q)ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_SONAME)
+	$(Q)ln -sf $(SO_SONAME) $(DESTDIR)$(LIBDIR)/libweft.so
 	$(Q)install -m 644 include/weft.h $(DESTDIR)$(INCLUDEDIR)/weft.h
 	$(Q)install -m 644 $(BUILD)/weft.pc $(DESTDIR)$(PCDIR)/weft.pc
 	@echo "installed weft $(WF_VERSION) under $(DESTDIR)$(PREFIX)"
 
 uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)rmdir $(DESTDIR)$(LIBDIR)/weft-static 2>/dev/null || true
 	@echo "removed weft from $(DESTDIR)$(PREFIX)"
+
+# The Python package, with its own copy of libweft.so inside (setup.py runs
+# make for it): `make install-python` (PYTHON=python3, PIP_FLAGS for pip's
+# options, e.g. PIP_FLAGS=--user or a venv's PYTHON=venv/bin/python).
+PYTHON    ?= python3
+PIP_FLAGS ?=
+install-python:
+	$(Q)$(PYTHON) -m pip install $(PIP_FLAGS) .
 
 install-test: all
 	$(Q)sh tests/install/run.sh $(BUILD)
@@ -299,7 +336,7 @@ cli-test: $(BUILD)/weft
 
 
 FORCE:
-.PHONY: install uninstall install-test cli-test FORCE
+.PHONY: install uninstall install-python install-test cli-test FORCE
 
 # ---- TensorIR parser fuzzing (libFuzzer; clang) ----
 # `make tir-fuzz` builds the library with clang under ASan+UBSan+libFuzzer in

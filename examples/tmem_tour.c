@@ -151,7 +151,7 @@ static int show(const example *e) {
         wf_inline_all_at(c.tv[4], e->inline_at);
     wf_tv_set_tmem_dimsep(c.tv[2], e->dimsep);
     printf("==== %s: %s\n", e->name, e->what);
-    wf_compile_options opt = {100};
+    wf_compile_options opt = {.sm = 100};
     wf_kernel *k = wf_compile(c.f, &opt);
     int bad = 0;
     if (!k) {

@@ -378,6 +378,11 @@ typedef struct {
        architecture: 75, 80, 86, 87, 89, 101, 103, 110, 120, 121 (sm_XXa from
        90 on, plain sm_XX below); 0 = the device's or 90. Others: WF_ERR_ARG. */
     int sm;
+    /* nonzero: fast, less accurate float math on the GPU (exp and log of f32
+       as __expf / __logf, f32 division as __fdividef, as nvcc's
+       --use_fast_math does); 0 (the default): IEEE results. The CPU executor
+       always computes the accurate ones. */
+    int fast_math;
 } wf_compile_options;
 
 typedef struct {

@@ -4,9 +4,10 @@
 # or PyTorch (test_cuda.py, test_gpu_seeds.py, the TensorIR notebook on
 # weft.cuda() ...) run there with PyTorch CUDA tensors. Uses the first of
 # python3 and BUILD_DIR/venv/bin/python that imports torch and numpy (else
-# one with numpy alone: the torch tests then skip, saying so). Runs pytest
-# when that python has it, else python/mini_pytest.py (the machine has no
-# network to install pytest). Writes one line per test to RESULTS,
+# one with numpy alone: the torch tests then skip, saying so). Runs pytest:
+# that python's own, else the one carried in tools/wheels, installed offline
+# into BUILD_DIR/pytest (python/pytest_path.sh; the machine has no network).
+# Writes one line per test to RESULTS,
 # "PASSED|FAILED|SKIPPED name [(reason) | : error]", prints the run's output
 # and, last, "N passed, N failed, N skipped"; exits non-zero if a test
 # failed or nothing could run.
@@ -34,14 +35,24 @@ fi
 "$py" -c 'import torch; print("python:", torch.__version__, "cuda", torch.cuda.is_available())' \
     2>/dev/null || echo "python: $py has no PyTorch; the torch tests skip"
 
+if ! extra=$(sh "$root/python/pytest_path.sh" "$py" "$build/pytest"); then
+    echo "0 passed, 1 failed, 0 skipped"
+    echo "FAILED python (no pytest: $py lacks it and tools/wheels did not install)" >>"$results"
+    exit 1
+fi
+if [ -n "$extra" ]; then
+    PYTHONPATH=$extra${PYTHONPATH:+:$PYTHONPATH}
+    export PYTHONPATH
+fi
+"$py" -c 'import pytest; print("python: pytest", pytest.__version__, "from", pytest.__file__)'
+
 cd "$root/python" || exit 1
 export WEFT_LIB="$build/libweft.so"
-if "$py" -c 'import pytest' 2>/dev/null; then
-    xml=$(mktemp /tmp/weft-pytest.XXXXXX)
-    "$py" -m pytest -q -p no:cacheprovider -rs --junitxml="$xml" tests
-    rc=$?
-    # one line per test case of the JUnit XML pytest wrote
-    "$py" - "$xml" "$results" <<'PY'
+xml=$(mktemp /tmp/weft-pytest.XXXXXX)
+"$py" -m pytest -q -p no:cacheprovider -rs --junitxml="$xml" tests
+rc=$?
+# one line per test case of the JUnit XML pytest wrote
+"$py" - "$xml" "$results" <<'PY'
 import sys, xml.etree.ElementTree as ET
 lines, counts = [], {"PASSED": 0, "FAILED": 0, "SKIPPED": 0}
 for case in ET.parse(sys.argv[1]).iter("testcase"):
@@ -58,15 +69,5 @@ with open(sys.argv[2], "a") as out:
     out.write("".join(l + "\n" for l in lines))
 print("%d passed, %d failed, %d skipped" % (counts["PASSED"], counts["FAILED"], counts["SKIPPED"]))
 PY
-    rm -f "$xml"
-    exit $rc
-fi
-echo "python: pytest is not installed; running python/mini_pytest.py"
-out=$(mktemp /tmp/weft-minipytest.XXXXXX)
-"$py" mini_pytest.py >"$out"
-rc=$?
-cat "$out"
-grep -E '^(PASSED|FAILED|SKIPPED) ' "$out" >>"$results"
-tail -n 1 "$out"
-rm -f "$out"
+rm -f "$xml"
 exit $rc

@@ -175,7 +175,7 @@ wf_kernel *harness_compile(test_state *ts, wf_fusion *f, const char *file, int l
 }
 
 wf_kernel *harness_compile_sm(test_state *ts, wf_fusion *f, int sm, const char *file, int line) {
-    wf_compile_options opt = {sm};
+    wf_compile_options opt = {.sm = sm};
     wf_kernel *k = wf_compile(f, &opt);
     if (!k) {
         printf("  %s:%d: wf_compile failed: %s: %s\n", file, line,

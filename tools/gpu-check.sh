@@ -76,8 +76,9 @@ if [ "${WF_GPU_CHECK_CORE:-1}" = 1 ]; then
     step "core tests on gpu" env WF_TEST_GPU=1 make test
 fi
 # The Python package's tests with PyTorch CUDA tensors (every seed example
-# through Python; they skip where there is no GPU): pytest if installed, else
-# python/mini_pytest.py. One row of the table per test.
+# through Python; they skip where there is no GPU) under pytest: python3's,
+# else the one carried in tools/wheels, installed offline. One row of the
+# table per test.
 #   WF_GPU_CHECK_PYTHON=0  skips them.
 if [ "${WF_GPU_CHECK_PYTHON:-1}" = 1 ]; then
     step "python tests on gpu" sh python/run_gpu_tests.sh build "$tmp/python-results.txt"

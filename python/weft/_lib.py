@@ -1,9 +1,11 @@
 """Loading libweft.so and declaring the C API's signatures for ctypes.
 
-The package is pure Python: nothing is compiled at install time. The
-library is looked up, in order, at $WEFT_LIB, at build/libweft.so of the
-source tree this package sits in (python/weft -> ../../build), and finally
-by the dynamic loader's search path ("libweft.so"). Every signature is
+The package is Python over ctypes. The library is looked up, in order:
+weft/libweft.so inside the package (what `pip install .` puts there), then
+$WEFT_LIB, then build/libweft.so of the source tree this package sits in
+(python/weft -> ../../build), and finally by the dynamic loader's search
+path ("libweft.so"); a set WEFT_LIB that does not load is an error, not a
+step to the next place. Every signature is
 declared here once, so a mismatch with include/weft.h is found in one place.
 Functions that newer libraries add (the wf_*_string printers) are optional:
 `has(name)` says whether the loaded library exports them.
@@ -16,7 +18,7 @@ from ._enums import INFO_TEXT, MAX_RANK, MAX_TMEM_REGIONS  # noqa: F401 - genera
 
 
 class CompileOptions(ctypes.Structure):
-    _fields_ = [("sm", ctypes.c_int)]
+    _fields_ = [("sm", ctypes.c_int), ("fast_math", ctypes.c_int)]
 
 
 class LaunchInfo(ctypes.Structure):
@@ -89,10 +91,13 @@ class TmaInfo(ctypes.Structure):
 
 
 def _candidates():
+    here = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(here, "libweft.so")
+    if os.path.exists(bundled):
+        return [bundled]
     env = os.environ.get("WEFT_LIB")
     if env:
         return [env]
-    here = os.path.dirname(os.path.abspath(__file__))
     out = []
     for up in ("..", os.path.join("..", "..")):
         path = os.path.normpath(os.path.join(here, up, "build", "libweft.so"))

@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/heap.h"
 
@@ -140,52 +141,132 @@ static void loop_only_why(const wf_tv *tv, const wf_tv *c, int i, char *why, siz
     sbuf_free(&sc);
 }
 
-/* Is c computed from r's value (r == c included)? A walk back over definitions,
-   each tensor once. Without memory for the walk, the answer is yes: refusing to
-   inline costs speed, inlining wrongly costs the result. */
-static bool depends_on(const wf_tv *c, const wf_tv *r) {
-    wf_fusion *f = c->f;
-    char *seen = heap_calloc((size_t)f->tvs.n + 1, 1);
-    const wf_tv **stack = heap_calloc((size_t)f->tvs.n + 1, sizeof *stack);
-    bool found = !seen || !stack;
-    int n = 0;
-    if (!found)
-        stack[n++] = c, seen[c->id] = 1;
-    while (n > 0 && !found) {
-        const wf_tv *t = stack[--n];
-        found = t == r;
-        for (int k = 0; t->def && k < t->def->nin; k++)
-            if (!seen[t->def->in[k]->id]++)
-                stack[n++] = t->def->in[k];
+/* A reduction's reader must not run inside the reduction's loop: it would read
+   partial results (fuzz -s 2 -c 53628: T4 = T1 * broadcast(sum(T1)), T1 inlined
+   into both the sum and T4, made T4's loop the sum's). Which loops are one loop
+   is decided by inlining (analysis/loopgraph.c): each tensor's loop IDs left of
+   its compute-at position are one loop with its consumers' at the same
+   positions. So the rule is on those loop groups: with tv inlined at i + 1 and
+   every other tensor at its current position, no tensor computed from a
+   reduction R's result may have a loop in the group of one of R's reduction
+   loops. A tensor that is merely exactly mapped to R's reduction axis, but not
+   inlined with R's inputs (exp(x - max) recomputed for the division by the
+   sum), runs in a loop of its own after R's. This is nvFuser's rule that a
+   reduction's input domain and the domains downstream of it are unmappable,
+   applied to the loops actually shared. Returns the first position at which
+   tv's inlining makes a reader share a reduction loop (limit if none); a reader
+   put there by other tensors' positions alone is their fault, not tv's. */
+typedef struct {
+    an_map m;
+    char *after; /* per tensor id: computed from the current reduction's result */
+} rr_state;
+
+static void mark_after(const wf_tv *r, char *after) {
+    for (int u = 0; u < r->uses.n; u++) {
+        const wf_tv *c = r->uses.ptr[u]->out;
+        if (!after[c->id]) {
+            after[c->id] = 1;
+            mark_after(c, after);
+        }
     }
-    free(seen);
-    free(stack);
-    return found;
 }
 
-/* The reduction whose reduction loop producer axis p would carry into consumer c
-   while c reads that reduction's result, or NULL. p exactly mapped to a reduction
-   loop ID of R means that tv, inlined there, is computed inside R's loop (it is
-   what R reduces, or computed with it); if c depends on R, c would then share the
-   loop in which R is still accumulating, and read partial results (fuzz -s 2 -c
-   53628: T4 = T1 * broadcast(sum(T1)) computed inside the sum's loop). A tv that
-   itself depends on R runs after R's loop, so its loops are never R's. This is
-   nvFuser's rule that a reduction's input domain and domains downstream of the
-   reduction are unmappable. */
-static const wf_tv *reduction_read_inside(an_idgraph *g, const wf_tv *tv, const wf_iterdomain *p,
-                                          const wf_tv *c) {
-    for (int t = 0; t < g->nreductions; t++) {
-        const wf_tv *r = g->reductions[t];
-        if (r == c)
-            continue;
-        bool in_loop = false;
-        for (int k = 0; k < r->loop.n && !in_loop; k++)
-            in_loop =
-                r->loop.ptr[k]->itype == IT_REDUCTION && an_mapped(&g->exact, p, r->loop.ptr[k]);
-        if (in_loop && depends_on(c, r) && !depends_on(tv, r))
-            return r;
-    }
+static bool in_group(rr_state *s, const wf_tv *c, int i, int root) {
+    return s->after[c->id] && i < c->loop.n && an_find(&s->m, c->loop.ptr[i]->id) == root;
+}
+
+/* A reader of r whose loop i is in the group of r's loop i, tv's own consumers
+   first (the clearest to name), or NULL. */
+static const wf_tv *reader_in_loop(rr_state *s, wf_fusion *f, const wf_tv *tv, const wf_tv *r,
+                                   int i) {
+    int root = an_find(&s->m, r->loop.ptr[i]->id);
+    for (int u = 0; u < tv->uses.n; u++)
+        if (in_group(s, tv->uses.ptr[u]->out, i, root))
+            return tv->uses.ptr[u]->out;
+    for (int t = 0; t < f->tvs.n; t++)
+        if (in_group(s, f->tvs.ptr[t], i, root))
+            return f->tvs.ptr[t];
     return NULL;
+}
+
+static void reader_why(const wf_tv *tv, int i, const wf_tv *r, const wf_tv *c, char *why,
+                       size_t whysize) {
+    bool direct = false;
+    for (int u = 0; u < tv->uses.n; u++)
+        direct |= tv->uses.ptr[u]->out == c;
+    if (direct)
+        snprintf(why, whysize,
+                 "axis %d of T%d is in the reduction loop of T%d, and its consumer T%d reads T%d's "
+                 "result, which is complete only after that loop",
+                 i, tv->id, r->id, c->id, r->id);
+    else
+        snprintf(why, whysize,
+                 "axis %d of T%d would make the reduction loop of T%d one loop with axis %d of "
+                 "T%d, which reads T%d's result, complete only after that loop",
+                 i, tv->id, r->id, i, c->id, r->id);
+}
+
+static int reduction_reader_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why,
+                                  size_t whysize) {
+    wf_fusion *f = tv->f;
+    if (g->nreductions == 0 || limit == 0)
+        return limit;
+    rr_state s = {{heap_calloc((size_t)f->ids.n + 1, sizeof(int)), f->ids.n},
+                  heap_calloc((size_t)f->tvs.n + 1, 1)};
+    bool ok = s.m.parent && s.after;
+    if (!ok) { /* refusing to inline costs speed, inlining wrongly the result */
+        if (why)
+            snprintf(why, whysize, "out of memory while checking T%d's loops", tv->id);
+        limit = 0;
+    }
+    for (int k = 0; ok && k < f->ids.n; k++)
+        s.m.parent[k] = k;
+    for (int t = 0; ok && t < f->tvs.n; t++) {
+        const wf_tv *p = f->tvs.ptr[t];
+        for (int u = 0; p != tv && u < p->uses.n; u++) {
+            const wf_tv *c = p->uses.ptr[u]->out;
+            for (int i = 0; i < p->ca_pos && i < p->loop.n && i < c->loop.n; i++)
+                an_unite(&s.m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
+        }
+    }
+    for (int i = 0; ok && i < limit; i++) {
+        for (int t = 0; t < g->nreductions && i < limit; t++) {
+            const wf_tv *r = g->reductions[t];
+            if (i >= r->loop.n || r->loop.ptr[i]->itype != IT_REDUCTION)
+                continue;
+            memset(s.after, 0, (size_t)f->tvs.n + 1);
+            mark_after(r, s.after);
+            if (reader_in_loop(&s, f, tv, r, i))
+                continue; /* there without tv */
+            int *copy = heap_malloc(((size_t)f->ids.n + 1) * sizeof(int));
+            if (!copy) {
+                limit = i;
+                break;
+            }
+            memcpy(copy, s.m.parent, (size_t)f->ids.n * sizeof(int));
+            for (int u = 0; u < tv->uses.n; u++) {
+                const wf_tv *c = tv->uses.ptr[u]->out;
+                if (i < c->loop.n)
+                    an_unite(&s.m, tv->loop.ptr[i]->id, c->loop.ptr[i]->id);
+            }
+            const wf_tv *c = reader_in_loop(&s, f, tv, r, i);
+            memcpy(s.m.parent, copy, (size_t)f->ids.n * sizeof(int));
+            free(copy);
+            if (c) {
+                if (why)
+                    reader_why(tv, i, r, c, why, whysize);
+                limit = i;
+            }
+        }
+        for (int u = 0; i < limit && u < tv->uses.n; u++) {
+            const wf_tv *c = tv->uses.ptr[u]->out;
+            if (i < c->loop.n)
+                an_unite(&s.m, tv->loop.ptr[i]->id, c->loop.ptr[i]->id);
+        }
+    }
+    free(s.m.parent);
+    free(s.after);
+    return limit;
 }
 
 /* x or one of the IDs it was made from, other than mine and not a broadcast,
@@ -253,15 +334,6 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
                 sbuf_free(&sp);
                 sbuf_free(&so);
             }
-            return i;
-        }
-        const wf_tv *r = reduction_read_inside(g, tv, p, c);
-        if (r) {
-            if (why)
-                snprintf(why, whysize,
-                         "axis %d of T%d is in the reduction loop of T%d, and its consumer T%d "
-                         "reads T%d's result, which is complete only after that loop",
-                         i, tv->id, r->id, c->id, r->id);
             return i;
         }
         /* A consumer's reduction axis can be shared: the producer is computed
@@ -369,7 +441,7 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
         limit = consumer_limit(g, tv, tv->uses.ptr[u], limit, why, whysize);
     if (tv->uses.n > 1)
         limit = reductions_agree(g, tv, consumers_agree(g, tv, limit, why, whysize), why, whysize);
-    return limit;
+    return reduction_reader_limit(g, tv, limit, why, whysize);
 }
 
 bool an_mem_distributed(wf_memtype m, wf_ptype p) {

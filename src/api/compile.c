@@ -43,6 +43,7 @@ static bool lowering_options(wf_fusion *f, const wf_compile_options *opt, const 
     *out = *lo;
     /* 0 lets lowering pick: sm_100a when the kernel uses tensor memory, else sm_90a. */
     out->sm = opt && opt->sm > 0 ? opt->sm : 0;
+    out->fast_math = opt && opt->fast_math;
     return true;
 }
 

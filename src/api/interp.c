@@ -21,9 +21,9 @@ wf_status wf_interp_stats(const wf_kernel *k, wf_access_stats *out) {
         return err_fails(run_err(k), WF_ERR_ARG, "wf_interp_stats: the result pointer is NULL");
     memset(out, 0, sizeof *out);
     const it_program *p = k->interp;
+    err_assert(run_err(k), p); /* wf_compile builds it for every kernel */
     if (!p)
-        return err_fails(run_err(k), WF_ERR_UNSUPPORTED,
-                         "wf_interp_stats: this kernel has no executor program");
+        return k->err.code;
     if (err_set(&k->err)) /* the last run failed: its statistics are partial */
         return k->err.code;
     if (!p->ran)

@@ -15,7 +15,7 @@
 
 /* Returns a malloc'd source, or NULL when memory runs out. */
 char *cg_emit_cuda(const lower_result *r);
-/* The device-side prelude (prelude.c). */
-void cg_emit_prelude(sbuf *b);
+/* The device-side prelude (prelude.c); fast_math: f32 exp and log as __expf, __logf. */
+void cg_emit_prelude(sbuf *b, bool fast_math);
 
 #endif

@@ -116,6 +116,8 @@ static void emit_binary(emitter *e, const kir_stmt *s, const char *ct) {
     const ir_op *op = s->op;
     bool flt = ir_dtype_is_float(op->cdtype);
     const char *sp = flt ? binary_cuda[op->sub].flt : binary_cuda[op->sub].intg;
+    if (e->r->fast_math && op->sub == WF_DIV && strcmp(ct, "float") == 0)
+        sp = "__fdividef("; /* wf_compile_options.fast_math */
     bool call = is_call(sp);
     if (call)
         emit_open(e, sp, flt, ct);
@@ -273,7 +275,16 @@ static void mark_aligned(emitter *e, const kir_list *l) {
 }
 
 static void emit_signature(emitter *e) {
-    sbuf_puts(&e->b, "\nextern \"C\" __global__ void " CG_KERNEL_NAME "(");
+    /* A static block size bounds the registers the compiler may give a thread,
+       so that a block of that size always launches. It binds only above 256
+       threads: 256 threads of 255 registers (the most a thread can have) fit
+       the 64 Ki registers of an SM, so smaller blocks keep the plain signature. */
+    const int64_t *bd = e->r->launch.block;
+    int64_t threads = bd[0] > 0 && bd[1] > 0 && bd[2] > 0 ? bd[0] * bd[1] * bd[2] : 0;
+    sbuf_puts(&e->b, "\nextern \"C\" __global__ void ");
+    if (threads > 256)
+        sbuf_printf(&e->b, "__launch_bounds__(%lld) ", (long long)threads);
+    sbuf_puts(&e->b, CG_KERNEL_NAME "(");
     for (int i = 0; i < e->r->params.n; i++) {
         sbuf_puts(&e->b, i ? ", " : "");
         cg_emit_param(&e->b, &e->r->params.ptr[i]);
@@ -295,7 +306,7 @@ char *cg_emit_cuda(const lower_result *r) {
     if (!e.aligned)
         return NULL;
     mark_aligned(&e, &r->top);
-    cg_emit_prelude(&e.b);
+    cg_emit_prelude(&e.b, r->fast_math);
     cg_reduce_helpers(&e.b, r);
     cg_tmem_helpers(&e.b, r);
     cg_tma_helpers(&e.b, r);

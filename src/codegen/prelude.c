@@ -19,6 +19,10 @@
 #include "codegen/codegen.h"
 
 /* In pieces: C11 compilers need only support 4095-character literals. */
+/* Markers in prelude[] where the f32 exp and log go: accurate (expf, logf) or,
+   with wf_compile_options.fast_math, the intrinsics (__expf, __logf). */
+static const char exp_f32[] = "exp", log_f32[] = "log";
+
 static const char *const prelude[] = {
     "typedef long long wf_index;\n"
     "template <typename T, int N> struct Tensor {\n"
@@ -74,10 +78,11 @@ static const char *const prelude[] = {
     "  return a != a ? a : b != b ? b : a < b ? a : b;\n"
     "}\n"
     "template <typename T> __device__ inline T wf_abs(T a) { return a < T(0) ? -a : a; }\n"
-    "template <typename T> __device__ inline T wf_relu(T a) { return a > T(0) ? a : T(0); }\n"
-    "__device__ inline float wf_exp(float x) { return expf(x); }\n"
-    "__device__ inline double wf_exp(double x) { return exp(x); }\n"
-    "__device__ inline float wf_log(float x) { return logf(x); }\n"
+    "template <typename T> __device__ inline T wf_relu(T a) { return a > T(0) ? a : T(0); }\n",
+    exp_f32,
+    "__device__ inline double wf_exp(double x) { return exp(x); }\n",
+    log_f32,
+    ""
     "__device__ inline double wf_log(double x) { return log(x); }\n"
     "__device__ inline float wf_sqrt(float x) { return sqrtf(x); }\n"
     "__device__ inline double wf_sqrt(double x) { return sqrt(x); }\n"
@@ -139,7 +144,11 @@ static const char *const prelude[] = {
     "}\n",
 };
 
-void cg_emit_prelude(sbuf *b) {
+void cg_emit_prelude(sbuf *b, bool fast_math) {
     for (size_t i = 0; i < sizeof prelude / sizeof *prelude; i++)
-        sbuf_puts(b, prelude[i]);
+        if (prelude[i] == exp_f32 || prelude[i] == log_f32)
+            sbuf_printf(b, "__device__ inline float wf_%s(float x) { return %s%sf(x); }\n",
+                        prelude[i], fast_math ? "__" : "", prelude[i]);
+        else
+            sbuf_puts(b, prelude[i]);
 }

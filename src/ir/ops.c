@@ -69,12 +69,12 @@ static wf_dtype unary_dtype(int op, wf_dtype t) {
 }
 
 /* The fixed per-dim arrays below hold WF_MAX_RANK dims; the API keeps every
-   rank within it, and this check keeps them safe should that ever change. */
+   rank within it (wf_input, wf_broadcast refuse others), so a rank beyond it
+   here is a bug: an internal error, and the arrays stay safe. */
 static bool rank_ok(wf_tv *a, int n) {
-    if (n >= 0 && n <= WF_MAX_RANK)
-        return true;
-    return err_failb(&a->f->err, WF_ERR_ARG, "T%d: rank %d is not in 0..%d (WF_MAX_RANK)", a->id, n,
-                     WF_MAX_RANK);
+    bool ok = n >= 0 && n <= WF_MAX_RANK;
+    err_assert(&a->f->err, ok);
+    return ok;
 }
 
 /* A new tensor shaped like `like` (dims in the order of map, -1 = broadcast). */

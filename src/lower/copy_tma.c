@@ -194,12 +194,21 @@ static kir_node *holder_of(kir_node *stmt) {
     return holder;
 }
 
+static bool has_barrier(const kir_list *body) {
+    for (int i = 0; i < body->n; i++)
+        if (kir_is_barrier(body->ptr[i]))
+            return true;
+    return false;
+}
+
 /* The threads' writes to the tile (st.shared, stmatrix: generic proxy) are
    ordered before the copy by a block barrier (sync pass) right before the
    store or one of the nodes that hold it, up to the innermost serial loop
    around it (a block loop, a Bulk loop or a loop of one iteration around the
-   store may come between): each thread fences its writes against the async
-   proxy before that barrier. */
+   store may come between), or before that loop when the store opens its body
+   and the body has no barrier of its own (a loop of stores, one box per
+   iteration, after the writes): each thread fences its writes against the
+   async proxy before that barrier. */
 static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
     for (kir_node *n = stmt;; n = n->parent) {
         kir_list *body = n->parent ? kir_body(n->parent) : &c->out->top;
@@ -208,7 +217,7 @@ static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
             kir_node *f = kir_new_sync(c->a, KSYNC_FENCE_PROXY_ASYNC);
             return f && kir_insert(c->a, body, at - 1, f, n->parent);
         }
-        if (!n->parent || serial(n->parent))
+        if (!n->parent || (serial(n->parent) && (at > 0 || has_barrier(body))))
             return true;
     }
 }

@@ -253,11 +253,10 @@ static bool check_memory(lower_ctx *c) {
 
 static bool add_param(lower_ctx *c, wf_tv *tv, bool is_output, int index) {
     lower_param p = {tv, is_output, index, KP_TENSOR, -1};
+    /* inputs are made within WF_MAX_RANK, and no op makes a larger rank */
+    err_assert(&c->f->err, ir_tv_rank(tv) <= WF_MAX_RANK);
     if (ir_tv_rank(tv) > WF_MAX_RANK)
-        return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                         "T%d has %d dims, but a kernel's inputs and outputs have at most "
-                         "WF_MAX_RANK = %d (the rank of wf_buffer)",
-                         tv->id, ir_tv_rank(tv), WF_MAX_RANK);
+        return false;
     return vec_push_arena(c->a, &c->out->params, p) ||
            err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
 }
@@ -273,11 +272,10 @@ static bool add_tensor_maps(lower_ctx *c) {
             if (c->out->params.ptr[i].tv == g)
                 p.index = c->out->params.ptr[i].index;
         m->param = c->out->params.n;
+        /* lower/check.c refuses global intermediates, so g is a parameter */
+        err_assert(&c->f->err, p.index >= 0);
         if (p.index < 0)
-            return err_failb(&c->f->err, WF_ERR_SCHEDULE,
-                             "T%d: a TMA copy reads or writes T%d in global memory, which is not a "
-                             "fusion input or output",
-                             g->id, g->id);
+            return false;
         if (!vec_push_arena(c->a, &c->out->params, p))
             return err_failb(&c->f->err, WF_ERR_MEMORY, "out of memory");
     }

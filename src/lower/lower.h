@@ -61,6 +61,7 @@ typedef struct {
     unsigned dump; /* print the kernel IR to stderr after these passes */
     unsigned skip; /* drop these passes (only predicate and sync may be dropped) */
     unsigned fail; /* tests: these passes fail without an error, as a bug would */
+    bool fast_math; /* wf_compile_options.fast_math: codegen spells fast f32 exp, log, div */
 } lower_options;
 
 /* Parse WF_DUMP / WF_SKIP style lists ("index,sync", "all"; NULL or "" =
@@ -153,6 +154,7 @@ typedef struct {
     const wf_val *red_smem;  /* shared-memory offset of the block reductions' workspace, or NULL */
     int nacc; /* float accumulator registers of 16-bit reductions (kir_stmt.acc: 1..nacc) */
     int sm;
+    bool fast_math; /* from lower_options */
     VEC(lower_in_place_pair)
     in_place; /* the pairs safe in place (inplace.c); others must not
                  overlap */

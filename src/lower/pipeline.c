@@ -127,13 +127,14 @@ static bool pass_ok(lower_ctx *c, int i, bool ok) {
 }
 
 bool lower_fusion(wf_fusion *f, const lower_options *opt, lower_result *out) {
-    static const lower_options none = {0, 0, 0, 0};
+    static const lower_options none = {0};
     lower_ctx c;
     if (!opt)
         opt = &none;
     memset(out, 0, sizeof *out);
     arena_init(&out->arena);
     out->sm = opt->sm;
+    out->fast_math = opt->fast_math;
     if (!init_ctx(&c, f, out)) {
         if (!err_set(&f->err))
             err_fail(&f->err, WF_ERR_MEMORY, "out of memory while lowering");

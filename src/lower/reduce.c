@@ -43,16 +43,6 @@ static bool iterates(const kir_node *n) {
     return lower_pdim_index(l->ptype) < 0 && !l->vector && !val_is_const(l->var);
 }
 
-static bool refuse_axis(lower_ctx *c, const wf_tv *t, const wf_iterdomain *id, wf_ptype p,
-                        const char *why) {
-    sbuf b = {0};
-    ir_print_id(&b, id);
-    err_failb(&c->f->err, WF_ERR_UNSUPPORTED, "T%d: the reduction axis %s runs on %s: %s", t->id,
-              sbuf_str(&b), ir_ptype_name(p), why);
-    sbuf_free(&b);
-    return false;
-}
-
 /* An iteration IterDomain (extent not 1) among the ones id was made from, or
    NULL: a logical one, or one made an iteration axis on the way (an rfactor
    producer's partial axis, split from a reduction axis: merged back with a
@@ -110,9 +100,12 @@ static bool classify(lower_ctx *c, kir_stmt *s) {
         } else if (p == WF_BIDX || p == WF_BIDY || p == WF_BIDZ) {
             s->red = KRED_GRID;
             s->red_bids |= 1u << (p - WF_BIDX);
-        } else
-            return refuse_axis(c, t, id, p,
-                               "a reduction axis can be serial, unrolled or on threadIdx only");
+        } else {
+            /* Vectorize, Bulk, MMA and the device types: lower/check.c refuses them on a
+               reduction (and on any tensor inlined into its loops) before this pass */
+            err_assert(&c->f->err, false);
+            return false;
+        }
     }
     return true;
 }
@@ -150,10 +143,9 @@ static kir_node **ancestors(lower_ctx *c, kir_node *s, int n) {
     kir_node **anc = ARENA_ARRAY(c->a, kir_node *, n + 1);
     kir_node *p = s->parent;
     for (int j = n - 1; anc && j >= 0; j--, p = p ? p->parent : NULL) {
+        err_assert(&c->f->err, p && p->kind == KIR_FOR); /* lower/loops.c placed it in them */
         if (!p || p->kind != KIR_FOR)
-            return err_fail(&c->f->err, WF_ERR_UNSUPPORTED,
-                            "internal error: the reduction statement of T%d is not in its loops",
-                            s->u.stmt.op->out->id);
+            return NULL;
         anc[j] = p;
     }
     return anc;

@@ -377,9 +377,9 @@ bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
     wf_tv *S = stmt->u.stmt.op->out;
     kir_node *L = c->group_loop[c->loops.group_of[S->loop.ptr[S->ca_pos - 1]->id]];
     kir_node *alloc = c->alloc_of[S->id];
+    err_assert(&c->f->err, L && alloc && alloc->u.alloc.stage_elems); /* lower_tma_check_stages */
     if (!L || !alloc || !alloc->u.alloc.stage_elems)
-        return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                         "internal error: T%d's circular-buffer loop or stages are missing", S->id);
+        return false;
     if (lower_pdim_index(L->u.loop.ptype) >= 0 || L->u.loop.ptype == WF_BULK)
         return fail_loop(c, S, L->u.loop.id, "runs in parallel");
     cb_env e = {.c = c,
@@ -392,11 +392,10 @@ bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
                 .stage_elems = alloc->u.alloc.stage_elems,
                 .orig = stmt->u.stmt};
     kir_node *h = holder_in(&e, stmt, S);
-    if (!h)
-        return err_set(&c->f->err) ||
-               err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                         "internal error: T%d's TMA load is not inside its circular-buffer loop",
-                         S->id);
+    if (!h) {
+        err_assert(&c->f->err, err_set(&c->f->err)); /* S's loops are inside L */
+        return false;
+    }
     e.cond = stage_cond(&e, load_cond(c, stmt));
     e.bytes = val_const(c->a, m->box_bytes);
     for (int k = 0; k < e.ninner; k++)

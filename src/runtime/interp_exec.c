@@ -235,8 +235,9 @@ static bool run_blocks(ix_exec *x) {
 
 wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *out, int nout) {
     rt_launch l;
+    err_assert(&k->err, k->interp); /* wf_compile builds it for every kernel */
     if (!k->interp)
-        return err_fails(&k->err, WF_ERR_UNSUPPORTED, "this kernel has no interpreter program");
+        return k->err.code;
     k->interp->ran = false;
     if (rt_bind(k, in, nin, out, nout, &l) != WF_OK)
         return k->err.code;

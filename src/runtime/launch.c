@@ -280,9 +280,11 @@ static wf_status eval_dim(wf_kernel *k, const rt_launch *l, int d, int64_t *ext,
                              lower_pdim_table[d].grid ? "invalid grid"
                                                       : "invalid number of threads",
                              lower_pdim_table[d].name, dim->axis[i]);
+        /* products and quotients of extents of 0 or more (rt_bind refuses
+           negative ones): a negative extent is a bug */
+        err_assert(&k->err, v >= 0);
         if (v < 0)
-            return err_fails(&k->err, WF_ERR_ARG, "for these sizes, %s (%s) has the extent %lld",
-                             lower_pdim_table[d].name, dim->axis[i], (long long)v);
+            return k->err.code;
         if (i == 0 || v > *ext) {
             *ext = v;
             *axis = dim->axis[i];

@@ -107,9 +107,10 @@ static bool replay(wf_tv *tv, id_transform **h, int n, wf_iterdomain **map) {
                              "split into two reductions; merge iteration and reduction axes "
                              "separately",
                              tv->id);
+        /* the history's inputs are logical IDs or outputs of earlier transforms */
+        err_assert(&f->err, x && (t->nin == 1 || y));
         if (!x || (t->nin > 1 && !y))
-            return err_failb(&f->err, WF_ERR_UNSUPPORTED,
-                             "internal error: T%d.rfactor could not replay its transforms", tv->id);
+            return false;
         id_transform *r = t->kind == TF_SPLIT   ? ir_split(f, x, t->factor, t->inner)
                           : t->kind == TF_MERGE ? ir_merge(f, x, y)
                                                 : ir_swizzle(f, x, y);

@@ -84,12 +84,15 @@ static bool set_tv(bctx *c, tir_buffer *b, wf_tv *tv) {
 typedef struct {
     tir_block *list[TIR_MAX_BUFFERS];
     int n;
+    bool more; /* a block beyond the list: the program is refused */
 } block_list;
 
 static bool gather(tir_block *b, void *vctx) {
     block_list *l = vctx;
     if (l->n < TIR_MAX_BUFFERS)
         l->list[l->n++] = b;
+    else
+        l->more = true;
     return true;
 }
 
@@ -337,6 +340,10 @@ static bool check_block(wf_tir *s, const tir_block *b) {
     tir_rf_role role = tir_rf_role_of(s, b); /* rfactor's pair: build_rfactor.c checks it */
     if (role != TIR_RF_NONE)
         return role != TIR_RF_REFUSED;
+    if (b->niters > WF_MAX_RANK) /* one dim of the block's tensor per iter */
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: more than %d iters in block \"%s\"",
+                         WF_MAX_RANK, b->name);
     const tir_stmt *st = b->body;
     int sp[TIR_MAX_LOOPS], ns = b->niters;
     for (int k = 0; k < b->niters; k++)
@@ -418,6 +425,30 @@ static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
         sbuf_free(&t);
         return NULL;
     }
+    /* the core's tensor of the buffer is the whole buffer: each index's iter runs over
+       its dim exactly */
+    for (int d = 0; d < e->nargs; d++) {
+        const tir_iter *it = &b->iters[perm[d]];
+        if (it->extent == e->buf->shape[d])
+            continue;
+        sbuf t = {0};
+        tir_print_expr(&t, e);
+        if (it->extent > e->buf->shape[d])
+            err_fail(&c->s->err, WF_ERR_ARG,
+                     "build: block \"%s\" reads %s out of bounds: its iter %s runs over %lld "
+                     "values, but dim %d of %s has %lld",
+                     b->name, sbuf_str(&t), it->var->name, (long long)it->extent, d, e->buf->name,
+                     (long long)e->buf->shape[d]);
+        else
+            err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
+                     "build: not supported yet: block \"%s\" reads %s over %lld of the %lld "
+                     "elements of dim %d of %s (its iter %s): the core reads a buffer whole, "
+                     "each dim over an iter of its extent",
+                     b->name, sbuf_str(&t), (long long)it->extent, (long long)e->buf->shape[d], d,
+                     e->buf->name, it->var->name);
+        sbuf_free(&t);
+        return NULL;
+    }
     /* rank of each index among the used iters: the permutation into iter order */
     int new2old[WF_MAX_RANK];
     for (int d = 0; d < e->nargs; d++) {
@@ -441,20 +472,18 @@ static wf_tv *lower_load(bctx *c, const tir_block *b, const tir_expr *e) {
     return made(c, ir_expand(tv, b->niters, bc, ext));
 }
 
-/* After the value is built, each dim has its iter's extent, or an iter no operand
-   indexes is left a broadcast of extent 1: the core cannot repeat a value over it. */
+/* After the value is built, each dim has its iter's extent: every load runs over its
+   whole buffer at iters of its dims' extents (lower_load) and is expanded over the iters
+   it does not use; constants are scalars. */
 static bool check_dims(bctx *c, const tir_block *b, wf_tv *tv) {
     int n;
     wf_iterdomain *const *dom = wf_tv_logical_domain(tv, &n);
-    for (int k = 0; k < n && k < b->niters; k++)
-        if (wf_iterdomain_extent(dom[k]) != b->iters[k].extent)
-            return err_failb(&c->s->err, WF_ERR_UNSUPPORTED,
-                             "build: not supported yet: the value of block \"%s\" does not use "
-                             "iter %s (no operand is indexed by it), so it is the same for every "
-                             "%s: repeating a value over an iter needs expanded broadcast "
-                             "IterDomains in the core (index an operand by %s)",
-                             b->name, b->iters[k].var->name, b->iters[k].var->name,
-                             b->iters[k].var->name);
+    for (int k = 0; k < n && k < b->niters; k++) {
+        bool same = wf_iterdomain_extent(dom[k]) == b->iters[k].extent;
+        err_assert(&c->s->err, same);
+        if (!same)
+            return false;
+    }
     return true;
 }
 
@@ -812,6 +841,9 @@ static bool make_inputs(bctx *c, const block_list *l) {
 wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
     block_list l = {.n = 0};
     tir_each_block(s->body, gather, &l);
+    if (l.more)
+        return err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                        "build: not supported yet: more than %d blocks", TIR_MAX_BUFFERS);
     for (int i = 0; i < l.n; i++)
         if (!check_block(s, l.list[i]) || !check_thread_reads(s, &l, l.list[i]))
             return NULL;

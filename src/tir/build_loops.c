@@ -296,13 +296,11 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
                       tir_stmt *const *loops, int nl, int pos, int *dom) {
     binding bd[TIR_MAX_LOOPS];
     tags t = {.n = 0};
+    err_assert(&s->err, b->niters <= TIR_MAX_LOOPS); /* check_block: at most WF_MAX_RANK */
     for (int j = 0; j < pos; j++)
         t.tag[t.n++] = j;
     if (b->niters > TIR_MAX_LOOPS)
-        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
-                         "build: not supported yet: more than %d iters in block \"%s\"",
-                         TIR_MAX_LOOPS, b->name),
-               -1;
+        return -1;
     for (int k = 0; k < b->niters; k++)
         if ((mask >> k) & 1)
             t.tag[t.n++] = iter_tag(k);

@@ -91,10 +91,12 @@ static void remove_stmt(wf_tir *s, tir_stmt *st) {
 
 bool tir_insert_after(wf_tir *s, tir_stmt *anchor, tir_stmt *x) {
     tir_stmt *seq = root_seq(s);
-    int at = seq ? child_index(seq, anchor) : -1;
+    if (!seq)
+        return false; /* out of memory */
+    int at = child_index(seq, anchor);
+    err_assert(&s->err, at >= 0); /* every statement is under the root */
     if (at < 0)
-        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
-                         "not supported yet: a block inside another block");
+        return false;
     if (!seq_insert(s, seq, at + 1, x))
         return false;
     x->parent = seq;
@@ -324,11 +326,12 @@ tir_block *tir_cache_write(wf_tir *s, tir_block *b, int index, tir_scope scope) 
                         w.n, b->name);
     tir_buffer *buf = w.ptr[index].buf;
     tir_stmt *seq = root_seq(s);
-    int at = seq ? child_index(seq, b->stmt) : -1;
+    if (!seq)
+        return NULL; /* out of memory */
+    int at = child_index(seq, b->stmt);
+    err_assert(&s->err, at >= 0); /* every statement is under the root */
     if (at < 0)
-        return err_fail(&s->err, WF_ERR_UNSUPPORTED,
-                        "cache_write: not supported yet: a block "
-                        "inside another block");
+        return NULL;
     tir_buffer *cb = new_cache_buffer(s, buf, scope);
     tir_stmt *nest;
     tir_block *c = cb ? copy_block(s, cb->name, buf, cb, &nest) : NULL;
@@ -760,11 +763,9 @@ bool tir_compute_inline(wf_tir *s, tir_block *b) {
         return err_failb(&s->err, WF_ERR_SCHEDULE,
                          "compute_inline: the block \"%s\" reads the buffer %s it writes", b->name,
                          st->buf->name);
+    err_assert(&s->err, nest != NULL); /* a block of one store holds no other block */
     if (!nest)
-        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
-                         "compute_inline: not supported yet: the block \"%s\" shares its loops "
-                         "with another block",
-                         b->name);
+        return false;
     touch_ctx cons = {.buf = st->buf, .reads = true, .skip = b};
     tir_each_block(s->body, find_touch, &cons);
     for (int i = 0; i < cons.n; i++)
@@ -801,10 +802,11 @@ bool tir_reverse_compute_inline(wf_tir *s, tir_block *b) {
     if (!prod)
         return err_failb(&s->err, WF_ERR_SCHEDULE,
                          "%s: the block \"%s\" reads no buffer another block writes", fn, b->name);
-    if (!nest || !simple_store(s, prod, fn, true))
-        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
-                         "%s: not supported yet: the block \"%s\" or its producer shares loops", fn,
-                         b->name);
+    if (!simple_store(s, prod, fn, true))
+        return false;
+    err_assert(&s->err, nest != NULL); /* a block of one store holds no other block */
+    if (!nest)
+        return false;
     int dims[TIR_MAX_LOOPS];
     for (int k = 0; k < b->niters && k < TIR_MAX_LOOPS; k++)
         if ((dims[k] = iter_dim(b, k, &r, mid)) < 0)

@@ -242,9 +242,11 @@ tir_block *tir_rfactor(wf_tir *s, tir_stmt *loop, int factor_axis) {
         for (tir_stmt *p = x->stmt->parent; !x->dead && p && !b; p = p->parent)
             b = p == loop ? x : NULL;
     }
+    /* a live loop holds a live block: primitives that remove a block remove the loops
+       left empty with it */
+    err_assert(&s->err, b != NULL);
     if (!b)
-        return err_fail(&s->err, WF_ERR_SCHEDULE, "rfactor: no block under the loop %s",
-                        loop->loop_var->name);
+        return NULL;
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
     if (!check(s, b, loop, loops, nl))

@@ -255,7 +255,11 @@ bool tir_split(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, tir_stmt *
 
 bool tir_perfect_chain(wf_tir *s, int n, tir_stmt *const *loops, const char *fn) {
     for (int i = 0; i + 1 < n; i++) {
-        if (loops[i + 1]->parent != loops[i])
+        /* the inner loop directly in the outer's body, beside other statements (a block
+           compute_at put there) */
+        const tir_stmt *p = loops[i + 1]->parent;
+        bool beside = p && p->kind == TS_SEQ && p->parent == loops[i];
+        if (p != loops[i] && !beside)
             return err_failb(&s->err, WF_ERR_SCHEDULE,
                              "%s: The loops can't be fused because the outer loop %s is not the "
                              "parent of the inner loop %s",

@@ -81,7 +81,7 @@ static bool program2(void) {
     wf_tv_parallelize(c, -1, WF_VECTORIZE);
     wf_tv_set_tmem_dimsep(tm, 1);
     wf_inline_most(f);
-    wf_compile_options opt = {100};
+    wf_compile_options opt = {.sm = 100};
     wf_kernel *k = wf_compile(f, &opt);
     bool ok = k != NULL;
     if (!k && arena_test_countdown < 0)

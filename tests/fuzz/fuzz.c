@@ -963,7 +963,7 @@ static int one_case(uint64_t seed, uint64_t n, unsigned kinds, bool known, int v
             fz_tma_build(&c);
             if (verbose > 1)
                 wf_print_transforms(c.f, stdout);
-            wf_compile_options sm90 = {90};
+            wf_compile_options sm90 = {.sm = 90};
             bad = compile_and_check(&c, &sm90, false, verbose, &accepted);
         } else {
             make_inputs(&c);

@@ -219,7 +219,7 @@ GPU_TEST(explicit_sm_must_match_the_device) {
     wf_buffer in[2] = {{a, WF_F32, 1, {4}, {0}, -1}, {b, WF_F32, 1, {4}, {0}, -1}};
     wf_buffer out = {c, WF_F32, 1, {4}, {0}, -1};
     NEED_GPU();
-    wf_compile_options opt = {80};
+    wf_compile_options opt = {.sm = 80};
     int dev_sm = 0;
     wf_fusion *f = wf_fusion_new();
     define_small_add(f);

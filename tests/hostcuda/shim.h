@@ -29,6 +29,7 @@
 #include <string.h>
 
 #define __global__
+#define __launch_bounds__(...)
 #define __device__
 #define __host__
 #define __forceinline__ inline

@@ -39,7 +39,7 @@ static void parallelize(wf_tv *tv, const wf_ptype *types, int n) {
 
 /* Compile must fail with `message` in the error. */
 static void expect_failure(test_state *ts_, chain *c, const char *message) {
-    wf_compile_options opt = {100};
+    wf_compile_options opt = {.sm = 100};
     wf_kernel *k = wf_compile(c->f, &opt);
     CHECK(k == NULL);
     CHECK_EQ_I64(wf_fusion_status(c->f), WF_ERR_SCHEDULE);
@@ -438,7 +438,7 @@ TEST(seed000_tmem_default_target_is_blackwell) {
     if (k && !harness_nvrtc(TS, k, 0, __FILE__, __LINE__) && TS->failed)
         printf("  (the default target did not compile)\n");
     wf_kernel_free(k);
-    wf_compile_options hopper = {90};
+    wf_compile_options hopper = {.sm = 90};
     CHECK(wf_compile(c.f, &hopper) == NULL);
     CHECK_STR(wf_fusion_error(c.f), "T2 uses tensor memory, which needs Blackwell: compile for sm "
                                     "100 or later (wf_compile_options.sm), not 90");

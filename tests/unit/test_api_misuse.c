@@ -135,7 +135,7 @@ TEST(api_run_with_null_buffer_arrays_says_so) {
 TEST(api_compile_for_an_unknown_sm_is_refused) {
     wf_tv *in, *out;
     wf_fusion *f = copy_4x32(&in, &out);
-    wf_compile_options opt = {999};
+    wf_compile_options opt = {.sm = 999};
     CHECK(wf_compile(f, &opt) == NULL);
     check_error(TS, f, WF_ERR_ARG,
                 "wf_compile: sm 999 is not a GPU architecture; use 90 (Hopper, sm_90a), 100 "

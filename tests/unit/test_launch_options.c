@@ -28,7 +28,7 @@ static wf_fusion *small_copy(void) {
 }
 
 TEST(launch_options_unknown_dump_pass_lists_the_passes) {
-    lower_options o = {0, 0, 0, 0};
+    lower_options o = {0};
     wf_err e = {0};
     char want[256];
     CHECK(!lower_options_parse(&o, "index,bogus", NULL, &e));
@@ -39,7 +39,7 @@ TEST(launch_options_unknown_dump_pass_lists_the_passes) {
 }
 
 TEST(launch_options_skip_of_a_needed_pass_is_refused) {
-    lower_options o = {0, 0, 0, 0};
+    lower_options o = {0};
     wf_err e = {0};
     CHECK(!lower_options_parse(&o, NULL, "loops", &e));
     CHECK_STR(e.msg, "WF_SKIP: cannot skip the pass 'loops'; the passes that can be skipped are "
@@ -47,7 +47,7 @@ TEST(launch_options_skip_of_a_needed_pass_is_refused) {
 }
 
 TEST(launch_options_parse_valid_lists) {
-    lower_options o = {0, 0, 0, 0};
+    lower_options o = {0};
     wf_err e = {0};
     CHECK(lower_options_parse(&o, "index,launch", "sync", &e));
     CHECK_EQ_I64(o.dump, (1u << 7) | (1u << 13));
@@ -63,7 +63,7 @@ TEST(launch_options_parse_valid_lists) {
 /* A pass that returns false without an error is a bug: say so and name it. */
 TEST(launch_options_silent_pass_failure_is_an_internal_error) {
     wf_fusion *f = small_copy();
-    lower_options o = {0, 0, 0, 1u << 7}; /* index fails silently */
+    lower_options o = {.fail = 1u << 7}; /* index fails silently */
     wf_kernel *k = api_compile(f, NULL, &o);
     CHECK(k == NULL);
     wf_kernel_free(k);
@@ -87,7 +87,7 @@ TEST(launch_options_loop_checks_and_reductions_are_passes_of_their_own) {
     };
     for (int i = 0; i < 2; i++) {
         wf_fusion *f = small_copy();
-        lower_options o = {0, 0, 0, 1u << want[i].bit};
+        lower_options o = {.fail = 1u << want[i].bit};
         wf_kernel *k = api_compile(f, NULL, &o);
         CHECK(k == NULL);
         wf_kernel_free(k);

@@ -128,7 +128,7 @@ TEST(loopbc_cooperative_fetch_in_serial_loop) {
 }
 
 static wf_kernel *compile_skipping(wf_fusion *f, const char *skip) {
-    lower_options o = {0, 0, 0, 0};
+    lower_options o = {0};
     wf_err e = {0};
     return lower_options_parse(&o, NULL, skip, &e) ? api_compile(f, NULL, &o) : NULL;
 }

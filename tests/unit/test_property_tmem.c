@@ -63,7 +63,7 @@ TEST(property_random_tmem_schedules_are_exact_or_rejected) {
         uint64_t r = (seed + (uint64_t)i) * 0x9E3779B97F4A7C15ull + 7;
         wf_tv *tm;
         wf_fusion *f = random_tmem_copy(&r, &tm);
-        wf_compile_options opt = {100};
+        wf_compile_options opt = {.sm = 100};
         wf_kernel *k = wf_compile(f, &opt);
         if (!k) {
             const char *msg = wf_fusion_error(f);

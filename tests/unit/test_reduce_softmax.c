@@ -75,3 +75,119 @@ TEST(reduce_softmax_nondivisible_rows) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* exp(x - max) computed twice: once inlined into the sum, once again for
+   the division by the sum (no register row kept). The second exp is exactly
+   mapped to the sum's reduction axis (through x) but feeds no reduction: it
+   runs in the division's loop, after the sum's, and is inlined there
+   (issue 20 G1; it was refused: "axis 1 of T10 is in the reduction loop of
+   T7 ..."). With shared_sub, both exps read one x - max. */
+static wf_fusion *softmax_recomputed(int64_t rows, int64_t cols, int64_t b, bool shared_sub,
+                                     wf_tv **e2, wf_tv **sub) {
+    int64_t shape[2] = {rows, cols};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 2, shape);
+    wf_tv *m = row_reduce(WF_MAX, x, b);
+    wf_tv *d = wf_sub(x, bcast_rows(m));
+    wf_tv *e = wf_unary(WF_EXP, d);
+    wf_tv *sb = bcast_rows(row_reduce(WF_ADD, e, b));
+    wf_tv *d2 = shared_sub ? d : wf_sub(x, bcast_rows(m));
+    *e2 = wf_unary(WF_EXP, d2);
+    wf_tv *y = wf_div(*e2, sb);
+    wf_output(f, y);
+    rows_cols(d, b);
+    rows_cols(e, b);
+    if (!shared_sub)
+        rows_cols(d2, b);
+    rows_cols(*e2, b);
+    rows_cols(y, b);
+    wf_tv_parallelize(sb, 0, WF_BIDX);
+    *sub = d;
+    return f;
+}
+
+TEST(reduce_softmax_recomputed_exp_is_inlined_after_the_sum) {
+    wf_tv *e2, *d;
+    wf_fusion *f = softmax_recomputed(5, 1000, 96, false, &e2, &d);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(e2), 3); /* was 1: a register row of exps */
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    if (k) {
+        CHECK_HAS(wf_kernel_source(k), "    float T11[1];\n    if (i2 * 96 + threadIdx.x < 1000)");
+        CHECK_LACKS(wf_kernel_source(k), "float T11[11]");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* A tensor on the sum's input path stays out of the division's loop: inlined
+   there, the division would read partial sums. */
+TEST(reduce_softmax_exp_feeding_the_sum_stays_out_of_the_division) {
+    int64_t shape[2] = {4, 256};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 2, shape);
+    wf_tv *m = row_reduce(WF_MAX, x, 64);
+    wf_tv *d = wf_sub(x, bcast_rows(m));
+    wf_tv *e = wf_unary(WF_EXP, d);
+    wf_tv *sb = bcast_rows(row_reduce(WF_ADD, e, 64));
+    wf_tv *y = wf_div(e, sb);
+    wf_output(f, y);
+    rows_cols(d, 64);
+    rows_cols(e, 64);
+    rows_cols(y, 64);
+    wf_tv_parallelize(sb, 0, WF_BIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(e), 1);
+    wf_tv_inline_at(e, 3);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f),
+              "T5.inline_at(3): position 3 is beyond the maximum inline position 1: axis 1 of T5 "
+              "is in the reduction loop of T7, and its consumer T9 reads T7's result, which is "
+              "complete only after that loop");
+    wf_fusion_free(f);
+}
+
+/* One x - max inlined into both exps makes their loops one: the second exp,
+   inlined into the division, would then put the division into the sum's
+   loop. Whichever of the two is inlined last is refused. */
+TEST(reduce_softmax_shared_producer_joins_the_loops) {
+    wf_tv *e2, *d;
+    wf_fusion *f = softmax_recomputed(5, 1000, 96, true, &e2, &d);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(d), 3);
+    CHECK_EQ_I64(wf_tv_compute_at(e2), 1);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    wf_kernel_free(k);
+    wf_tv_inline_at(d, 1);
+    wf_tv_inline_at(e2, 3);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_tv_inline_at(d, 3);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f),
+              "T4.inline_at(3): position 3 is beyond the maximum inline position 1: axis 1 of T4 "
+              "would make the reduction loop of T7 one loop with axis 1 of T10, which reads T7's "
+              "result, complete only after that loop");
+    wf_fusion_free(f);
+}
+
+/* docs/errors.md's example: Q = -P is inlined into the reader y first; then P,
+   inlined into the sum and into Q, would make y's loop the sum's. */
+TEST(reduce_reader_joined_to_the_reduction_loop_through_a_sibling) {
+    int64_t shape[1] = {16};
+    int axes[1] = {0};
+    bool bc[1] = {true};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 1, shape);
+    wf_tv *p = wf_set(x);
+    wf_tv *s = wf_sum(p, 1, axes);
+    wf_tv *q = wf_unary(WF_NEG, p);
+    wf_tv *y = wf_mul(q, wf_broadcast(s, 1, bc));
+    wf_output(f, y);
+    wf_tv_inline_at(q, 1);
+    wf_tv_inline_at(p, 1);
+    CHECK_STR(wf_fusion_error(f),
+              "T1.inline_at(1): position 1 is beyond the maximum inline position 0: axis 0 of T1 "
+              "would make the reduction loop of T2 one loop with axis 0 of T5, which reads T2's "
+              "result, complete only after that loop");
+    wf_fusion_free(f);
+}

@@ -324,3 +324,91 @@ TEST(tir_build_split_where_predicate) {
     wf_kernel_free(k);
     wf_tir_free(s);
 }
+
+/* n blocks writing B of 4: B = A, then B = B + A n - 1 times. */
+static wf_tir *blocks_program(int n) {
+    static char src[16384];
+    snprintf(src, sizeof src,
+             "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\"), "
+             "B: T.Buffer((4,), \"float32\")):\n");
+    for (int i = 0; i < n; i++)
+        snprintf(src + strlen(src), sizeof src - strlen(src),
+                 "    for i in range(4):\n"
+                 "        with T.block(\"B%d\"):\n"
+                 "            vi = T.axis.spatial(4, i)\n"
+                 "            B[vi] = %sA[vi]\n",
+                 i, i ? "B[vi] + " : "");
+    return wf_tir_parse(src);
+}
+
+/* 64 blocks build (B = 64 A); a 65th was left out of the build, silently (B = 64 A
+   again): refused. */
+TEST(tir_build_refuses_more_than_64_blocks) {
+    wf_tir *s = blocks_program(64);
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (k) {
+        float a[4] = {1, 2, 3, 4}, b[4] = {0};
+        wf_buffer in[1] = {{a, WF_F32, 1, {4}, {0}, -1}};
+        wf_buffer out[1] = {{b, WF_F32, 1, {4}, {0}, -1}};
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 1, out, 1), WF_OK);
+        for (int i = 0; i < 4; i++)
+            CHECK(b[i] == 64.0f * a[i]);
+    }
+    wf_kernel_free(k);
+    wf_tir_free(s);
+    s = blocks_program(65);
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_EQ_I64(wf_tir_status(s), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_tir_error(s), "build: not supported yet: more than 64 blocks");
+    wf_tir_free(s);
+}
+
+#define TIR_PART(ashape)                                                                           \
+    "@T.prim_func\n"                                                                               \
+    "def f(A: T.Buffer((" ashape ",), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"           \
+    "    for i in range(64):\n"                                                                    \
+    "        with T.block(\"B\"):\n"                                                               \
+    "            vi = T.axis.spatial(64, i)\n"                                                     \
+    "            B[vi] = A[vi] * T.float32(2)\n"
+
+/* A load whose iter does not run over its whole dim: part of the buffer (not supported
+   yet) or past its end. Both had said "the value of block "B" does not use iter vi (no
+   operand is indexed by it)". */
+TEST(tir_build_refuses_load_over_part_or_past_buffer) {
+    wf_tir *s = wf_tir_parse(TIR_PART("128"));
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_EQ_I64(wf_tir_status(s), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: block \"B\" reads A[vi] over 64 of the 128 elements of "
+              "dim 0 of A (its iter vi): the core reads a buffer whole, each dim over an iter of "
+              "its extent");
+    wf_tir_free(s);
+    s = wf_tir_parse(TIR_PART("32"));
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_EQ_I64(wf_tir_status(s), WF_ERR_ARG);
+    CHECK_STR(wf_tir_error(s), "build: block \"B\" reads A[vi] out of bounds: its iter vi runs "
+                               "over 64 values, but dim 0 of A has 32");
+    wf_tir_free(s);
+}
+
+/* Nine iters: one dim of the block's tensor each, beyond WF_MAX_RANK (it had said "reads
+   A[vi], whose indices are not distinct iters of the block"). */
+TEST(tir_build_refuses_more_iters_than_dims) {
+    char src[2048] = "@T.prim_func\n"
+                     "def f(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
+                     "    for i in range(4):\n"
+                     "        with T.block(\"B\"):\n"
+                     "            vi = T.axis.spatial(4, i)\n";
+    for (int i = 0; i < 8; i++)
+        snprintf(src + strlen(src), sizeof src - strlen(src),
+                 "            vk%d = T.axis.reduce(1, 0)\n", i);
+    strcat(src, "            with T.init():\n"
+                "                B[vi] = T.float32(0)\n"
+                "            B[vi] = B[vi] + A[vi]\n");
+    wf_tir *s = wf_tir_parse(src);
+    CHECK_STR(wf_tir_error(s), "");
+    CHECK(wf_tir_build(s, NULL) == NULL);
+    CHECK_STR(wf_tir_error(s), "build: not supported yet: more than 8 iters in block \"B\"");
+    wf_tir_free(s);
+}

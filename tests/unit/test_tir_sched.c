@@ -161,3 +161,21 @@ TEST(tir_sched_foreign_handle) {
     wf_tir_free(a);
     wf_tir_free(b);
 }
+
+/* fuse of a loop and the next loop of a nest that compute_at put a block beside: the
+   inner loop is in the outer's body, not its only child (TVM's message; it had said
+   "the outer loop i is not the parent of the inner loop j"). */
+TEST(tir_sched_fuse_loop_beside_another_block) {
+    wf_tir *s = wf_tir_parse(TIR_ADD_RELU);
+    wf_tir_loop *cl[2];
+    wf_tir_get_loops(s, wf_tir_get_block(s, "C"), cl, 2);
+    wf_tir_compute_at(s, wf_tir_get_block(s, "D"), cl[0]);
+    CHECK_STR(wf_tir_error(s), "");
+    char *before = snapshot(s);
+    CHECK(wf_tir_fuse(s, 2, cl) == NULL);
+    refused(ts_, s, before, WF_ERR_SCHEDULE,
+            "fuse: The loops can't be fused because the inner loop j is not the only child of "
+            "outer loop i");
+    free(before);
+    wf_tir_free(s);
+}

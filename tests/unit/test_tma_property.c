@@ -142,7 +142,7 @@ TEST(tma_property_random_schedules_are_exact_or_rejected) {
         uint64_t r = (seed + (uint64_t)i) * 0x9E3779B97F4A7C15ull + 11;
         bool load;
         wf_fusion *f = random_case(&r, &load);
-        wf_compile_options opt = {90};
+        wf_compile_options opt = {.sm = 90};
         wf_kernel *k = wf_status_name(wf_fusion_status(f)) && wf_fusion_status(f) == WF_OK
                            ? wf_compile(f, &opt)
                            : NULL;

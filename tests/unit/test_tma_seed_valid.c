@@ -104,7 +104,7 @@ TEST(tma_seed_figure_14a_fttc_strided_tile_read_within_the_box) {
 TEST(tma_seed_figure_14a_unguarded_reader_of_the_holes_is_refused) {
     wf_tv *s;
     wf_fusion *f = fig13a_14a(16, 200, true, &s);
-    lower_options lo = {0, 0, 1u << 7, 0}; /* skip "predicate" */
+    lower_options lo = {.skip = 1u << 7}; /* skip "predicate" */
     wf_kernel *k = api_compile(f, NULL, &lo);
     CHECK(k == NULL);
     CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);

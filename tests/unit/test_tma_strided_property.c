@@ -99,7 +99,7 @@ TEST(tma_strided_property_random_schedules_are_exact_or_rejected) {
         uint64_t r = (seed + (uint64_t)i) * 0x9E3779B97F4A7C15ull + 5;
         bool load, fttc;
         wf_fusion *f = random_case(&r, &load, &fttc);
-        wf_compile_options opt = {90};
+        wf_compile_options opt = {.sm = 90};
         wf_kernel *k = wf_fusion_status(f) == WF_OK ? wf_compile(f, &opt) : NULL;
         if (!k) {
             const char *msg = wf_fusion_error(f);
