@@ -225,7 +225,7 @@ check-headers:
 # is declared in weft.h, which every layer includes: only the objects show such
 # a call); within a layer no include cycle and no call cycle between files
 # (tools/check-cycles.py: nm of the objects). `make test` runs it.
-LAYERS := base ir analysis sched lower codegen runtime api tir
+LAYERS := base ir analysis sched heur lower codegen runtime api tir
 
 check-cycles: $(TLIB_OBJ)
 	$(Q)python3 tools/check-cycles.py --self-test

@@ -13,12 +13,11 @@
  *
  * Not supported yet (each refused with WF_ERR_UNSUPPORTED and a message,
  * never a wrong kernel): some grid reductions (more than one per kernel,
- * a grid-reduced tensor read in the same kernel); the copy kinds
- * WF_LDST_LDMATRIX, WF_LDST_STMATRIX, WF_LDST_CP_ASYNC; TMA circular
- * buffering and strided TMA tiles; the parallel types WF_DIDX/Y/Z and
- * WF_MMA (WF_BULK only on TMA tile axes); intermediates in global
- * memory; non-contiguous allocation domains; a tensor that is both a fusion
- * input and an output.
+ * a grid-reduced tensor read in the same kernel); the copy kind
+ * WF_LDST_CP_ASYNC; the parallel types WF_DIDX/Y/Z and WF_MMA (wf_mma
+ * runs on CUDA cores; its tensor-core lowering is refused) (WF_BULK only on
+ * TMA tile axes); intermediates in global memory; non-contiguous
+ * allocation domains; a tensor that is both a fusion input and an output.
  *
  * Errors are sticky per fusion: the first error is recorded with a message,
  * later calls on that fusion do nothing and return NULL / -1 / the status.
@@ -196,6 +195,23 @@ WF_API wf_tv *wf_max(wf_tv *a, int naxes, const int *axes); /* reduction */
    consumer); its buffer and its consumers see only the other dims. Integer
    and bool sums and products give i64. */
 WF_API wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes);
+/* Matrix multiply-accumulate (nvFuser's fusedMultiplySum): a and b have the
+   same rank, with broadcast dims where an operand lacks one (a [M, 1, K], b
+   [1, N, K] for a plain matmul); the result is the sum over the listed axes
+   of a * b, one op and a reduction like wf_sum (the summed axes stay in its
+   loop domain as reduction axes; buffers see the others), scheduled like any
+   reduction (split, reorder, rfactor, parallelize). 16-bit inputs (f16, bf16)
+   accumulate and return f32; f32 inputs return f32, f64 inputs f64; integer
+   and bool inputs are WF_ERR_UNSUPPORTED. Each product is rounded once to the
+   output type (exact for 16-bit inputs) and added in the schedule's order
+   (docs/reductions.md). Axes parallelized WF_MMA stand for one tensor-core
+   instruction (not supported yet: wf_compile refuses them). */
+WF_API wf_tv *wf_mma(wf_tv *a, wf_tv *b, int naxes, const int *axes);
+/* [..., M, K] x [..., K, N] -> [..., M, N]: a viewed as [..., M, 1, K] and b as
+   [..., 1, N, K] (broadcast and permute), then wf_mma over the last axis: the
+   result's loop domain is [..., M, N, rK]. Same ranks (at least 2); the batch
+   dims broadcast as wf_binary's do. */
+WF_API wf_tv *wf_matmul(wf_tv *a, wf_tv *b);
 /* rfactor (nvFuser): split a reduction in two. Returns the new producer,
    which reduces the listed reduction axes of tv's loop domain and keeps the
    other reduction axes as iteration axes; tv then reduces what remains. */
@@ -219,6 +235,8 @@ WF_API bool wf_iterdomain_is_reduction(const wf_iterdomain *id);
 WF_API bool wf_iterdomain_extent_input(const wf_iterdomain *id, int *input, int *dim);
 WF_API wf_fusion *wf_tv_fusion(const wf_tv *tv);
 WF_API int wf_tv_name(const wf_tv *tv); /* the N of "TN" in printouts */
+/* The tensor printed as T<name>, or NULL if f has none (scalar constants have no name). */
+WF_API wf_tv *wf_fusion_tensor(const wf_fusion *f, int name);
 /* Its element type (an rfactor producer of a 16-bit sum holds float partials). */
 WF_API wf_dtype wf_tv_dtype(const wf_tv *tv);
 
@@ -249,8 +267,9 @@ typedef enum { WF_MEM_GLOBAL, WF_MEM_LOCAL, WF_MEM_SHARED, WF_MEM_TENSOR } wf_me
 /* Copy kinds: the op type of a wf_set's definition. Supported: SET (a plain
    load/store), TMEM_LOAD / TMEM_STORE (tcgen05.ld / tcgen05.st between
    registers and tensor memory), TMA (cp.async.bulk.tensor between global
-   and shared memory, below). Not supported yet (wf_compile refuses them
-   with WF_ERR_UNSUPPORTED): LDMATRIX, STMATRIX, CP_ASYNC. */
+   and shared memory, below), LDMATRIX / STMATRIX (ldmatrix / stmatrix
+   between shared memory and registers, 16-bit data; seed 002). Not
+   supported yet (wf_compile refuses it with WF_ERR_UNSUPPORTED): CP_ASYNC. */
 typedef enum {
     WF_LDST_SET,
     WF_LDST_TMEM_LOAD /* LdTMem */,
@@ -492,11 +511,55 @@ typedef struct {
     bool cache_enabled;              /* false: WF_CACHE_DIR set but empty, or no HOME */
     char cache_dir[WF_INFO_TEXT];
     int64_t cache_entries, cache_bytes; /* kernel images stored there */
+    /* Device 0's facts the automatic schedulers use (0 without a device; the
+       schedulers then assume an H100's: 132 SMs, 227 KiB, 65536 registers). */
+    int device_sm_count;           /* streaming multiprocessors */
+    int64_t device_smem_per_block; /* opt-in shared memory per block, bytes */
+    int device_regs_per_block;     /* 32-bit registers per block */
 } wf_system_info;
 WF_API wf_status wf_system_info_get(wf_system_info *out); /* WF_ERR_ARG for NULL */
 /* Remove every kernel image from the cache directory (only weft's own
    files); entries and bytes (either may be NULL) say how much went. */
 WF_API wf_status wf_cache_clear(int64_t *entries, int64_t *bytes);
+
+/* ---- automatic scheduling ----
+   wf_schedule_auto picks a scheduler for the whole fusion from its shapes, dtypes and the
+   target, and applies it with the ordinary schedule calls (wf_print_transforms shows what
+   it did). Schedulers: "pointwise"; "reduction" (plain reductions); "normalization" (a
+   reduction whose result is broadcast back and combined with its input: softmax, layer
+   norm, x - mean); "transpose" (inputs and outputs disagree on their innermost dim).
+   sizes: NULL, or one entry per dim of every input, inputs in order, concrete dims
+   included (they must match); symbolic extents are scheduled for those sizes, or for a
+   generic size when NULL (the schedule is then correct at every size). opt NULL =
+   defaults; info may be NULL. Any schedule already present is replaced. Sticky: a
+   pending error is returned as it is; WF_ERR_UNSUPPORTED names what no scheduler covers;
+   NULL f gives WF_ERR_ARG. docs/auto.md. */
+typedef struct {
+    char scheduler[32]; /* one of the names above */
+    char summary[256];  /* the main choices, e.g. "rows per block 1, threads 512, vector 4" */
+} wf_auto_info;
+WF_API wf_status wf_schedule_auto(wf_fusion *f, const int64_t *sizes, const wf_compile_options *opt,
+                                  wf_auto_info *info);
+
+/* A fusion that schedules and compiles itself per input signature (nvFuser's
+   FusionExecutorCache): the first run of each signature (dtypes, ranks, sizes bucketed as
+   the heuristics need, alignment) schedules a copy of the fusion with wf_schedule_auto and
+   compiles it; later runs of that signature reuse the kernel (and the disk cache across
+   processes). The fusion stays the caller's and must not change afterwards.
+   wf_auto_compile returns NULL for a NULL fusion or one with a pending error. Compiling
+   is lazy: wf_auto_kernel_count is 0 before the first run and never decreases. A run
+   with bad buffers (dtype, rank, count) returns WF_ERR_ARG with wf_auto_last_error,
+   compiles nothing, and the object keeps working. wf_auto_kernel_free(NULL) does
+   nothing. */
+typedef struct wf_auto_kernel wf_auto_kernel;
+WF_API wf_auto_kernel *wf_auto_compile(wf_fusion *f, const wf_compile_options *opt);
+WF_API wf_status wf_auto_run(wf_auto_kernel *k, wf_backend b, const wf_buffer *in, int nin,
+                             wf_buffer *out, int nout);
+WF_API const char *wf_auto_last_error(const wf_auto_kernel *k);
+WF_API const wf_auto_info *wf_auto_last_info(const wf_auto_kernel *k); /* of the last run's
+                                                                           kernel */
+WF_API int wf_auto_kernel_count(const wf_auto_kernel *k);              /* kernels compiled so far */
+WF_API void wf_auto_kernel_free(wf_auto_kernel *k);
 
 /* ---- TMA (seed 001) ----
    A TMA copy is a wf_set / cache_after / cache_before whose op type is WF_LDST_TMA: load
@@ -595,6 +658,12 @@ WF_API void wf_tir_show(wf_tir *s, FILE *out);
 /* Lowers to a kernel. wf_run's buffers: inputs = the parameters only read, outputs = the
    parameters written, each in parameter order. */
 WF_API wf_kernel *wf_tir_build(wf_tir *s, const wf_compile_options *opt);
+/* The fusion the last wf_tir_build made (owned by s, replaced by the next build; there
+   even when the build failed), or NULL before any; and the tensor of it holding the
+   buffer block b writes, as the build scheduled it (NULL with the sticky error when the
+   program is not built, or b was made after the build). */
+WF_API wf_fusion *wf_tir_fusion(wf_tir *s);
+WF_API wf_tv *wf_tir_block_tensor(wf_tir *s, wf_tir_block *b);
 
 #ifdef __cplusplus
 }

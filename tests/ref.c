@@ -346,8 +346,39 @@ static double eval_element(const ir_op *op, rtensor *t, const int64_t *idx) {
     return op->kind == OP_UNARY ? unary(op->sub, a) : a;
 }
 
+/* A wf_mma: the sum over the reduced dims of a * b, each product rounded to
+   the compute type (exact for 16-bit inputs), summed in double and rounded
+   once, as eval_reduce does. The loop runs over the full logical domain (a
+   dim's extent: the operand's that is not broadcast). */
+static bool eval_mma(const ir_op *op, rtensor *t) {
+    rtensor *o = &t[op->out->id];
+    const rtensor *a = &t[op->in[0]->id], *b = &t[op->in[1]->id];
+    int n = op->out->logical.n;
+    int64_t full[8], idx[8], oidx[8], no = numel(o->shape, o->ndim);
+    for (int d = 0; d < n; d++) {
+        int64_t ea = op->in_dim[0][d] >= 0 ? a->shape[op->in_dim[0][d]] : 1;
+        int64_t eb = op->in_dim[1][d] >= 0 ? b->shape[op->in_dim[1][d]] : 1;
+        full[d] = ea > eb ? ea : eb;
+    }
+    o->v = calloc((size_t)(no ? no : 1), sizeof(double));
+    if (!o->v)
+        return false;
+    for (int64_t j = 0; j < numel(full, n); j++) {
+        unravel(j, full, n, idx);
+        for (int d = 0; d < n; d++)
+            oidx[d] = o->shape[d] == 1 ? 0 : idx[d];
+        double p = read_input(op, 0, a, idx) * read_input(op, 1, b, idx);
+        o->v[ravel(oidx, o->shape, o->ndim)] += round_to(op->out->dtype, p);
+    }
+    for (int64_t i = 0; i < no; i++)
+        o->v[i] = round_to(op->out->dtype, o->v[i]);
+    return true;
+}
+
 static bool eval_op(const ir_op *op, rtensor *t) {
     rtensor *o = &t[op->out->id];
+    if (op->kind == OP_REDUCE && op->nin == 2)
+        return eval_mma(op, t);
     if (op->kind == OP_REDUCE)
         return eval_reduce(op, t);
     wf_dtype od = op->out->dtype;

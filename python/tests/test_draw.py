@@ -167,7 +167,7 @@ def test_weft_draw_errors(tmp_path):
     r = subprocess.run([WEFT_CLI, "draw", "fancy", "T9"], capture_output=True, text=True)
     assert r.returncode == 1 and r.stderr == "weft draw: example fancy has no tensor T9 (it has T0..T4)\n"
     r = subprocess.run([WEFT_CLI, "draw", "nope"], capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr.startswith("weft draw: no example named 'nope'\nusage: weft draw")
+    assert r.returncode == 2 and r.stderr.startswith("weft draw: no example or file named 'nope'\nusage: weft draw")
     env = dict(os.environ, WEFT_DOT="/nonexistent/dot")
     cmd = [WEFT_CLI, "draw", "fancy", "-o", str(tmp_path / "never.svg")]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -87,7 +87,7 @@ from .core import (  # noqa: F401
     where,
 )
 from .core import amax as max, amin as min  # noqa: F401,E402 - numpy's reductions, weft.max / weft.min
-from .kernel import DeviceArray, Kernel, Launch, Stats, TmaMap  # noqa: F401
+from .kernel import AutoKernel, DeviceArray, Kernel, Launch, Stats, TmaMap, jit  # noqa: F401
 from .draw import GraphvizError  # noqa: F401
 from ._lib import path as library_path  # noqa: F401
 from .runtime import Device, Module, SystemInfo, build, cache_clear, cpu, cuda, system_info  # noqa: F401

@@ -21,6 +21,10 @@ class CompileOptions(ctypes.Structure):
     _fields_ = [("sm", ctypes.c_int), ("fast_math", ctypes.c_int)]
 
 
+class AutoInfo(ctypes.Structure):
+    _fields_ = [("scheduler", ctypes.c_char * 32), ("summary", ctypes.c_char * 256)]
+
+
 class LaunchInfo(ctypes.Structure):
     _fields_ = [
         ("grid", ctypes.c_int64 * 3),
@@ -60,6 +64,9 @@ class SystemInfo(ctypes.Structure):
         ("cache_dir", ctypes.c_char * INFO_TEXT),
         ("cache_entries", ctypes.c_int64),
         ("cache_bytes", ctypes.c_int64),
+        ("device_sm_count", ctypes.c_int),
+        ("device_smem_per_block", ctypes.c_int64),
+        ("device_regs_per_block", ctypes.c_int),
     ]
 
 
@@ -206,6 +213,14 @@ _SIGS = {
     "wf_device_alloc": (P, [ctypes.c_size_t]),
     "wf_device_free": (V, [P]),
     "wf_device_copy": (I, [P, P, ctypes.c_size_t]),
+    # Optional: automatic scheduling (kernel.py's AutoKernel, core.py's Fusion.schedule_auto).
+    "wf_schedule_auto": (I, [P, ctypes.POINTER(I64), ctypes.POINTER(CompileOptions), ctypes.POINTER(AutoInfo)]),
+    "wf_auto_compile": (P, [P, ctypes.POINTER(CompileOptions)]),
+    "wf_auto_run": (I, [P, I, ctypes.POINTER(Buffer), I, ctypes.POINTER(Buffer), I]),
+    "wf_auto_last_error": (S, [P]),
+    "wf_auto_last_info": (ctypes.POINTER(AutoInfo), [P]),
+    "wf_auto_kernel_count": (I, [P]),
+    "wf_auto_kernel_free": (V, [P]),
     # Optional: TMA (seed 001; kernel.py's Kernel.tma, core.py's Tensor.tma_swizzle).
     "wf_kernel_tma_count": (I, [P]),
     "wf_kernel_tma": (ctypes.POINTER(TmaInfo), [P, I]),
@@ -258,6 +273,7 @@ _SIGS = {
 _OPTIONAL = {"wf_math_string", "wf_transforms_string", "wf_kernel_string", "wf_print_dot", "wf_dot_string"}
 _OPTIONAL |= {n for n in _SIGS if n.startswith("wf_tir_")}
 _OPTIONAL |= {"wf_system_info_get", "wf_cache_clear"}
+_OPTIONAL |= {n for n in _SIGS if n.startswith("wf_auto_") or n == "wf_schedule_auto"}
 _OPTIONAL |= {"wf_kernel_tma_count", "wf_kernel_tma", "wf_tv_circular_buffer", "wf_tv_tma_swizzle"}
 
 for _name, (_res, _args) in _SIGS.items():

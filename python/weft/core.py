@@ -212,6 +212,8 @@ class Fusion:
         self._tensors = {}  # C pointer -> Tensor
         self.inputs = []
         self.outputs = []
+        self._log = []  # the C calls made on it, for save(): (line, or None and why not)
+        self._nscalars = 0
 
     # lifetime
     def free(self):
@@ -253,6 +255,34 @@ class Fusion:
             raise Error("weft: %s returned nothing without an error" % what)
         return result
 
+    # the log of calls (save)
+    def _record(self, result, call, *args):
+        """Log one accepted C call as a line of the weft-fusion format."""
+        try:
+            words = [call] + [_log_word(self, a) for a in args]
+        except _Unsaveable as e:
+            self._log.append((None, "%s: %s" % (call, e)))
+            return
+        line = " ".join(words)
+        self._log.append(((result._handle + " = " if result is not None else "") + line, None))
+
+    def save(self, path):
+        """Write the calls that built and scheduled this fusion to `path` as a
+        replayable log (the `weft-fusion 1` text format, docs/python.md): the
+        command `weft draw FILE.weft [TENSOR]` rebuilds it through the C API
+        and draws a tensor's IterDomain graph. Returns path."""
+        self._live()
+        for i, (line, why) in enumerate(self._log):
+            if line is None:
+                raise UnsupportedError(
+                    "weft: Fusion.save: call %d of this fusion cannot be saved yet: %s" % (i + 1, why)
+                )
+        text = "weft-fusion 1\n# saved by weft %s (weft.Fusion.save): one call of weft's C API per line\n" % version()
+        text += "".join(line + "\n" for line, _ in self._log)
+        with open(path, "w") as out:
+            out.write(text)
+        return path
+
     def _wrap(self, ptr):
         t = self._tensors.get(ptr)
         if t is None:
@@ -268,7 +298,9 @@ class Fusion:
         shape = [int(s) for s in shape]
         arr = (ctypes.c_int64 * max(1, len(shape)))(*shape)
         ptr = lib.wf_input(self._live(), int(dtype), len(shape), arr)
-        return self._new_input(ptr, "wf_input")
+        t = self._new_input(ptr, "wf_input")
+        self._record(t, "input", dtype, shape)
+        return t
 
     def input_strided(self, dtype, shape, contiguity):
         """An input whose dims are contiguous with the next inner one where
@@ -283,7 +315,9 @@ class Fusion:
         arr = (ctypes.c_int64 * max(1, len(shape)))(*shape)
         con = (ctypes.c_int8 * max(1, len(shape)))(*contiguity)
         ptr = lib.wf_input_strided(self._live(), int(as_dtype(dtype)), len(shape), arr, con)
-        return self._new_input(ptr, "wf_input_strided")
+        t = self._new_input(ptr, "wf_input_strided")
+        self._record(t, "input_strided", as_dtype(dtype), shape, contiguity)
+        return t
 
     def _new_input(self, ptr, what):
         self._check(ptr, what)
@@ -302,6 +336,7 @@ class Fusion:
         t = self._own(t)
         lib.wf_output(self._ptr, t._ptr)
         self._check()
+        self._record(None, "output", t)
         self.outputs.append(t)
         return t
 
@@ -317,6 +352,7 @@ class Fusion:
     def inline_most(self):
         lib.wf_inline_most(self._live())
         self._check()
+        self._record(None, "inline_most")
 
     def _print(self, string_fn, file_fn):
         ptr = self._live()
@@ -348,6 +384,27 @@ class Fusion:
 
     def print_kernel(self, file=None):
         print(self.kernel_string(), end="", file=file)
+
+    def schedule_auto(self, sizes=None, sm=None):
+        """Schedule the whole fusion automatically (wf_schedule_auto): sizes
+        None (generic) or one per dim of every input, inputs in order.
+        Returns {"scheduler": ..., "summary": ...}."""
+        ptr = self._live()
+        opt = ctypes.byref(_lib.CompileOptions(int(sm))) if sm is not None else None
+        arr = None
+        if sizes is not None:
+            sizes = [int(x) for x in sizes]
+            arr = (ctypes.c_int64 * max(1, len(sizes)))(*sizes)
+        info = _lib.AutoInfo()
+        lib.wf_schedule_auto(ptr, arr, opt, ctypes.byref(info))
+        self._check()
+        return {"scheduler": info.scheduler.decode(), "summary": info.summary.decode()}
+
+    def compile_auto(self, sm=None):
+        """weft.jit(self): an AutoKernel, compiled per input signature."""
+        from .kernel import AutoKernel
+
+        return AutoKernel(self, sm)
 
     def compile(self, sm=None):
         """Lower and generate the kernel; sm e.g. 90 or 100 (None = the
@@ -398,6 +455,50 @@ class IterDomain:
         if not self._f.alive:
             return "<IterDomain of a freed fusion>"
         return "<IterDomain extent=%d>" % self.extent
+
+
+class _Unsaveable(Exception):
+    """A call argument Fusion.save cannot write (yet)."""
+
+
+class _IdRefs:
+    """IterDomains named for Fusion.save's log as T<n>.loop.<i> / T<n>.logical.<i>:
+    found, when the call is made, in a tensor's loop or logical domain."""
+
+    def __init__(self, f, ids):
+        self.refs, self.missing = [], None
+        where = {}
+        for t in sorted(f._tensors.values(), key=lambda t: t.name if not t._scalar else 1 << 30):
+            if t._scalar:
+                continue
+            for kind, dom in (("loop", t.loop_domain), ("logical", t.logical_domain)):
+                for i, d in enumerate(dom):
+                    where.setdefault(d._ptr, "%s.%s.%d" % (t._handle, kind, i))
+        for d in ids:
+            if d._ptr not in where:
+                self.missing = "an IterDomain in no tensor's loop or logical domain"
+            self.refs.append(where.get(d._ptr))
+
+
+def _log_word(f, a):
+    """One argument of a logged call, as the weft-fusion format writes it."""
+    if isinstance(a, Tensor):
+        return a._handle
+    if isinstance(a, _IdRefs):
+        if a.missing:
+            raise _Unsaveable(a.missing)
+        return "[" + " ".join(a.refs) + "]"
+    if isinstance(a, enum.Enum):
+        return a.name.lower()
+    if isinstance(a, (bool, np.bool_)):
+        return "1" if a else "0"
+    if isinstance(a, (int, np.integer)):
+        return str(int(a))
+    if isinstance(a, (float, np.floating)):
+        return repr(float(a))
+    if isinstance(a, str):
+        return a
+    return "[" + " ".join(_log_word(f, x) for x in a) + "]"
 
 
 def _ids(f, ids):
@@ -505,14 +606,19 @@ class Tensor:
         self._f = f
         self._ptr = ptr
         self._scalar = False  # a scalar constant (weft.full)
+        self._handle = "T%d" % lib.wf_tv_name(ptr)  # its name in Fusion.save's log
 
     def _live(self):
         self._f._live()
         return self._ptr
 
-    def _call(self, fn, *args):
+    def _call(self, fn, *args, log=None):
+        """fn(this tensor, *args); `log`: the call as Fusion.save records it
+        (its name and arguments, this tensor first)."""
         fn(self._live(), *args)
         self._f._check()
+        if log is not None:
+            self._f._record(None, log[0], self, *log[1:])
         return self
 
     # inspection
@@ -610,21 +716,22 @@ class Tensor:
 
     # schedule (each returns self, so calls chain)
     def split(self, axis, factor):
-        return self._call(lib.wf_tv_split, int(axis), int(factor))
+        return self._call(lib.wf_tv_split, int(axis), int(factor), log=("split", axis, factor))
 
     def split_outer(self, axis, factor):
-        return self._call(lib.wf_tv_split_outer, int(axis), int(factor))
+        return self._call(lib.wf_tv_split_outer, int(axis), int(factor), log=("split_outer", axis, factor))
 
     def merge(self, axis):
-        return self._call(lib.wf_tv_merge, int(axis))
+        return self._call(lib.wf_tv_merge, int(axis), log=("merge", axis))
 
     def merge_axes(self, outer, inner):
-        return self._call(lib.wf_tv_merge_axes, int(outer), int(inner))
+        return self._call(lib.wf_tv_merge_axes, int(outer), int(inner), log=("merge_axes", outer, inner))
 
     def reorder(self, old_to_new):
         """Move axes: {old: new, ...} (like nvFuser's reorder)."""
         n, arr = _pairs(old_to_new)
-        return self._call(lib.wf_tv_reorder, n, arr)
+        flat = [int(v) for p in dict(old_to_new).items() for v in p]
+        return self._call(lib.wf_tv_reorder, n, arr, log=("reorder", flat))
 
     def reorder_all(self, old2new):
         """Old axis i goes to position old2new[i] (one entry per axis)."""
@@ -634,22 +741,25 @@ class Tensor:
                 "weft: reorder_all of T%d: %d positions given for %d axes; give one per axis"
                 % (self.name, len(old2new), self.ndim)
             )
-        return self._call(lib.wf_tv_reorder_all, (ctypes.c_int * max(1, len(old2new)))(*old2new))
+        arr = (ctypes.c_int * max(1, len(old2new)))(*old2new)
+        return self._call(lib.wf_tv_reorder_all, arr, log=("reorder_all", old2new))
 
     def swizzle(self, x, y, kind=Swizzle.XOR):
-        return self._call(lib.wf_tv_swizzle, int(kind), int(x), int(y))
+        return self._call(lib.wf_tv_swizzle, int(kind), int(x), int(y), log=("swizzle", Swizzle(kind), x, y))
 
     def parallelize(self, axis, ptype):
-        return self._call(lib.wf_tv_parallelize, int(axis), int(ParallelType(ptype)))
+        return self._call(
+            lib.wf_tv_parallelize, int(axis), int(ParallelType(ptype)), log=("parallelize", axis, ParallelType(ptype))
+        )
 
     def set_memory(self, mem):
-        return self._call(lib.wf_tv_set_memory, int(MemoryType(mem)))
+        return self._call(lib.wf_tv_set_memory, int(MemoryType(mem)), log=("set_memory", MemoryType(mem)))
 
     def set_ldst(self, op):
-        return self._call(lib.wf_tv_set_ldst, int(LoadStore(op)))
+        return self._call(lib.wf_tv_set_ldst, int(LoadStore(op)), log=("set_ldst", LoadStore(op)))
 
     def set_tmem_dimsep(self, pos):
-        return self._call(lib.wf_tv_set_tmem_dimsep, int(pos))
+        return self._call(lib.wf_tv_set_tmem_dimsep, int(pos), log=("set_tmem_dimsep", pos))
 
     def abstract(self):
         """An AbstractTensor copying this tensor's loop domain."""
@@ -657,31 +767,38 @@ class Tensor:
 
     def set_allocation_domain(self, ids, contiguous=True):
         """ids: IterDomains, or an AbstractTensor."""
+        ids = list(ids.ids) if isinstance(ids, AbstractTensor) and ids._f is self._f else list(ids)
         n, arr = _ids(self._f, ids)
-        return self._call(lib.wf_tv_set_allocation_domain, n, arr, bool(contiguous))
+        refs = _IdRefs(self._f, ids)  # named before the call changes the domains
+        return self._call(
+            lib.wf_tv_set_allocation_domain, n, arr, bool(contiguous),
+            log=("set_allocation_domain", refs, bool(contiguous)),
+        )
 
     def set_loop_domain(self, ids):
         """ids: IterDomains, or an AbstractTensor."""
+        ids = list(ids.ids) if isinstance(ids, AbstractTensor) and ids._f is self._f else list(ids)
         n, arr = _ids(self._f, ids)
-        return self._call(lib.wf_tv_set_loop_domain, n, arr)
+        refs = _IdRefs(self._f, ids)
+        return self._call(lib.wf_tv_set_loop_domain, n, arr, log=("set_loop_domain", refs))
 
     def tma_swizzle(self, swizzle_bytes):
         """Lay this shared-memory tensor's two innermost axes (rows x
         swizzle_bytes) out as TMA's 32/64/128-byte swizzle
         (wf_tv_tma_swizzle): sets the allocation domain."""
-        return self._call(lib.wf_tv_tma_swizzle, int(swizzle_bytes))
+        return self._call(lib.wf_tv_tma_swizzle, int(swizzle_bytes), log=("tma_swizzle", swizzle_bytes))
 
     def circular_buffer(self, stages):
         """Ask for `stages` copies of this TMA-loaded shared-memory tensor
         (wf_tv_circular_buffer; more than one is refused at compile time
         as not supported yet)."""
-        return self._call(lib.wf_tv_circular_buffer, int(stages))
+        return self._call(lib.wf_tv_circular_buffer, int(stages), log=("circular_buffer", stages))
 
     def inline_at(self, pos):
-        return self._call(lib.wf_tv_inline_at, int(pos))
+        return self._call(lib.wf_tv_inline_at, int(pos), log=("inline_at", pos))
 
     def inline_all_at(self, pos):
-        return self._call(lib.wf_inline_all_at, int(pos))
+        return self._call(lib.wf_inline_all_at, int(pos), log=("inline_all_at", pos))
 
     def compute_at_loops(self, consumer, pos):
         """Compute this tensor inside the first pos loops of consumer, which reads
@@ -698,13 +815,15 @@ class Tensor:
 
     def loop_broadcast(self, pos):
         """A loop-only broadcast IterDomain at loop position pos (wf_tv_loop_broadcast)."""
-        return self._call(lib.wf_tv_loop_broadcast, int(pos))
+        return self._call(lib.wf_tv_loop_broadcast, int(pos), log=("loop_broadcast", pos))
 
     def cache_after(self):
         """A new tensor reading this one; this one's uses now read it."""
         p = lib.wf_cache_after(self._live())
         self._f._check(p, "wf_cache_after")
-        return self._f._wrap(p)
+        t = self._f._wrap(p)
+        self._f._record(t, "cache_after", self)
+        return t
 
     def rfactor(self, axes):
         """Split this reduction in two (wf_tv_rfactor): the returned producer
@@ -714,16 +833,20 @@ class Tensor:
         arr = (ctypes.c_int * max(1, len(axes)))(*axes)
         p = lib.wf_tv_rfactor(self._live(), len(axes), arr)
         self._f._check(p, "wf_tv_rfactor")
-        return self._f._wrap(p)
+        t = self._f._wrap(p)
+        self._f._record(t, "rfactor", self, axes)
+        return t
 
     def cache_before(self):
         """A new tensor computing what this one computed."""
         p = lib.wf_cache_before(self._live())
         self._f._check(p, "wf_cache_before")
-        return self._f._wrap(p)
+        t = self._f._wrap(p)
+        self._f._record(t, "cache_before", self)
+        return t
 
     def propagate_transforms(self):
-        return self._call(lib.wf_propagate_transforms)
+        return self._call(lib.wf_propagate_transforms, log=("propagate_transforms",))
 
     def parallelize_all_like(self, ptypes=None):
         """Copy this tensor's parallel types to mapped axes of all others;
@@ -738,7 +861,10 @@ class Tensor:
             mask = 0
             for p in ptypes:
                 mask |= 1 << int(ParallelType(p))
-        return self._call(lib.wf_parallelize_all_like, mask)
+        return self._call(
+            lib.wf_parallelize_all_like, mask,
+            log=("parallelize_all_like", [p for p in ParallelType if mask >> int(p) & 1]),
+        )
 
     @property
     def is_scalar(self):
@@ -803,12 +929,15 @@ class Tensor:
 # ---------------------------------------------------------------- ops
 
 
-def _op(a, fn, args, what):
-    """Call a C op constructor; the result's dtype and shape are the library's."""
+def _op(a, fn, args, what, log):
+    """Call a C op constructor; the result's dtype and shape are the library's.
+    log: the call as Fusion.save records it (its name and arguments)."""
     f = a._f
     p = fn(*args)
     f._check(p, what)
-    return f._wrap(p)
+    t = f._wrap(p)
+    f._record(t, *log)
+    return t
 
 
 def _tensor(a, what):
@@ -831,19 +960,19 @@ def reverse_compute_at(tv, producer, pos):
 def set(a):  # noqa: A001 - mirrors the C API's wf_set
     """A copy of a (LoadStoreOp Set)."""
     a = _tensor(a, "set")
-    return _op(a, lib.wf_set, (a._ptr,), "wf_set")
+    return _op(a, lib.wf_set, (a._ptr,), "wf_set", ("set", a))
 
 
 def cast(a, dtype):
     """a converted to dtype (weft.f32 ..., a name such as "float16", or a numpy dtype)."""
     a = _tensor(a, "cast")
-    return _op(a, lib.wf_cast, (a._ptr, int(as_dtype(dtype))), "wf_cast")
+    return _op(a, lib.wf_cast, (a._ptr, int(as_dtype(dtype))), "wf_cast", ("cast", a, as_dtype(dtype)))
 
 
 def _unary(k, name):
     def fn(a):
         a = _tensor(a, name)
-        return _op(a, lib.wf_unary, (k, a._ptr), "wf_unary")
+        return _op(a, lib.wf_unary, (k, a._ptr), "wf_unary", ("unary", name, a))
 
     fn.__name__ = name
     fn.__doc__ = "Elementwise %s." % name
@@ -885,7 +1014,7 @@ def _binary(k, name):
             raise ArgumentError(
                 "weft.%s: T%d and T%d belong to different fusions" % (name, a.name, b.name)
             )
-        return _op(a, lib.wf_binary, (k, a._ptr, b._ptr), "wf_binary")
+        return _op(a, lib.wf_binary, (k, a._ptr, b._ptr), "wf_binary", ("binary", _BINARY_OP(k), a, b))
 
     fn.__name__ = name
     fn.__doc__ = (
@@ -929,6 +1058,10 @@ def full(fusion, value, dtype=None):
     fusion._check(p, "wf_full")
     t = fusion._wrap(p)
     t._scalar = True
+    t._handle = "S%d" % fusion._nscalars
+    fusion._nscalars += 1
+    is_int = isinstance(value, (bool, np.bool_, int, np.integer))
+    fusion._record(t, "full_int" if is_int else "full", dtype, int(value) if is_int else float(value))
     return t
 
 
@@ -964,7 +1097,7 @@ def where(cond, a, b):
     cond = _tensor(cond, "where")
     # numbers next to the condition alone take their default types (bool, i64, f32)
     a, b = _operands("where", a, b, ref=cond)
-    return _op(cond, lib.wf_where, (cond._ptr, a._ptr, b._ptr), "wf_where")
+    return _op(cond, lib.wf_where, (cond._ptr, a._ptr, b._ptr), "wf_where", ("where", cond, a, b))
 
 
 def broadcast(a, is_broadcast_dim):
@@ -972,12 +1105,14 @@ def broadcast(a, is_broadcast_dim):
     a = _tensor(a, "broadcast")
     flags = [bool(x) for x in is_broadcast_dim]
     arr = (ctypes.c_bool * max(1, len(flags)))(*flags)
-    return _op(a, lib.wf_broadcast, (a._ptr, len(flags), arr), "wf_broadcast")
+    return _op(a, lib.wf_broadcast, (a._ptr, len(flags), arr), "wf_broadcast", ("broadcast", a, flags))
 
 
 def transpose(a, dim0=0, dim1=1):
     a = _tensor(a, "transpose")
-    return _op(a, lib.wf_transpose, (a._ptr, int(dim0), int(dim1)), "wf_transpose")
+    return _op(
+        a, lib.wf_transpose, (a._ptr, int(dim0), int(dim1)), "wf_transpose", ("transpose", a, dim0, dim1)
+    )
 
 
 def permute(a, new2old):
@@ -990,7 +1125,7 @@ def permute(a, new2old):
             "weft.permute of T%d: %d entries for %d dims; give one per dim" % (a.name, len(new2old), n)
         )
     arr = (ctypes.c_int * max(1, len(new2old)))(*new2old)
-    return _op(a, lib.wf_permute, (a._ptr, arr), "wf_permute")
+    return _op(a, lib.wf_permute, (a._ptr, arr), "wf_permute", ("permute", a, new2old))
 
 
 # ---------------------------------------------------------------- reductions
@@ -1017,7 +1152,7 @@ def _axes(a, axes, name):
 
 def _reduce(op, a, axes, name):
     arr = (ctypes.c_int * max(1, len(axes)))(*axes)
-    return _op(a, lib.wf_reduce, (int(op), a._ptr, len(axes), arr), "wf_" + name)
+    return _op(a, lib.wf_reduce, (int(op), a._ptr, len(axes), arr), "wf_" + name, ("reduce", _BINARY_OP(op), a, axes))
 
 
 def _reduction(op, name, what):

@@ -312,6 +312,69 @@ class Kernel:
     __call__ = run
 
 
+class AutoKernel(Kernel):
+    """A fusion that schedules and compiles itself per input signature
+    (wf_auto_compile): call it like a Kernel; the first call of each
+    signature (dtypes, ranks, innermost extents, size buckets, alignment)
+    schedules a copy of the fusion with wf_schedule_auto and compiles it."""
+
+    def __init__(self, f, sm=None):
+        if not _lib.has("wf_auto_compile"):
+            raise UnsupportedError("weft: %s has no wf_auto_compile; rebuild it" % _lib.path)
+        opt = ctypes.byref(_lib.CompileOptions(int(sm))) if sm is not None else None
+        ptr = lib.wf_auto_compile(f._live(), opt)
+        if not ptr:
+            f._check()
+            raise ArgumentError("weft: wf_auto_compile failed")
+        self._ptr = ptr
+        self._fusion = f  # the fusion must outlive the auto kernel
+        self._ins = [_Param(t, "input", i) for i, t in enumerate(f.inputs)]
+        self._outs = [_Param(t, "output", i) for i, t in enumerate(f.outputs)]
+        self._tma = []
+
+    def free(self):
+        if self._ptr:
+            lib.wf_auto_kernel_free(self._ptr)
+            self._ptr = None
+
+    @property
+    def kernel_count(self):
+        """Kernels compiled so far (one per signature seen)."""
+        return int(lib.wf_auto_kernel_count(self._live()))
+
+    @property
+    def last_info(self):
+        """{"scheduler": ..., "summary": ...} of the last call's kernel."""
+        i = lib.wf_auto_last_info(self._live()).contents
+        return {"scheduler": i.scheduler.decode(), "summary": i.summary.decode()}
+
+    @property
+    def source(self):
+        raise UnsupportedError("weft: an AutoKernel has one kernel per signature; see last_info")
+
+    @property
+    def launch(self):
+        raise UnsupportedError("weft: an AutoKernel has one kernel per signature; see last_info")
+
+    def _run(self, gpu, inbufs, outbufs):
+        nin, nout = len(inbufs), len(outbufs)
+        ia = (_lib.Buffer * max(1, nin))(*inbufs)
+        oa = (_lib.Buffer * max(1, nout))(*outbufs)
+        backend = 1 if gpu else 2  # WF_BACKEND_CUDA / WF_BACKEND_INTERP
+        st = lib.wf_auto_run(self._ptr, backend, ia, nin, oa, nout)
+        if st:
+            _raise_status(st, lib.wf_auto_last_error(self._ptr).decode("utf-8", "replace"))
+
+    __call__ = Kernel.run
+
+
+def jit(fusion, sm=None):
+    """An AutoKernel of the fusion: callable on numpy arrays (the CPU
+    executor) or PyTorch CUDA tensors (the GPU), outputs allocated when not
+    given; schedules and compiles once per input signature."""
+    return AutoKernel(fusion, sm)
+
+
 def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 

@@ -83,4 +83,12 @@ const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
 bool an_mem_distributed(wf_memtype m, wf_ptype p);
 bool an_mem_shared(wf_memtype m, wf_ptype p);
 
+/* legal.c: questions the automatic schedulers ask. The widest vector (elements,
+   a power of two <= want, at most 16 bytes) an innermost axis of `extent`
+   elements of tv can take: 1 when extent is unknown (< 1), when tv is a strided
+   input, or when no such width divides extent. */
+int an_vector_width(const wf_tv *tv, int64_t extent, int64_t want);
+/* Does a shared-memory allocation of bytes fit a block's limit? */
+bool an_smem_fits(int64_t bytes, int64_t limit);
+
 #endif

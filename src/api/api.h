@@ -8,6 +8,7 @@
 #ifndef WF_API_API_H
 #define WF_API_API_H
 
+#include "heur/heur.h"
 #include "runtime/runtime.h"
 #include "sched/sched.h"
 
@@ -67,5 +68,10 @@ bool api_pos(wf_tv *tv, int *pos, const char *what);
    or NULL when tv is not the consumer of a TMA copy with a Bulk tile (or
    memory ran out: the diagram is then drawn without TMA colours). */
 uint8_t *api_tma_dot_roles(const wf_tv *tv);
+
+/* copy.c: a new fusion with f's definition (inputs, ops, outputs; no
+   schedule), or NULL when memory runs out. concrete: NULL, or one entry per
+   dim of every input, inputs in order: > 0 makes that dim this constant. */
+wf_fusion *api_fusion_copy(wf_fusion *f, const int64_t *concrete);
 
 #endif

@@ -198,6 +198,22 @@ wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes) {
     return ir_reduce(op, a, naxes, axes);
 }
 
+wf_tv *wf_mma(wf_tv *a, wf_tv *b, int naxes, const int *axes) {
+    TV_GATE(a, NULL);
+    TV_GATE(b, NULL);
+    if (b->f != a->f)
+        return err_fail(&a->f->err, WF_ERR_ARG, "mma: operands are from different fusions");
+    return ir_mma(a, b, naxes, axes);
+}
+
+wf_tv *wf_matmul(wf_tv *a, wf_tv *b) {
+    TV_GATE(a, NULL);
+    TV_GATE(b, NULL);
+    if (b->f != a->f)
+        return err_fail(&a->f->err, WF_ERR_ARG, "matmul: operands are from different fusions");
+    return ir_matmul(a, b);
+}
+
 wf_tv *wf_sum(wf_tv *a, int naxes, const int *axes) {
     return wf_reduce(WF_ADD, a, naxes, axes);
 }
@@ -265,6 +281,10 @@ wf_fusion *wf_tv_fusion(const wf_tv *tv) {
 
 int wf_tv_name(const wf_tv *tv) {
     return tv ? tv->id : -1;
+}
+
+wf_tv *wf_fusion_tensor(const wf_fusion *f, int name) {
+    return f && name >= 0 && name < f->tvs.n ? f->tvs.ptr[name] : NULL;
 }
 
 wf_dtype wf_tv_dtype(const wf_tv *tv) {

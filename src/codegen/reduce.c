@@ -37,6 +37,8 @@ static const char *const helpers =
     ": b; }\n"
     "template <typename T> __device__ inline T wf_rmin(T a, T b) { return (a != a || a < b) ? a "
     ": b; }\n"
+    "__device__ inline float wf_mmul(float a, float b) { return __fmul_rn(a, b); }\n"
+    "__device__ inline double wf_mmul(double a, double b) { return __dmul_rn(a, b); }\n"
     "struct wf_op_add { template <typename T> __device__ T operator()(T a, T b) const { return "
     "wf_radd(a, b); } };\n"
     "struct wf_op_mul { template <typename T> __device__ T operator()(T a, T b) const { return "
@@ -208,6 +210,20 @@ void cg_reduce_decls(sbuf *b, const lower_result *r) {
         sbuf_printf(b, "  float wf_acc%d;\n", k);
 }
 
+/* (ct)in, or a wf_mma's product wf_mmul((ct)a, (ct)b): rounded once, never
+   contracted into the accumulation (the executor's order and rounding). */
+static void emit_input(sbuf *b, const kir_stmt *s, const char *ct) {
+    if (s->op->nin < 2) {
+        emit_access(b, s->op->in[0], s->in_index[0], ct);
+        return;
+    }
+    sbuf_puts(b, "wf_mmul(");
+    emit_access(b, s->op->in[0], s->in_index[0], ct);
+    sbuf_puts(b, ", ");
+    emit_access(b, s->op->in[1], s->in_index[1], ct);
+    sbuf_puts(b, ")");
+}
+
 /* {pred ? (ct)in : init} */
 static void emit_contribution(sbuf *b, const kir_stmt *s, const char *ct) {
     if (s->pred) {
@@ -215,7 +231,7 @@ static void emit_contribution(sbuf *b, const kir_stmt *s, const char *ct) {
         cg_print_val(b, s->pred);
         sbuf_puts(b, ") ? ");
     }
-    emit_access(b, s->op->in[0], s->in_index[0], ct);
+    emit_input(b, s, ct);
     if (s->pred) {
         sbuf_printf(b, " : (%s)", ct);
         emit_init(b, s->op->sub, s->op->out->dtype);
@@ -305,7 +321,7 @@ void cg_reduce_emit(sbuf *b, const lower_result *r, const kir_stmt *s, int depth
         sbuf_printf(b, "wf_r%s(", combine_name(s->op->sub));
         emit_acc(b, s, ct);
         sbuf_puts(b, ", ");
-        emit_access(b, s->op->in[0], s->in_index[0], ct);
+        emit_input(b, s, ct);
         sbuf_puts(b, ")");
     }
     sbuf_puts(b, ";\n");

@@ -397,6 +397,17 @@ static inline bool ir_binary_is_compare(int op) {
 }
 /* PyTorch's torch.result_type of two operands, either of which may be a scalar. */
 wf_dtype ir_promote(const wf_tv *a, const wf_tv *b);
+/* The broadcast shape of tensor operands of one rank (a broadcast dim takes the
+   other's extent): ext, it and *rank; false with the sticky error (naming `name`). */
+bool ir_operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_val **ext, id_itype *it,
+                      int *rank);
+/* mma.c: wf_mma, a fused multiply-sum: an OP_REDUCE (sub WF_ADD) with two inputs
+   whose steps fold a * b (ir_op_is_mma); wf_matmul builds one from views. */
+wf_tv *ir_mma(wf_tv *a, wf_tv *b, int naxes, const int *axes);
+wf_tv *ir_matmul(wf_tv *a, wf_tv *b);
+static inline bool ir_op_is_mma(const ir_op *op) {
+    return op->kind == OP_REDUCE && op->nin == 2;
+}
 /* where(cond, a, b) (ops: OP_WHERE). */
 wf_tv *ir_where(wf_tv *cond, wf_tv *a, wf_tv *b);
 

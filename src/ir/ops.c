@@ -137,8 +137,8 @@ wf_dtype ir_promote(const wf_tv *a, const wf_tv *b) {
 
 /* The broadcast shape of the tensor operands (same ranks; a broadcast dim takes the
    other's extent) into ext/it; false with the sticky error on a mismatch. */
-static bool operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_val **ext,
-                          id_itype *it, int *rank) {
+bool ir_operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_val **ext,
+                      id_itype *it, int *rank) {
     wf_fusion *f = ts[0]->f;
     int n = ir_tv_rank(ts[0]);
     for (int k = 1; k < nt; k++)
@@ -196,7 +196,7 @@ static wf_tv *elementwise(op_kind k, int sub, const char *name, int nargs, wf_tv
                         name);
     const wf_val *ext[WF_MAX_RANK];
     id_itype it[WF_MAX_RANK];
-    if (!operand_shape(name, ts, nt, ext, it, &n))
+    if (!ir_operand_shape(name, ts, nt, ext, it, &n))
         return NULL;
     wf_tv *out = ir_tv_new(f, odt, n, ext, it);
     ir_op *op = out ? ir_op_new(f, k, out, nt, ts) : NULL;

@@ -62,6 +62,9 @@ static void print_op(sbuf *b, const ir_op *op) {
     case OP_BINARY:
         sbuf_puts(b, ir_binary_name(op->sub));
         break;
+    case OP_REDUCE:
+        sbuf_puts(b, ir_op_is_mma(op) ? "mma" : ir_op_name(op->kind));
+        break;
     default:
         sbuf_puts(b, ir_op_name(op->kind));
         break;

@@ -3,9 +3,11 @@
  * place for the lowering (lower/tma.c, which refuses a schedule that breaks
  * them) and the executor (runtime/interp_copy_tma.c, which checks every map
  * and box at run time, as the GPU would fault): cuTensorMapEncodeTiled's
- * limits with the driver's own words, the shared-memory swizzle TMA applies,
- * and the alignment a box's shared-memory address needs (PTX ISA,
- * "Tensor-copy swizzling modes"; seed 001).
+ * limits with the driver's own words, the swizzle modes, and the alignment a
+ * box's shared-memory address needs (PTX ISA, "Tensor-copy swizzling modes";
+ * seed 001). Where a swizzle puts each byte is lower_tma_swizzle
+ * (lower/eval.h), with the rest of what lowering and the executor evaluate
+ * alike.
  */
 #ifndef WF_IR_TMA_RULES_H
 #define WF_IR_TMA_RULES_H
@@ -42,13 +44,6 @@
 /* The swizzle modes, in the order of CUtensorMapSwizzle (NONE, 32B, 64B, 128B). */
 enum { TMA_SWIZZLE_MODES = 4 };
 static const int tma_swizzle_bytes[TMA_SWIZZLE_MODES] = {0, 32, 64, 128};
-
-/* Where TMA puts byte offset x of a box in shared memory under a swizzle of
-   sw bytes (0: none): 16-byte chunk j of 128-byte row i moves to chunk
-   j ^ (i % 8), masked to the swizzle's width. */
-static inline int64_t tma_swizzled(int64_t x, int sw) {
-    return sw ? x ^ (((x >> 7) & (sw / 16 - 1)) << 4) : x;
-}
 
 /* The alignment of a box's shared-memory address: 128 bytes, or the whole
    swizzle pattern (8 rows of the mode's width) with a swizzle. */

@@ -62,7 +62,9 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv) {
         wf_ptype p = tv->loop.ptr[i]->ptype;
         if (p == WF_BULK && !lower_tma_check_bulk(c, tv, i))
             return false;
-        if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ || p == WF_MMA)
+        if (p == WF_MMA)
+            return lower_mma_check(c, tv, i);
+        if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ)
             return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                              "T%d: axis %d is parallelized on %s, which this build cannot lower "
                              "yet",
@@ -134,7 +136,7 @@ static bool check_operand_pair(lower_ctx *c, const ir_op *op, int j, int k) {
 }
 
 static bool check_operand_extents(lower_ctx *c, const ir_op *op) {
-    bool elementwise = op->kind == OP_BINARY || op->kind == OP_WHERE;
+    bool elementwise = op->kind == OP_BINARY || op->kind == OP_WHERE || ir_op_is_mma(op);
     for (int j = 0; elementwise && j < op->nin; j++)
         for (int k = j + 1; k < op->nin; k++)
             if (!check_operand_pair(c, op, j, k))

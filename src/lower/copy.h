@@ -74,6 +74,8 @@ const wf_val *lower_tma_uniform_cond(lower_ctx *c, const wf_val *cond);
 /* Circular buffering (tma_cb.c): may tv have its stages (check.c), and the
    pipelined loads of a circular-buffered TMA load (the place hook). */
 bool lower_tma_check_stages(lower_ctx *c, const wf_tv *tv);
+/* mma.c: the check of tv's axis `axis`, parallelized WF_MMA (false, with the error). */
+bool lower_mma_check(lower_ctx *c, const wf_tv *tv, int axis);
 bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m);
 
 /* Tensor memory (lower/tmem.c): its allocation, address table and release, around the kernel. */

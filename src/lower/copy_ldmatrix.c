@@ -37,6 +37,7 @@
  * differs between the lanes of a warp.
  */
 #include "lower/copy.h"
+#include "lower/eval.h"
 
 #include <stdio.h>
 
@@ -85,35 +86,9 @@ bool lower_copy_validate_ldmatrix(lower_ctx *c, const ir_op *op) {
 
 /* ---- the lanes ---- */
 
-typedef struct {
-    int64_t tid[3];
-    int64_t v;
-    int64_t loops[LDM_LOOPS];
-    const kir_node *loop_nodes[LDM_LOOPS];
-    int nloops;
-} ldm_point;
-
-static bool bind(void *ctx, const wf_val *v, int64_t *out) {
-    const ldm_point *p = ctx;
-    if (v->sym == SYM_TID) {
-        *out = p->tid[v->sym_a];
-        return true;
-    }
-    if (v->sym == SYM_BID) {
-        *out = 0;
-        return true;
-    }
-    if (v->sym == SYM_LOOP && v->sym_a == LDM_VSYM) {
-        *out = p->v;
-        return true;
-    }
-    for (int i = 0; v->sym == SYM_LOOP && i < p->nloops; i++)
-        if (p->loop_nodes[i]->u.loop.var == v || val_equal(p->loop_nodes[i]->u.loop.var, v)) {
-            *out = p->loops[i];
-            return true;
-        }
-    return false;
-}
+/* The point the lanes are evaluated at: binding 0 is the vector position
+   (LDM_VSYM), the others the loops around the copy. */
+enum { LDM_V = 0 };
 
 /* v with threadIdx.x replaced by tid and the vector position by vpos. */
 static const wf_val *subst(wf_arena *a, const wf_val *v, const wf_val *tid, const wf_val *vpos) {
@@ -138,13 +113,8 @@ typedef struct {
     int vec, count;
     bool trans;
     int64_t block[3];
+    int nwarps;
 } ldm_check;
-
-static void thread_of(const ldm_check *k, ldm_point *p, int64_t lin) {
-    p->tid[0] = lin % k->block[0];
-    p->tid[1] = lin / k->block[0] % k->block[1];
-    p->tid[2] = lin / (k->block[0] * k->block[1]);
-}
 
 static bool runtime_sizes(ldm_check *k) {
     return err_failb(&k->c->f->err, WF_ERR_UNSUPPORTED,
@@ -189,16 +159,16 @@ static bool fail_align(ldm_check *k, int m, int r, int64_t start) {
     return false;
 }
 
-static bool check_warp(ldm_check *k, ldm_point *p, int w) {
+static bool check_warp(ldm_check *k, lower_point *p, int w) {
     int64_t at[32][8], row[32];
     for (int i = 0; i < 32; i++) {
-        thread_of(k, p, (int64_t)w * 32 + i);
-        p->v = 0;
-        if (!val_eval(k->row, bind, p, &row[i]))
+        lower_point_thread(p, k->block, (int64_t)w * 32 + i);
+        p->b[LDM_V].val = 0;
+        if (!lower_point_eval(p, k->row, &row[i]))
             return runtime_sizes(k);
         for (int e = 0; e < k->vec; e++) {
-            p->v = e;
-            if (!val_eval(k->s, bind, p, &at[i][e]))
+            p->b[LDM_V].val = e;
+            if (!lower_point_eval(p, k->s, &at[i][e]))
                 return runtime_sizes(k);
         }
     }
@@ -215,32 +185,21 @@ static bool check_warp(ldm_check *k, ldm_point *p, int w) {
     return true;
 }
 
-/* Every combination of the serial loops' values (long loops: their first
-   and last four), as copy_tmem.c checks tensor-memory lanes. */
-static bool each_point(ldm_check *k, ldm_point *p, int depth, int nwarps) {
-    if (depth == p->nloops) {
-        for (int w = 0; w < nwarps; w++)
-            if (!check_warp(k, p, w))
-                return false;
-        return true;
-    }
-    const kir_for *l = &p->loop_nodes[depth]->u.loop;
-    int64_t n = val_is_const(l->extent) ? l->extent->c : 1;
-    for (int64_t i = 0; i < n; i++) {
-        if (n > 8 && i > 3 && i < n - 4)
-            continue;
-        p->loops[depth] = i;
-        if (!each_point(k, p, depth + 1, nwarps))
+/* Every warp at every combination of the serial loops' values (long loops:
+   their first and last four), as copy_tmem.c checks tensor-memory lanes. */
+static bool each_warp(void *ctx, lower_point *p) {
+    ldm_check *k = ctx;
+    for (int w = 0; w < k->nwarps; w++)
+        if (!check_warp(k, p, w))
             return false;
-    }
     return true;
 }
 
-static void loops_of(const kir_node *n, ldm_point *p) {
-    p->nloops = 0;
-    for (const kir_node *k = n->parent; k && p->nloops < LDM_LOOPS; k = k->parent)
-        if (k->kind == KIR_FOR && k->u.loop.var->kind == V_SYM && k->u.loop.var->sym == SYM_LOOP)
-            p->loop_nodes[p->nloops++] = k;
+/* The vector position's symbol, then the loops around the copy. */
+static void point_of(const kir_node *stmt, const wf_val *vsym, lower_point *p) {
+    *p = (lower_point){.n = 0};
+    lower_point_bind(p, vsym, 1);
+    lower_point_loops(p, stmt, LDM_LOOPS);
 }
 
 /* The row address lane l = threadIdx.x % 32 supplies, as an expression. */
@@ -262,18 +221,18 @@ static const wf_val *row_address(ldm_check *k) {
 
 /* .trans where a register's two elements are not adjacent in shared memory
    but lanes 0 and 4 hold adjacent ones (ldmatrix only). */
-static bool pick_trans(ldm_check *k, ldm_point *p, bool *trans) {
+static bool pick_trans(ldm_check *k, lower_point *p, bool *trans) {
     int64_t s00, s01, s40;
-    for (int i = 0; i < p->nloops; i++)
-        p->loops[i] = 0;
-    thread_of(k, p, 0);
-    p->v = 0;
-    bool ok = val_eval(k->s, bind, p, &s00);
-    p->v = 1;
-    ok = ok && val_eval(k->s, bind, p, &s01);
-    thread_of(k, p, 4);
-    p->v = 0;
-    ok = ok && val_eval(k->s, bind, p, &s40);
+    for (int i = 0; i < p->n; i++)
+        p->b[i].val = 0;
+    lower_point_thread(p, k->block, 0);
+    p->b[LDM_V].val = 0;
+    bool ok = lower_point_eval(p, k->s, &s00);
+    p->b[LDM_V].val = 1;
+    ok = ok && lower_point_eval(p, k->s, &s01);
+    lower_point_thread(p, k->block, 4);
+    p->b[LDM_V].val = 0;
+    ok = ok && lower_point_eval(p, k->s, &s40);
     if (!ok)
         return runtime_sizes(k);
     *trans = is_ld(k->op) && s01 - s00 != 1 && s40 - s00 == 1;
@@ -331,13 +290,13 @@ bool lower_copy_index_ldmatrix(lower_ctx *c, kir_node *stmt) {
     k.s = lower_index_ids(c, stmt, (wf_tv *)k.smem, 1, over, vals, 0, NULL, NULL);
     if (!k.s)
         return false;
-    ldm_point p = {.v = 0};
-    loops_of(stmt, &p);
+    lower_point p;
+    point_of(stmt, vsym, &p);
     if (!pick_trans(&k, &p, &k.trans))
         return false;
     k.row = row_address(&k);
-    int64_t threads = k.block[0] * k.block[1] * k.block[2];
-    if (!each_point(&k, &p, 0, (int)(threads / 32)))
+    k.nwarps = (int)(k.block[0] * k.block[1] * k.block[2] / 32);
+    if (!lower_point_each(&p, LDM_V + 1, 8, each_warp, &k))
         return false;
     s->hw.ldm.count = k.count;
     s->hw.ldm.trans = k.trans;
@@ -354,8 +313,8 @@ bool lower_copy_place_ldmatrix(lower_ctx *c, kir_node *stmt) {
     ldm_check k = {.c = c, .op = op};
     for (int d = 0; d < 3; d++)
         k.block[d] = c->pdim[d]->c; /* constant: the index hook checked */
-    ldm_point p = {.v = 0};
-    loops_of(stmt, &p);
+    lower_point p = {.n = 0};
+    lower_point_loops(&p, stmt, LDM_LOOPS);
     int64_t threads = k.block[0] * k.block[1] * k.block[2];
     for (const kir_node *n = stmt->parent; n; n = n->parent) {
         if (n->kind != KIR_IF)
@@ -363,8 +322,8 @@ bool lower_copy_place_ldmatrix(lower_ctx *c, kir_node *stmt) {
         for (int64_t w = 0; w < threads / 32; w++) {
             int64_t first = 0, v;
             for (int i = 0; i < 32; i++) {
-                thread_of(&k, &p, w * 32 + i);
-                if (!val_eval(n->u.cond.cond, bind, &p, &v))
+                lower_point_thread(&p, k.block, w * 32 + i);
+                if (!lower_point_eval(&p, n->u.cond.cond, &v))
                     break; /* run-time values: the lanes' threadIdx.x are not all it uses */
                 if (i == 0)
                     first = v;

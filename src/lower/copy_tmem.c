@@ -21,6 +21,7 @@
  * column expressions (kir_stmt.hw.tmem) for code generation.
  */
 #include "lower/copy.h"
+#include "lower/eval.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,36 +29,12 @@
 #define PREFIX "Invalid data access pattern in TMem load/store:"
 
 typedef struct {
-    int64_t tid[3];
-    int64_t loops[16]; /* values of the statement's serial loops, by nesting */
-    const kir_node *loop_nodes[16];
-    int nloops;
-} tmem_point;
-
-static bool bind(void *ctx, const wf_val *v, int64_t *out) {
-    const tmem_point *p = ctx;
-    if (v->sym == SYM_TID) {
-        *out = p->tid[v->sym_a];
-        return true;
-    }
-    if (v->sym == SYM_BID) {
-        *out = 0;
-        return true;
-    }
-    for (int i = 0; v->sym == SYM_LOOP && i < p->nloops; i++)
-        if (p->loop_nodes[i]->u.loop.var == v || val_equal(p->loop_nodes[i]->u.loop.var, v)) {
-            *out = p->loops[i];
-            return true;
-        }
-    return false;
-}
-
-typedef struct {
     lower_ctx *c;
     const kir_stmt *s;
     const wf_tv *tmem;
     const wf_val *lane, *col;
     int64_t block[3];
+    int nwarps;
 } tmem_check;
 
 static bool fail(tmem_check *t, const char *what) {
@@ -75,13 +52,10 @@ static bool fail_shapes(tmem_check *t, const char *why) {
 }
 
 /* Lanes and columns of the 32 threads of warp w at one loop iteration. */
-static bool eval_warp(tmem_check *t, tmem_point *p, int w, int64_t lane[32], int64_t col[32]) {
+static bool eval_warp(tmem_check *t, lower_point *p, int w, int64_t lane[32], int64_t col[32]) {
     for (int i = 0; i < 32; i++) {
-        int64_t lin = (int64_t)w * 32 + i;
-        p->tid[0] = lin % t->block[0];
-        p->tid[1] = lin / t->block[0] % t->block[1];
-        p->tid[2] = lin / (t->block[0] * t->block[1]);
-        if (!val_eval(t->lane, bind, p, &lane[i]) || !val_eval(t->col, bind, p, &col[i]))
+        lower_point_thread(p, t->block, (int64_t)w * 32 + i);
+        if (!lower_point_eval(p, t->lane, &lane[i]) || !lower_point_eval(p, t->col, &col[i]))
             return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
                              "T%d: cannot evaluate the tensor-memory lane of each thread (the "
                              "index depends on run-time sizes)",
@@ -90,7 +64,7 @@ static bool eval_warp(tmem_check *t, tmem_point *p, int w, int64_t lane[32], int
     return true;
 }
 
-static bool check_warp(tmem_check *t, tmem_point *p, int w) {
+static bool check_warp(tmem_check *t, lower_point *p, int w) {
     int64_t lane[32], col[32];
     if (!eval_warp(t, p, w, lane, col))
         return false;
@@ -110,25 +84,14 @@ static bool check_warp(tmem_check *t, tmem_point *p, int w) {
     return true;
 }
 
-/* Visit every combination of the statement's serial loop values (at most a
-   few thousand: the first and last values of long loops suffice, since lane
-   indices are affine in them or built by XOR of bounded values). */
-static bool each_point(tmem_check *t, tmem_point *p, int depth, int nwarps) {
-    if (depth == p->nloops) {
-        for (int w = 0; w < nwarps; w++)
-            if (!check_warp(t, p, w))
-                return false;
-        return true;
-    }
-    const kir_for *l = &p->loop_nodes[depth]->u.loop;
-    int64_t n = val_is_const(l->extent) ? l->extent->c : 1;
-    for (int64_t i = 0; i < n; i++) {
-        if (n > 16 && i > 3 && i < n - 4)
-            continue;
-        p->loops[depth] = i;
-        if (!each_point(t, p, depth + 1, nwarps))
+/* Every warp at every combination of the statement's serial loop values (at
+   most a few thousand: the first and last values of long loops suffice,
+   since lane indices are affine in them or built by XOR of bounded values). */
+static bool each_warp(void *ctx, lower_point *p) {
+    tmem_check *t = ctx;
+    for (int w = 0; w < t->nwarps; w++)
+        if (!check_warp(t, p, w))
             return false;
-    }
     return true;
 }
 
@@ -154,7 +117,7 @@ static bool check_cells(tmem_check *t) {
 static bool check_stmt(lower_ctx *c, kir_node *n) {
     const kir_stmt *s = &n->u.stmt;
     bool st = s->copy == WF_LDST_TMEM_STORE;
-    tmem_check t = {c, s, st ? s->op->out : s->op->in[0], NULL, NULL, {0}};
+    tmem_check t = {c, s, st ? s->op->out : s->op->in[0], NULL, NULL, {0}, 0};
     const kir_alloc *a = &c->alloc_of[t.tmem->id]->u.alloc;
     const wf_val *idx = st ? s->out_index : s->in_index[0];
     int64_t es = (int64_t)wf_dtype_size(t.tmem->dtype);
@@ -176,11 +139,10 @@ static bool check_stmt(lower_ctx *c, kir_node *n) {
                         "not a multiple of 32.");
     if (!check_cells(&t))
         return false;
-    tmem_point p = {.nloops = 0};
-    for (const kir_node *k = n->parent; k && p.nloops < 16; k = k->parent)
-        if (k->kind == KIR_FOR && k->u.loop.var->kind == V_SYM && k->u.loop.var->sym == SYM_LOOP)
-            p.loop_nodes[p.nloops++] = k;
-    return each_point(&t, &p, 0, (int)(threads / 32));
+    lower_point p = {.n = 0};
+    lower_point_loops(&p, n, 16);
+    t.nwarps = (int)(threads / 32);
+    return lower_point_each(&p, 0, 16, each_warp, &t);
 }
 
 bool lower_copy_index_tmem(lower_ctx *c, kir_node *stmt) {

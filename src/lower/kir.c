@@ -103,10 +103,16 @@ static void print_reduce(sbuf *b, const kir_stmt *s) {
         sbuf_puts(b, " ");
     } else
         sbuf_puts(b, "] = ");
-    sbuf_printf(b, "%s(T%d[", op, s->op->in[0]->id);
-    if (s->in_index[0])
-        val_print(b, s->in_index[0]);
-    sbuf_puts(b, "])");
+    for (int k = 0; k < s->op->nin; k++) { /* a wf_mma folds the product of two */
+        if (k)
+            sbuf_printf(b, " * T%d[", s->op->in[k]->id);
+        else
+            sbuf_printf(b, "%s(T%d[", op, s->op->in[k]->id);
+        if (s->in_index[k])
+            val_print(b, s->in_index[k]);
+        sbuf_puts(b, "]");
+    }
+    sbuf_puts(b, ")");
     if (s->red >= KRED_BLOCK && s->wpred) {
         sbuf_puts(b, " write if ");
         val_print(b, s->wpred);

@@ -36,6 +36,7 @@
  * in coordinates then tiles is boxed by rotation (rotated()).
  */
 #include "lower/copy.h"
+#include "lower/eval.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -622,23 +623,8 @@ static bool coordinates(tma_env *t, lower_tma *m, const wf_val **idx) {
 /* ---- step 4: the shared-memory tensor ---- */
 
 typedef struct {
-    const wf_val *syms[TMA_MAX_BULK];
-    int64_t vals[TMA_MAX_BULK];
-    int n;
-} box_point;
-
-static bool bind_point(void *ctx, const wf_val *v, int64_t *out) {
-    const box_point *p = ctx;
-    *out = 0;
-    for (int i = 0; i < p->n; i++)
-        if (v->sym == SYM_LOOP && v->sym_a == p->syms[i]->sym_a)
-            *out = p->vals[i];
-    if (v->sym == SYM_SIZE)
-        *out = 1 << 20; /* only the bulk positions may matter */
-    return true;
-}
-
-typedef struct {
+    tma_env *t;
+    lower_tma *m;
     const wf_val *dimv[TMA_MAX_RANK]; /* dims' values at the box point, dim 0 innermost */
     const wf_val *smem;               /* shared-memory index at the box point */
     const wf_val *smem0;
@@ -659,11 +645,15 @@ static bool fail_tile(tma_env *t, const char *what, long long x, long long y) {
     return false;
 }
 
-static bool visit_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p) {
+/* One element of the box: the Bulk loops at the values p binds them to. */
+static bool visit_point(void *ctx, lower_point *p) {
+    smem_check *k = ctx;
+    tma_env *t = k->t;
+    lower_tma *m = k->m;
     int64_t es = (int64_t)wf_dtype_size(t->smem->dtype), lin = 0, at, at0;
     for (int d = t->rank - 1; d >= 0; d--) {
         int64_t v, v0;
-        if (!val_eval(k->dimv[d], bind_point, p, &v) || !val_eval(m->coord[d], bind_point, p, &v0))
+        if (!lower_point_eval(p, k->dimv[d], &v) || !lower_point_eval(p, m->coord[d], &v0))
             return false;
         int64_t off = v - v0, s = m->info.element_strides[d];
         if (off < 0 || off >= m->info.box[d])
@@ -676,10 +666,10 @@ static bool visit_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p) {
                              off, s);
         lin = lin * lower_tma_tile(&m->info, d) + off / s;
     }
-    if (!val_eval(k->smem, bind_point, p, &at) || !val_eval(k->smem0, bind_point, p, &at0))
+    if (!lower_point_eval(p, k->smem, &at) || !lower_point_eval(p, k->smem0, &at0))
         return false;
     for (int i = 0; i < TMA_SWIZZLE_MODES; i++)
-        if (tma_swizzled(lin * es, tma_swizzle_bytes[i]) != (at - at0) * es)
+        if (lower_tma_smem_offset(lin, es, tma_swizzle_bytes[i]) != at - at0)
             k->ok &= ~(1u << i);
     if (!(k->ok & 1) && k->bad_elem < 0) {
         k->bad_elem = lin;
@@ -688,18 +678,8 @@ static bool visit_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p) {
     return true;
 }
 
-static bool each_point(tma_env *t, lower_tma *m, smem_check *k, box_point *p, const int64_t *ext,
-                       int depth) {
-    if (depth == p->n)
-        return visit_point(t, m, k, p);
-    for (p->vals[depth] = 0; p->vals[depth] < ext[depth]; p->vals[depth]++)
-        if (!each_point(t, m, k, p, ext, depth + 1))
-            return false;
-    return true;
-}
-
 /* The Bulk loops around the statement, with a symbol for each one's position. */
-static bool bulk_loops(tma_env *t, const kir_node **over, box_point *p, int64_t *ext) {
+static bool bulk_loops(tma_env *t, const kir_node **over, lower_point *p) {
     int64_t points = 1;
     p->n = 0;
     for (kir_node *n = t->s->parent; n; n = n->parent) {
@@ -708,18 +688,20 @@ static bool bulk_loops(tma_env *t, const kir_node **over, box_point *p, int64_t 
         if (p->n == TMA_MAX_BULK)
             return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED, "T%d: more than %d Bulk axes",
                              t->cons->id, TMA_MAX_BULK);
-        ext[p->n] = ir_id_const_extent(n->u.loop.id);
-        if (ext[p->n] <= 0)
+        int64_t ext = ir_id_const_extent(n->u.loop.id);
+        if (ext <= 0)
             return fail_id(t,
                            "T%d: the Bulk axis %s has a symbolic extent; tiles need constant "
                            "sizes",
                            n->u.loop.id);
-        points *= ext[p->n];
+        points *= ext;
         char name[16];
         snprintf(name, sizeof name, "b%d", p->n);
-        p->syms[p->n] = val_sym(t->c->a, SYM_LOOP, -1000 - p->n, 0, arena_strdup(t->c->a, name), 0,
-                                ext[p->n] - 1, NULL);
-        over[p->n++] = n;
+        over[p->n] = n;
+        lower_point_bind(p,
+                         val_sym(t->c->a, SYM_LOOP, -1000 - p->n, 0, arena_strdup(t->c->a, name), 0,
+                                 ext - 1, NULL),
+                         ext);
         if (points > TMA_MAX_POINTS)
             return err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
                              "T%d: the TMA box has more than %d elements", t->cons->id,
@@ -746,18 +728,6 @@ static bool pick_swizzle(tma_env *t, lower_tma *m, const smem_check *k) {
                      k->bad_elem, k->bad_at);
 }
 
-/* Values of the loop variables for the alignment check: one loop at a time. */
-typedef struct {
-    const wf_val *var;
-    int64_t val;
-} one_loop;
-
-static bool bind_one(void *ctx, const wf_val *v, int64_t *out) {
-    const one_loop *o = ctx;
-    *out = o->var && v->sym == o->var->sym && v->sym_a == o->var->sym_a ? o->val : 0;
-    return v->sym != SYM_SIZE && v->sym != SYM_STRIDE;
-}
-
 /* The box's start in shared memory must be aligned as TMA needs: checked for
    each loop around the copy at a few of its values, the others at 0 (a start
    that depends on run-time sizes is left to the executor, which checks every
@@ -765,20 +735,21 @@ static bool bind_one(void *ctx, const wf_val *v, int64_t *out) {
 static bool check_start(tma_env *t, lower_tma *m, const wf_val *start) {
     int64_t align = tma_smem_align(m->info.swizzle_bytes);
     int64_t es = (int64_t)wf_dtype_size(t->smem->dtype), at = 0;
-    one_loop o = {NULL, 0};
-    if (!val_eval(start, bind_one, &o, &at))
+    lower_point o = {.n = 1, .zero = true}; /* one loop at a time; run-time sizes unknown */
+    o.b[0].sym = NULL;
+    if (!lower_point_eval(&o, start, &at))
         return true; /* run-time sizes: the executor checks */
     bool ok = at * es % align == 0;
     for (kir_node *n = t->s->parent; ok && n; n = n->parent) {
         if (n->kind != KIR_FOR || val_is_const(n->u.loop.var))
             continue;
         int64_t ext = ir_id_const_extent(n->u.loop.id), vals[5] = {1, 2, 3, 4, ext - 1};
-        o.var = n->u.loop.var;
+        o.b[0].sym = n->u.loop.var;
         for (int i = 0; i < 5 && ok; i++) {
-            o.val = vals[i];
+            o.b[0].val = vals[i];
             if (vals[i] <= 0 || (ext > 0 && vals[i] >= ext))
                 continue;
-            if (!val_eval(start, bind_one, &o, &at))
+            if (!lower_point_eval(&o, start, &at))
                 return true; /* run-time sizes: the executor checks */
             ok = at * es % align == 0;
         }
@@ -814,15 +785,15 @@ static bool whole_tiles(tma_env *t, lower_tma *m) {
 static bool check_smem(tma_env *t, lower_tma *m) {
     const kir_node *over[TMA_MAX_BULK];
     const wf_val *vals[TMA_MAX_BULK], *idx[TMA_MAX_ENTRIES];
-    int64_t ext[TMA_MAX_BULK];
-    box_point p;
-    smem_check k = {.ok = 15, .bad_elem = -1};
+    lower_point p = {.zero = true, .size = 1 << 20}; /* only the Bulk positions may matter */
+    smem_check k = {.t = t, .m = m, .ok = 15, .bad_elem = -1};
     const wf_iterdomain *ids[TMA_MAX_ENTRIES];
     for (int i = 0; i < t->n; i++)
         ids[i] = t->e[i].id;
-    if (!bulk_loops(t, over, &p, ext))
+    if (!bulk_loops(t, over, &p))
         return false;
-    memcpy(vals, p.syms, sizeof *vals * (size_t)p.n);
+    for (int i = 0; i < p.n; i++)
+        vals[i] = p.b[i].sym;
     k.smem0 = lower_index_ids(t->c, t->s, t->smem, 0, NULL, NULL, 0, NULL, NULL);
     k.smem = lower_index_ids(t->c, t->s, t->smem, p.n, over, vals, t->n, ids, idx);
     if (!k.smem || !k.smem0)
@@ -832,7 +803,7 @@ static bool check_smem(tma_env *t, lower_tma *m) {
             return fail_id(t, "T%d: cannot index %s at the box's elements", t->e[i].id);
     for (int q = 0; q < t->rank; q++)
         k.dimv[t->rank - 1 - q] = dim_value(t, q, idx);
-    if (!each_point(t, m, &k, &p, ext, 0)) {
+    if (!lower_point_each(&p, 0, INT64_MAX, visit_point, &k)) {
         if (!err_set(&t->c->f->err))
             err_failb(&t->c->f->err, WF_ERR_UNSUPPORTED,
                       "T%d: cannot evaluate the shared-memory layout of the TMA box of T%d (it "

@@ -13,7 +13,8 @@
  * otherwise zero-filled (load) or skipped (store). In shared memory the tile
  * is dense in tile order, its byte offsets swizzled by the map's mode
  * (16-byte chunk j of each 128-byte row i moves to j ^ (i % 8), masked to
- * the swizzle's width). A load then completes its box's bytes on its
+ * the swizzle's width: lower_tma_smem_offset, the function lowering's check
+ * of the shared-memory tile uses). A load then completes its box's bytes on its
  * mbarrier, as complete_tx does. The driver's rules on the map are applied
  * at run time with the driver's words, and the shared-memory address must
  * be 128-byte aligned (1024 with a swizzle pattern's 8 rows of the mode's
@@ -22,6 +23,7 @@
  */
 #include "base/heap.h"
 #include "ir/tma_rules.h"
+#include "lower/eval.h"
 #include "runtime/interp_hw.h"
 
 #include <stdlib.h>
@@ -105,7 +107,7 @@ static bool element(ix_exec *x, const in_node *n, const tma_run *r, int t, const
         inside &= g >= 0 && g < r->gdim[d];
         goff += g * r->gstride[d];
     }
-    int64_t sidx = start + tma_swizzled(lin * es, in->swizzle_bytes) / es;
+    int64_t sidx = start + lower_tma_smem_offset(lin, es, in->swizzle_bytes);
     if (!inside && !r->load)
         return true; /* a store skips what lies outside the tensor */
     unsigned char *s = ix_access(x, n, r->smem, sidx, t, r->load);

@@ -62,8 +62,8 @@ static ix_value combine(int op, ix_value a, ix_value b, wf_dtype t) {
 /* The per-thread results of one statement's expressions, copied out of the
    register file (each evaluation reuses it). */
 typedef struct {
-    int64_t *v[4]; /* out index, in index, read predicate, write predicate */
-    bool vary[4];
+    int64_t *v[5]; /* out index, in index, read predicate, write predicate, in 1's index */
+    bool vary[5];
 } evals;
 
 static bool eval_into(ix_exec *x, const in_node *n, const ix_expr *e, int64_t *dst, bool *vary) {
@@ -81,7 +81,7 @@ static bool eval_all(ix_exec *x, const in_node *n, evals *ev) {
     for (int i = 0; i < m; i++)
         if (!eval_into(x, n, e[i], ev->v[i], &ev->vary[i]))
             return false;
-    return true;
+    return n->nin < 2 || eval_into(x, n, &n->in_index[1], ev->v[4], &ev->vary[4]);
 }
 
 static int64_t at(const evals *ev, int i, int t) {
@@ -95,6 +95,21 @@ static bool load(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
         return false;
     wf_dtype from = x->p->tensors[tensor].dtype;
     *v = ix_convert(ix_load(from, p), from, to);
+    return true;
+}
+
+/* What thread t folds in: its input, or for a wf_mma the product of its two
+   inputs, each converted to the compute type `to` and the product rounded
+   once to it (exact for 16-bit inputs in f32), as the CUDA code's wf_mmul. */
+static bool input(ix_exec *x, const in_node *n, const evals *ev, int t, wf_dtype to, ix_value *v) {
+    ix_value b;
+    if (!load(x, n, n->in[0], at(ev, 1, t), t, to, v))
+        return false;
+    if (n->nin < 2)
+        return true;
+    if (!load(x, n, n->in[1], at(ev, 4, t), t, to, &b))
+        return false;
+    *v = ix_binary(WF_MUL, *v, b, to);
     return true;
 }
 
@@ -158,7 +173,7 @@ static bool serial(ix_exec *x, const in_node *n, const evals *ev) {
             continue;
         }
         ix_value v;
-        if (!load(x, n, n->in[0], at(ev, 1, t), t, od, &v) || !fold(x, n, ev, t, v))
+        if (!input(x, n, ev, t, od, &v) || !fold(x, n, ev, t, v))
             return false;
     }
     return true;
@@ -317,7 +332,7 @@ static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
     for (int t = 0; t < x->nthreads; t++) {
         ix_value v = init_value(n->sub, od);
         place(x, n->red_tids, t, &g, &r, &R);
-        if (at(ev, 2, t) && !load(x, n, n->in[0], at(ev, 1, t), t, od, &v))
+        if (at(ev, 2, t) && !input(x, n, ev, t, od, &v))
             return false;
         w[g * R + r] = v;
     }
@@ -337,13 +352,13 @@ static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
 
 bool ix_reduce_stmt(ix_exec *x, const in_node *n) {
     size_t T = (size_t)x->nthreads;
-    int64_t *scratch = heap_malloc(sizeof(int64_t) * 4 * T);
+    int64_t *scratch = heap_malloc(sizeof(int64_t) * 5 * T);
     ix_value *w = n->red >= KRED_BLOCK ? heap_malloc(sizeof(ix_value) * 2 * T) : NULL;
     evals ev;
     bool ok = scratch && (w || n->red < KRED_BLOCK);
     if (!ok)
         ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
-    for (int i = 0; ok && i < 4; i++)
+    for (int i = 0; ok && i < 5; i++)
         ev.v[i] = scratch + (size_t)i * T;
     ok = ok && eval_all(x, n, &ev);
     ok = ok && (n->red >= KRED_BLOCK ? block(x, n, &ev, w) : serial(x, n, &ev));
@@ -351,6 +366,8 @@ bool ix_reduce_stmt(ix_exec *x, const in_node *n) {
         ix_record_stats(x, n, n->out, ev.v[0], ev.vary[0]);
         if (n->nin)
             ix_record_stats(x, n, n->in[0], ev.v[1], ev.vary[1]);
+        if (n->nin > 1)
+            ix_record_stats(x, n, n->in[1], ev.v[4], ev.vary[4]);
     }
     free(scratch);
     free(w);

@@ -116,6 +116,9 @@ void rt_cuda_release(wf_kernel *k);
 bool rt_cuda_available(void);
 /* Fill s for wf_system_info_get (sysinfo.c). */
 void rt_system_info(wf_system_info *s);
+/* Device 0's compute capability, SM count, opt-in shared memory per block and
+   registers per block, probed once per process; false when there is none. */
+bool rt_device_facts(int *sm, int *sm_count, int64_t *smem, int *regs);
 /* Remove the kernel cache's entries (cache_admin.c); 0s when it is off. */
 void rt_cache_clear(int64_t *entries, int64_t *bytes);
 void *rt_cuda_mem_alloc(size_t bytes);

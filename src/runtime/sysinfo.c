@@ -59,6 +59,13 @@ static void probe_device(wf_system_info *s) {
     s->device_found = true;
     put_text(s->device_name, sizeof s->device_name, c.name, "");
     s->device_sm = c.sm;
+    int v = 0;
+    if (c.api.cuDeviceGetAttribute(&v, CU_ATTR_SM_COUNT, c.dev) == 0)
+        s->device_sm_count = v;
+    if (c.api.cuDeviceGetAttribute(&v, CU_ATTR_SMEM_OPTIN, c.dev) == 0)
+        s->device_smem_per_block = v;
+    if (c.api.cuDeviceGetAttribute(&v, CU_ATTR_REGS_PER_BLOCK, c.dev) == 0)
+        s->device_regs_per_block = v;
     rt_cu_close(&c);
 }
 
@@ -68,6 +75,27 @@ static void probe_cache(wf_system_info *s) {
         rt_cache_scan(s->cache_dir, false, &s->cache_entries, &s->cache_bytes);
     else
         s->cache_dir[0] = '\0';
+}
+
+/* Device 0's facts for the automatic schedulers, probed once per process (no
+   NVRTC or cache probing): false when there is no device. */
+bool rt_device_facts(int *sm, int *sm_count, int64_t *smem, int *regs) {
+    static int state; /* 0 unknown, 1 found, 2 none */
+    static wf_system_info d;
+    if (state == 0) {
+        memset(&d, 0, sizeof d);
+        locate_driver(&d);
+        if (d.driver_found)
+            probe_device(&d);
+        state = d.device_found && d.device_sm_count > 0 ? 1 : 2;
+    }
+    if (state != 1)
+        return false;
+    *sm = d.device_sm;
+    *sm_count = d.device_sm_count;
+    *smem = d.device_smem_per_block;
+    *regs = d.device_regs_per_block;
+    return true;
 }
 
 void rt_system_info(wf_system_info *s) {

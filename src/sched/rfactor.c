@@ -139,13 +139,15 @@ static wf_tv *make_producer(wf_tv *tv, const bool *rf, wf_iterdomain **map, id_t
     bool half =
         (tv->dtype == WF_F16 || tv->dtype == WF_BF16) && (op->sub == WF_ADD || op->sub == WF_MUL);
     wf_tv *p = ir_tv_new(f, half ? WF_F32 : tv->dtype, n, ext, it);
-    ir_op *po = p ? ir_op_new(f, OP_REDUCE, p, 1, op->in) : NULL;
+    /* A wf_mma's producer multiplies (both inputs); tv then sums its partials. */
+    ir_op *po = p ? ir_op_new(f, OP_REDUCE, p, op->nin, op->in) : NULL;
     if (!po)
         return NULL;
     po->sub = op->sub;
     po->rf_in = op->rf_in; /* tv rfactored before: p reads the same partial results */
     for (int d = 0; d < n; d++) {
-        po->in_dim[0][d] = op->in_dim[0][d];
+        for (int k = 0; k < op->nin; k++)
+            po->in_dim[k][d] = op->in_dim[k][d];
         map[tv->logical.ptr[d]->id] = p->logical.ptr[d];
     }
     if (!replay(tv, h, nh, map))
@@ -331,7 +333,9 @@ static bool rewire(wf_tv *tv, wf_tv *p, const bool *rf, wf_iterdomain **map, par
             return false;
     }
     repoint_partials(tv, pa);
-    ir_remove_use(op->in[0], op);
+    for (int k = 0; k < op->nin; k++)
+        ir_remove_use(op->in[k], op);
+    op->nin = op->nargs = 1; /* a wf_mma's reader sums p's products */
     op->in[0] = p;
     op->in_dim[0] = in_dim;
     op->rf_in = rf_in;

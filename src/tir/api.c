@@ -411,3 +411,28 @@ wf_kernel *wf_tir_build(wf_tir *s, const wf_compile_options *opt) {
     TIR_GATE(s, NULL);
     return tir_build(s, opt);
 }
+
+/* ---- the built fusion ---- */
+
+wf_fusion *wf_tir_fusion(wf_tir *s) {
+    return s ? s->fusion : NULL;
+}
+
+wf_tv *wf_tir_block_tensor(wf_tir *s, wf_tir_block *h) {
+    TIR_GATE(s, NULL);
+    tir_block *b = block_of(s, h, "wf_tir_block_tensor");
+    if (!b)
+        return NULL;
+    if (!s->fusion)
+        return err_fail(&s->err, WF_ERR_ARG,
+                        "wf_tir_block_tensor: block \"%s\": the program is not built yet; call "
+                        "wf_tir_build first",
+                        b->name);
+    for (int i = 0; i < s->nbuilt; i++)
+        if (s->built_block[i] == b)
+            return s->built_tv[i];
+    return err_fail(&s->err, WF_ERR_ARG,
+                    "wf_tir_block_tensor: block \"%s\" has no tensor in the built program (it "
+                    "was scheduled after the last wf_tir_build; build again)",
+                    b->name);
+}

@@ -38,9 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most buffers (and blocks) one program may have to be built. */
-#define TIR_MAX_BUFFERS 64
-
 typedef struct tir_bctx {
     wf_tir *s;
     wf_fusion *f;
@@ -865,6 +862,13 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
                  c->f ? wf_fusion_error(c->f) : "out of memory");
     wf_fusion_free(s->fusion);
     s->fusion = c->f;
+    /* what wf_tir_block_tensor answers: each block's tensor as the build left it */
+    s->nbuilt = 0;
+    for (int i = 0; c->f && i < l.n; i++)
+        if (l.list[i]->body->kind == TS_STORE && tv_of(c, l.list[i]->body->buf)) {
+            s->built_block[s->nbuilt] = l.list[i];
+            s->built_tv[s->nbuilt++] = tv_of(c, l.list[i]->body->buf);
+        }
     free(c);
     return k;
 }

@@ -125,6 +125,8 @@ struct tir_stmt {
 
 /* The limit on loops above one block and on factors of one split. */
 #define TIR_MAX_LOOPS 32
+/* The most buffers (and blocks) one program may have to be built. */
+#define TIR_MAX_BUFFERS 64
 
 /* The program and its schedule: the public wf_tir. */
 struct wf_tir {
@@ -141,7 +143,10 @@ struct wf_tir {
     sbuf trace;                    /* the schedule calls made so far, as Python */
     int nhandles;                  /* b0, l1 ... numbering of the trace */
     wf_fusion *fusion;             /* the last wf_tir_build's fusion (kept with the kernel) */
-    bool parsed;                   /* the whole text parsed: the program is complete */
+    int nbuilt;                    /* that build's blocks and the tensors they wrote */
+    const tir_block *built_block[TIR_MAX_BUFFERS];
+    wf_tv *built_tv[TIR_MAX_BUFFERS];
+    bool parsed; /* the whole text parsed: the program is complete */
 };
 
 /* ---- building nodes (parse.c, the primitives) ---- */

@@ -37,7 +37,7 @@ commands:
   info             what weft finds: NVRTC, CUDA driver, device, kernel cache
   cache [clear]    the kernel cache's size; `clear` empties it
   demo             print the CUDA of a global -> shared -> global copy
-  draw EXAMPLE     an example's IterDomain graph as DOT or SVG; --list names them
+  draw EXAMPLE     an IterDomain graph as DOT or SVG (also FILE.py, FILE.weft); --list
   tir FILE         a TVMScript file, shown and as CUDA; --schedule TRACE.py applies a trace
 
 environment: WF_CACHE_DIR (kernel cache; empty = off), CUDA_HOME (where to look for NVRTC
@@ -193,4 +193,107 @@ expect "trace: unknown variable" 1 "$tmp/empty" -- "$weft" tir "$tmp/rowsum64.py
 [ "$(cat "$tmp/err")" = "weft: $tmp/bad-trace.py:3: bind: loop: expected a loop variable, got l9" ] ||
     fail "trace error: $(cat "$tmp/err")"
 n=$((n + 4))
+# draw FILE.py [BLOCK|TENSOR] [--schedule TRACE.py]: the built program's tensor,
+# the block's by name, T<n> by name, the last by default.
+cat >"$tmp/want" <<'TXT'
+  label="T1_g_float[iblockIdx.x4{2}, ithreadIdx.x5{32}, rS3{8}]\nglobal memory, allocation domain: logical (default)";
+  id2 [label="iS2{64}\nlogical 0"];
+  id3 [label="rS3{8}\nlogical 1, loop 2", style="rounded,filled,dashed"];
+  id4 [label="iblockIdx.x4{2}\nloop 0", fillcolor="#cfe2f3"];
+  id5 [label="ithreadIdx.x5{32}\nloop 1", fillcolor="#fce5cd"];
+  tf0 [label="split 32", shape=box, style=filled, fillcolor="#eeeeee", fontsize=9, height=0.2];
+TXT
+"$weft" draw "$tmp/rowsum64.py" B --schedule "$tmp/trace.py" >"$tmp/dot" || fail "weft draw FILE.py BLOCK"
+[ "$(head -n 1 "$tmp/dot")" = "digraph T1 {" ] || fail "draw FILE.py: $(head -n 1 "$tmp/dot")"
+grep -e '^  label=' -e '^  id[0-9]* \[label' -e '^  tf[0-9]* \[label' "$tmp/dot" >"$tmp/got"
+diff -u "$tmp/want" "$tmp/got" || fail "draw FILE.py BLOCK --schedule: the diagram differs (above)"
+"$weft" draw "$tmp/rowsum64.py" --schedule "$tmp/trace.py" >"$tmp/dot2" || fail "draw FILE.py (default)"
+cmp -s "$tmp/dot" "$tmp/dot2" || fail "draw FILE.py: the default is not the last tensor"
+"$weft" draw "$tmp/rowsum64.py" T0 >"$tmp/dot" || fail "weft draw FILE.py T0"
+grep -qx '  label="T0_g_float\[iS0{64}, iS1{8}\]\\nglobal memory, allocation domain: logical (default)";' \
+    "$tmp/dot" || fail "draw FILE.py T0: $(sed -n 2p "$tmp/dot")"
+"$weft" draw "$tmp/rowsum64.py" B -o "$tmp/b.dot" || fail "weft draw FILE.py -o"
+grep -qx '  id3 \[label="rS3{8}\\nlogical 1, loop 1", style="rounded,filled,dashed"\];' "$tmp/b.dot" ||
+    fail "draw FILE.py B -o: $(cat "$tmp/b.dot")"
+expect "draw FILE.py: no such block" 1 "$tmp/empty" -- "$weft" draw "$tmp/rowsum64.py" C
+[ "$(cat "$tmp/err")" = "weft draw: $tmp/rowsum64.py has no block or tensor 'C' (its tensors are T0..T1)" ] ||
+    fail "draw no block: $(cat "$tmp/err")"
+expect "draw FILE.py: parse error" 1 "$tmp/empty" -- "$weft" draw "$tmp/bad.py"
+head -n 1 "$tmp/err" | grep -q "^weft: $tmp/bad.py: 3:[0-9]*: " || fail "draw parse error: $(cat "$tmp/err")"
+expect "draw: missing file" 1 "$tmp/empty" -- "$weft" draw "$tmp/none.py"
+[ "$(cat "$tmp/err")" = "weft: cannot read $tmp/none.py: No such file or directory" ] ||
+    fail "draw missing file: $(cat "$tmp/err")"
+expect "draw: directory" 1 "$tmp/empty" -- "$weft" draw "$tmp"
+[ "$(cat "$tmp/err")" = "weft: $tmp is a directory; give a TVMScript file" ] ||
+    fail "draw directory: $(cat "$tmp/err")"
+expect "draw: no such example" 2 "$tmp/empty" -- "$weft" draw nope
+[ "$(head -n 1 "$tmp/err")" = "weft draw: no example or file named 'nope'" ] || fail "draw nope: $(cat "$tmp/err")"
+"$weft" draw --help >"$tmp/out" || fail "weft draw --help: exit status $?"
+[ "$(sed -n 2p "$tmp/out")" = "       weft draw FILE.py [BLOCK|TENSOR] [--schedule TRACE.py] [-o FILE]" ] ||
+    fail "weft draw --help: $(sed -n 2p "$tmp/out")"
+n=$((n + 10))
+
+# draw FILE.weft [TENSOR]: a fusion saved by Python's Fusion.save, replayed.
+cat >"$tmp/f.weft" <<'TXT'
+weft-fusion 1
+# saved by hand, as Fusion.save writes it
+T0 = input f32 [64 32]
+T1 = set T0
+T2 = set T1   # the output
+output T2
+set_memory T1 shared
+split T2 0 16
+parallelize T2 1 tidx
+propagate_transforms T2
+set_allocation_domain T1 [T1.loop.0 T1.loop.1 T1.loop.2] 1
+inline_most
+TXT
+cat >"$tmp/want" <<'TXT'
+  label="T1_s_float[iS8{4}, iS9{16}, iS3{32}] ca_pos( 3 )\nshared memory, allocation domain: set (positions marked alloc)";
+  id2 [label="iS2{64}\nlogical 0"];
+  id3 [label="iS3{32}\nlogical 1, alloc 2, loop 2", peripheries=2];
+  id8 [label="iS8{4}\nalloc 0, loop 0", peripheries=2];
+  id9 [label="iS9{16}\nalloc 1, loop 1", peripheries=2];
+  tf1 [label="split 16", shape=box, style=filled, fillcolor="#eeeeee", fontsize=9, height=0.2];
+TXT
+"$weft" draw "$tmp/f.weft" T1 >"$tmp/dot" || fail "weft draw FILE.weft T1: $(cat "$tmp/dot")"
+grep -e '^  label=' -e '^  id[0-9]* \[label' -e '^  tf[0-9]* \[label' "$tmp/dot" >"$tmp/got"
+diff -u "$tmp/want" "$tmp/got" || fail "draw FILE.weft T1: the diagram differs (above)"
+"$weft" draw "$tmp/f.weft" >"$tmp/dot" || fail "weft draw FILE.weft"
+grep -qx '  id7 \[label="ithreadIdx.x7{16}\\nloop 1", fillcolor="#fce5cd", peripheries=2\];' "$tmp/dot" ||
+    fail "draw FILE.weft (its output T2): $(cat "$tmp/dot")"
+# bad files: FILE:LINE: what, exit 1
+bad() { # bad NAME LINE-4 WANT-MESSAGE
+    printf 'weft-fusion 1\nT0 = input f32 [64 32]\nT1 = set T0\n%s\n' "$2" >"$tmp/bad.weft"
+    expect "draw FILE.weft: $1" 1 "$tmp/empty" -- "$weft" draw "$tmp/bad.weft"
+    [ "$(cat "$tmp/err")" = "weft: $tmp/bad.weft:4: $3" ] || fail "draw FILE.weft $1: $(cat "$tmp/err")"
+}
+bad "unknown call" "frob T1" "unknown call 'frob'"
+bad "bad integer" "split T1 x 2" "split: argument 2: expected an integer, got 'x'"
+bad "missing argument" "split T1 0" "split: argument 3 is missing (split takes 3)"
+bad "undefined tensor" "T2 = set T7" "set: argument 1: T7 is not a tensor defined above"
+bad "wrong name" "T9 = set T1" "set made T2, not T9 (the lines above do not make the tensors the file names; was it edited?)"
+bad "library refusal" "split T1 7 2" "T1.split: axis 7 is out of range; T1 has 2 loop axes"
+bad "bad enum" "parallelize T1 0 warp" "parallelize: argument 3: 'warp' is not a parallel type"
+bad "unclosed list" "T2 = permute T1 [1 0" "permute: argument 2: the list has no closing ]"
+printf 'weft-fusion 2\n' >"$tmp/bad.weft"
+expect "draw FILE.weft: version" 1 "$tmp/empty" -- "$weft" draw "$tmp/bad.weft"
+[ "$(cat "$tmp/err")" = "weft: $tmp/bad.weft:1: version 2 of the weft-fusion format; this weft reads version 1" ] ||
+    fail "draw FILE.weft version: $(cat "$tmp/err")"
+printf 'digraph {\n' >"$tmp/bad.weft"
+expect "draw FILE.weft: not one" 1 "$tmp/empty" -- "$weft" draw "$tmp/bad.weft"
+[ "$(cat "$tmp/err")" = "weft: $tmp/bad.weft:1: not a saved fusion: the first line must be \"weft-fusion 1\"" ] ||
+    fail "draw FILE.weft header: $(cat "$tmp/err")"
+expect "draw FILE.weft: missing" 1 "$tmp/empty" -- "$weft" draw "$tmp/none.weft"
+[ "$(cat "$tmp/err")" = "weft: cannot read $tmp/none.weft: No such file or directory" ] ||
+    fail "draw FILE.weft missing: $(cat "$tmp/err")"
+mkdir "$tmp/dir.weft"
+expect "draw FILE.weft: directory" 1 "$tmp/empty" -- "$weft" draw "$tmp/dir.weft"
+[ "$(cat "$tmp/err")" = "weft: $tmp/dir.weft is a directory; give a saved fusion (.weft) file" ] ||
+    fail "draw FILE.weft directory: $(cat "$tmp/err")"
+expect "draw FILE.weft: no tensor" 1 "$tmp/empty" -- "$weft" draw "$tmp/f.weft" T5
+[ "$(cat "$tmp/err")" = "weft draw: $tmp/f.weft has no tensor 'T5' (its tensors are T0..T2)" ] ||
+    fail "draw FILE.weft T5: $(cat "$tmp/err")"
+n=$((n + 2))
+
 echo "cli test: ok ($((n + 1)) checks)"

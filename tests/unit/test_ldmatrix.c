@@ -294,7 +294,7 @@ TEST(ldmatrix_stmatrix_then_tma_store_is_fenced) {
 /* ---- refusals ---- */
 
 static void refused(test_state *ts_, wf_fusion *f, int sm, wf_status st, const char *msg) {
-    wf_compile_options o = {sm};
+    wf_compile_options o = {.sm = sm};
     wf_kernel *k = wf_compile(f, &o);
     CHECK(k == NULL);
     CHECK_EQ_I64(wf_fusion_status(f), st);
@@ -354,7 +354,7 @@ TEST(stmatrix_refuses_targets_below_sm_90) {
     /* ldmatrix alone compiles for sm_75 */
     m.trans = true;
     wf_fusion *f = build(&m);
-    wf_compile_options o = {75};
+    wf_compile_options o = {.sm = 75};
     wf_kernel *k = wf_compile(f, &o);
     CHECK(k != NULL);
     wf_kernel_free(k);

@@ -16,6 +16,18 @@ int cli_tir(int argc, char **argv);   /* tir.c */
 /* trace.c: apply the schedule trace `text` (read from path) to s; 0 done, 1 failed
    (the message, "path:line: what", on stderr). */
 struct wf_tir;
+struct wf_fusion;
+struct wf_tv;
 int cli_tir_apply_trace(struct wf_tir *s, const char *path, const char *text);
+/* tir.c: the text of path ("-": stdin), or NULL with the reason on stderr (a directory
+   is named as one: "give a <what> file"). The caller frees it. */
+char *cli_read_file(const char *path, const char *what);
+/* tir.c: the TVMScript file path parsed, with the trace file applied when not NULL; NULL
+   with the message on stderr. */
+struct wf_tir *cli_tir_load(const char *path, const char *trace);
+/* fusionfile.c: the fusion a `weft-fusion 1` file (Python's Fusion.save) describes,
+   rebuilt call by call; NULL with "path:line: what" on stderr. *last_output: the tensor
+   it marked as output last (NULL if none). */
+struct wf_fusion *cli_load_fusion(const char *path, struct wf_tv **last_output);
 
 #endif

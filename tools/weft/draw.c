@@ -4,6 +4,13 @@
  * stdout or in FILE.dot, or rendered by Graphviz's `dot` program into
  * FILE.svg / .png / .pdf. `weft draw --list` names the examples.
  *
+ * The user's own programs too: `weft draw FILE.py [BLOCK|TENSOR]
+ * [--schedule TRACE.py]` parses a TVMScript file as `weft tir` does, builds
+ * it and draws the tensor holding what BLOCK writes (wf_tir_block_tensor) or
+ * tensor T<n> of the built fusion (default: its last tensor); `weft draw
+ * FILE.weft [TENSOR]` rebuilds a fusion Python saved (fusionfile.c) and
+ * draws T<n> (default: its last output).
+ *
  * The examples are seed 000's schedules (the shared-memory copy, the
  * "fancy transformations" that XOR-swizzle a [4096, 4096] tensor back to its
  * shape, the two complicated tensor-memory schedules built on them) and the
@@ -17,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "weft.h"
 
 int weft_draw(int argc, char **argv);
@@ -184,10 +193,16 @@ static const example examples[] = {
 
 /* Prints the usage and the examples; returns 0. */
 static int usage(FILE *out) {
-    fprintf(out, "usage: weft draw EXAMPLE [TENSOR] [-o FILE]\n"
-                 "  TENSOR: T<n> or <n> (default: the example's main tensor)\n"
-                 "  -o FILE.dot writes DOT; FILE.svg, .png or .pdf renders it with Graphviz's\n"
-                 "  `dot` (or $WEFT_DOT); without -o, DOT goes to stdout. Examples:\n");
+    fprintf(out,
+            "usage: weft draw EXAMPLE [TENSOR] [-o FILE]\n"
+            "       weft draw FILE.py [BLOCK|TENSOR] [--schedule TRACE.py] [-o FILE]\n"
+            "       weft draw FILE.weft [TENSOR] [-o FILE]\n"
+            "  TENSOR: T<n> or <n> (default: the example's main tensor; a program's last)\n"
+            "  FILE.py: a TVMScript file as `weft tir` reads it (--schedule applies a trace),\n"
+            "  built; BLOCK names a block: the tensor holding what it writes is drawn.\n"
+            "  FILE.weft: a fusion saved by Python's Fusion.save (default: its last output).\n"
+            "  -o FILE.dot writes DOT; FILE.svg, .png or .pdf renders it with Graphviz's\n"
+            "  `dot` (or $WEFT_DOT); without -o, DOT goes to stdout. Examples:\n");
     for (int i = 0; i < NEXAMPLES; i++)
         fprintf(out, "  %-13s %s\n", examples[i].name, examples[i].what);
     return 0;
@@ -289,6 +304,20 @@ static wf_tv *pick_tensor(const example *ex, chain *c, int n) {
     return NULL;
 }
 
+/* Writes tv's diagram to path (stdout when NULL); 0 on success. */
+static int emit(wf_tv *tv, const char *path) {
+    const char *text = tv ? wf_dot_string(tv) : NULL;
+    if (!text) {
+        fprintf(stderr, "weft draw: T%d: %s\n", wf_tv_name(tv), wf_fusion_error(wf_tv_fusion(tv)));
+        return 1;
+    }
+    if (!path)
+        return fputs(text, stdout) < 0;
+    if (render_format(path))
+        return render(text, render_format(path), path);
+    return write_text(text, path);
+}
+
 static int draw(const example *ex, int tensor, const char *path) {
     chain c;
     ex->build(&c);
@@ -298,38 +327,119 @@ static int draw(const example *ex, int tensor, const char *path) {
         return 1;
     }
     wf_tv *tv = pick_tensor(ex, &c, tensor < 0 ? ex->tensor : tensor);
-    const char *text = tv ? wf_dot_string(tv) : NULL;
-    int rc = 1;
-    if (text && !path)
-        rc = fputs(text, stdout) < 0;
-    else if (text && render_format(path))
-        rc = render(text, render_format(path), path);
-    else if (text)
-        rc = write_text(text, path);
+    int rc = tv ? emit(tv, path) : 1;
     wf_fusion_free(c.f);
     return rc;
 }
 
+/* The last tensor of f (the highest T<n>), or NULL when it has none. */
+static wf_tv *last_tensor(wf_fusion *f, int *count) {
+    int n = 0;
+    while (wf_fusion_tensor(f, n))
+        n++;
+    *count = n;
+    return n ? wf_fusion_tensor(f, n - 1) : NULL;
+}
+
+/* The tensor of f named by arg, or NULL with a message naming file. */
+static wf_tv *file_tensor(wf_fusion *f, const char *file, const char *arg, bool blocks) {
+    int n, t = parse_tensor(arg);
+    last_tensor(f, &n);
+    wf_tv *tv = t >= 0 ? wf_fusion_tensor(f, t) : NULL;
+    if (!tv)
+        fprintf(stderr, "weft draw: %s has no %stensor '%s' (its tensors are T0..T%d)\n", file,
+                blocks ? "block or " : "", arg, n - 1);
+    return tv;
+}
+
+/* A TVMScript file, built: the tensor of block or tensor `what` (default: the last). */
+static int draw_tir(const char *file, const char *trace, const char *what, const char *path) {
+    wf_tir *s = cli_tir_load(file, trace);
+    if (!s)
+        return 1;
+    wf_kernel *k = wf_tir_build(s, NULL);
+    wf_fusion *f = wf_tir_fusion(s);
+    int rc = 1, n;
+    wf_tv *tv = NULL;
+    if (!k)
+        fprintf(stderr, "weft: %s: %s\n", file, wf_tir_error(s));
+    else if (!what)
+        tv = last_tensor(f, &n);
+    else {
+        wf_tir_block *b = wf_tir_get_block(s, what);
+        tv = b ? wf_tir_block_tensor(s, b) : NULL;
+        if (b && !tv)
+            fprintf(stderr, "weft: %s: %s\n", file, wf_tir_error(s));
+        else if (!b) {
+            wf_tir_clear_error(s);
+            tv = file_tensor(f, file, what, true);
+        }
+    }
+    if (tv)
+        rc = emit(tv, path);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+    return rc;
+}
+
+/* A fusion saved by Python: tensor `what` (default: its last output, else its last). */
+static int draw_saved(const char *file, const char *what, const char *path) {
+    wf_tv *out = NULL;
+    wf_fusion *f = cli_load_fusion(file, &out);
+    if (!f)
+        return 1;
+    int n;
+    wf_tv *tv = what ? file_tensor(f, file, what, false) : out ? out : last_tensor(f, &n);
+    if (!what && !tv)
+        fprintf(stderr, "weft draw: %s has no tensor to draw\n", file);
+    int rc = tv ? emit(tv, path) : 1;
+    wf_fusion_free(f);
+    return rc;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 /* argv[0] is "draw". */
 int weft_draw(int argc, char **argv) {
-    const char *path = NULL, *name = NULL, *tensor = NULL;
+    const char *path = NULL, *name = NULL, *tensor = NULL, *trace = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
             path = argv[++i];
+        else if (strcmp(argv[i], "--schedule") == 0 && i + 1 < argc && !trace)
+            trace = argv[++i];
         else if (is_help(argv[i]))
             return usage(stdout);
-        else if (!name)
+        else if (!name && (argv[i][0] != '-' || !strcmp(argv[i], "-")))
             name = argv[i];
-        else if (!tensor)
+        else if (name && !tensor && argv[i][0] != '-')
             tensor = argv[i];
         else
             return usage(stderr) + 2;
     }
-    const example *ex = name ? find_example(name) : NULL;
-    if (!ex) {
-        if (name)
-            fprintf(stderr, "weft draw: no example named '%s'\n", name);
+    if (!name)
         return usage(stderr) + 2;
+    const example *ex = find_example(name);
+    if (!ex && ends_with(name, ".weft") && !trace)
+        return draw_saved(name, tensor, path);
+    if (!ex && ends_with(name, ".weft")) {
+        fprintf(stderr, "weft draw: --schedule applies to a TVMScript file, not %s\n", name);
+        return 2;
+    }
+    struct stat st;
+    if (!ex && !strchr(name, '.') && !strchr(name, '/') && strcmp(name, "-") &&
+        stat(name, &st) != 0) {
+        fprintf(stderr, "weft draw: no example or file named '%s'\n", name);
+        return usage(stderr) + 2;
+    }
+    if (!ex)
+        return draw_tir(name, trace, tensor, path);
+    if (trace) {
+        fprintf(stderr, "weft draw: --schedule applies to a TVMScript file, not the example %s\n",
+                name);
+        return 2;
     }
     int t = tensor ? parse_tensor(tensor) : -1;
     if (tensor && t < 0) {

@@ -30,7 +30,8 @@ static const command commands[] = {
     {"info", "", "what weft finds: NVRTC, CUDA driver, device, kernel cache", cli_info},
     {"cache", "[clear]", "the kernel cache's size; `clear` empties it", cli_cache},
     {"demo", "", "print the CUDA of a global -> shared -> global copy", cli_demo},
-    {"draw", "EXAMPLE", "an example's IterDomain graph as DOT or SVG; --list names them", cli_draw},
+    {"draw", "EXAMPLE", "an IterDomain graph as DOT or SVG (also FILE.py, FILE.weft); --list",
+     cli_draw},
     {"tir", "FILE", "a TVMScript file, shown and as CUDA; --schedule TRACE.py applies a trace",
      cli_tir},
 };

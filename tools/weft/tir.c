@@ -57,8 +57,7 @@ static const char usage_text[] =
     "    sch.bind(loop=l3, thread_axis=\"blockIdx.x\")\n"
     "  (keyword or positional arguments; comments and `def` lines are skipped).\n";
 
-/* The file's text, or NULL with the reason on stderr. */
-static char *read_file(const char *path, const char *what) {
+char *cli_read_file(const char *path, const char *what) {
     struct stat st;
     if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         fprintf(stderr, "weft: %s is a directory; give a %s file\n", path, what);
@@ -68,6 +67,29 @@ static char *read_file(const char *path, const char *what) {
     if (!src)
         fprintf(stderr, "weft: cannot read %s: %s\n", path, strerror(errno));
     return src;
+}
+
+wf_tir *cli_tir_load(const char *path, const char *trace) {
+    char *src = cli_read_file(path, "TVMScript");
+    if (!src)
+        return NULL;
+    wf_tir *s = wf_tir_parse(src);
+    free(src);
+    if (!s || wf_tir_status(s) != WF_OK) {
+        fprintf(stderr, "weft: %s: %s\n", path, s ? wf_tir_error(s) : "out of memory");
+        wf_tir_free(s);
+        return NULL;
+    }
+    if (trace) {
+        char *text = cli_read_file(trace, "schedule trace");
+        int bad = !text || cli_tir_apply_trace(s, trace, text);
+        free(text);
+        if (bad) {
+            wf_tir_free(s);
+            return NULL;
+        }
+    }
+    return s;
 }
 
 int cli_tir(int argc, char **argv) {
@@ -88,25 +110,9 @@ int cli_tir(int argc, char **argv) {
         fputs(usage_text, stderr);
         return 2;
     }
-    char *src = read_file(path, "TVMScript");
-    if (!src)
+    wf_tir *s = cli_tir_load(path, trace);
+    if (!s)
         return 1;
-    wf_tir *s = wf_tir_parse(src);
-    free(src);
-    if (!s || wf_tir_status(s) != WF_OK) {
-        fprintf(stderr, "weft: %s: %s\n", path, s ? wf_tir_error(s) : "out of memory");
-        wf_tir_free(s);
-        return 1;
-    }
-    if (trace) {
-        char *text = read_file(trace, "schedule trace");
-        int bad = !text || cli_tir_apply_trace(s, trace, text);
-        free(text);
-        if (bad) {
-            wf_tir_free(s);
-            return 1;
-        }
-    }
     wf_tir_show(s, stdout);
     wf_kernel *k = wf_tir_build(s, NULL);
     int rc = 0;
