@@ -338,6 +338,18 @@ WF_API void wf_inline_all_at(wf_tv *ref, int pos);
    (WF_ERR_SCHEDULE, with the axis that stops it), tv a fusion input, or a
    consumer that does not read tv (WF_ERR_ARG) changes nothing. */
 WF_API void wf_compute_at(wf_tv *tv, wf_tv *consumer, int pos);
+/* Place tv, a tensor that reads producer directly or through others, inside
+   the first pos loops of producer (TVM's reverse_compute_at(block, loop): a
+   matmul accumulator's write-back or an epilogue at the accumulator's thread
+   loops). tv gets a new loop domain: producer's first pos loops replayed onto
+   tv's axes (on their parallel types), then tv's other axes as serial loops in
+   the order of its dims; producer keeps its loops and is inlined at pos; the
+   tensors between are aligned with their consumers and inlined as deep as
+   allowed. pos counts producer's loop positions (negative: from the end). An
+   illegal position (WF_ERR_SCHEDULE, with the axis that stops it), tv already
+   inlined into its own consumers (WF_ERR_SCHEDULE), producer a fusion input or
+   not read by tv (WF_ERR_ARG) changes nothing. */
+WF_API void wf_reverse_compute_at(wf_tv *tv, wf_tv *producer, int pos);
 /* Insert a loop-only broadcast IterDomain (extent 1, in no logical domain) at
    position pos of tv's loop domain (nvFuser's loop-domain broadcast). Inlined,
    it takes the loop of the consumer axis at that position, which tv does not

@@ -195,6 +195,8 @@ _SIGS = {
     "wf_propagate_transforms": (V, [P]),
     "wf_parallelize_all_like": (V, [P, ctypes.c_uint]),
     "wf_tv_compute_at": (I, [P]),
+    "wf_compute_at": (V, [P, P, I]),
+    "wf_reverse_compute_at": (V, [P, P, I]),
     "wf_print_math": (V, [P, P]),
     "wf_print_transforms": (V, [P, P]),
     "wf_print_kernel": (V, [P, P]),

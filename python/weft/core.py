@@ -800,6 +800,19 @@ class Tensor:
     def inline_all_at(self, pos):
         return self._call(lib.wf_inline_all_at, int(pos), log=("inline_all_at", pos))
 
+    def compute_at_loops(self, consumer, pos):
+        """Compute this tensor inside the first pos loops of consumer, which reads
+        it (wf_compute_at, with loop promotion); weft.compute_at(tv, consumer, pos)
+        is the same call (Tensor.compute_at is the inline position)."""
+        return self._call(lib.wf_compute_at, _tensor(consumer, "compute_at")._live(), int(pos))
+
+    def reverse_compute_at(self, producer, pos):
+        """Place this tensor, which reads producer, inside producer's first pos
+        loops (wf_reverse_compute_at; TVM's reverse_compute_at)."""
+        return self._call(
+            lib.wf_reverse_compute_at, _tensor(producer, "reverse_compute_at")._live(), int(pos)
+        )
+
     def loop_broadcast(self, pos):
         """A loop-only broadcast IterDomain at loop position pos (wf_tv_loop_broadcast)."""
         return self._call(lib.wf_tv_loop_broadcast, int(pos), log=("loop_broadcast", pos))
@@ -932,6 +945,16 @@ def _tensor(a, what):
         raise TypeError("weft.%s: expected a weft.Tensor, got %s" % (what, type(a).__name__))
     a._live()
     return a
+
+
+def compute_at(tv, consumer, pos):
+    """wf_compute_at: compute tv inside consumer's first pos loops; returns tv."""
+    return _tensor(tv, "compute_at").compute_at_loops(consumer, pos)
+
+
+def reverse_compute_at(tv, producer, pos):
+    """wf_reverse_compute_at: place tv inside producer's first pos loops; returns tv."""
+    return _tensor(tv, "reverse_compute_at").reverse_compute_at(producer, pos)
 
 
 def set(a):  # noqa: A001 - mirrors the C API's wf_set

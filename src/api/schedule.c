@@ -352,6 +352,26 @@ void wf_compute_at(wf_tv *tv, wf_tv *consumer, int pos) {
     sched_compute_at(tv, consumer, pos < 0 ? pos + n + 1 : pos);
 }
 
+void wf_reverse_compute_at(wf_tv *tv, wf_tv *producer, int pos) {
+    TV_GATE(tv, );
+    TV_GATE(producer, );
+    if (producer->f != tv->f) {
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "reverse_compute_at(T%d, T%d, %d): the two tensors belong to different fusions",
+                 tv->id, producer->id, pos);
+        return;
+    }
+    int n = producer->loop.n;
+    if (pos < -n - 1 || pos > n) {
+        err_fail(&tv->f->err, WF_ERR_ARG,
+                 "reverse_compute_at(T%d, T%d, %d): position %d is out of range; T%d has %d loop "
+                 "ax%s, so positions are 0..%d (or -%d..-1 from the end)",
+                 tv->id, producer->id, pos, pos, producer->id, n, n == 1 ? "is" : "es", n, n + 1);
+        return;
+    }
+    sched_reverse_compute_at(tv, producer, pos < 0 ? pos + n + 1 : pos);
+}
+
 void wf_tv_loop_broadcast(wf_tv *tv, int pos) {
     TV_GATE(tv, );
     if (api_pos(tv, &pos, "loop_broadcast"))

@@ -38,6 +38,8 @@ typedef struct {
     wf_fusion *f;
     wf_tv *p, *c;
     int pos;
+    bool reverse;  /* reverse_compute_at: c gets p's loops, p keeps its own */
+    char head[80]; /* how messages name the call: "compute_at(T1, T2, 3)" */
     char *on;      /* per tensor id: on a path from p to c (c excluded) */
     char *rebuilt; /* per tensor id: got a new loop domain */
     wf_tv **order; /* the path's tensors, consumers before producers */
@@ -213,18 +215,17 @@ static bool check_producers(const cat_ctx *x, const wf_tv *t) {
         if (x->on[q->id] || q->ca_pos == 0)
             continue;
         return err_failb(&x->f->err, WF_ERR_SCHEDULE,
-                         "compute_at(T%d, T%d, %d): T%d gets new loops, but its producer T%d is "
+                         "%s: T%d gets new loops, but its producer T%d is "
                          "inlined into them (at position %d); compute T%d at T%d's loops too, or "
                          "call wf_tv_inline_at(T%d, 0) first",
-                         x->p->id, x->c->id, x->pos, t->id, q->id, q->ca_pos, q->id, x->c->id,
-                         q->id);
+                         x->head, t->id, q->id, q->ca_pos, q->id, x->c->id, q->id);
     }
     if (sched_rfactor_reader(t))
         return err_failb(&x->f->err, WF_ERR_UNSUPPORTED,
-                         "compute_at(T%d, T%d, %d): not supported yet: T%d is an rfactor producer, "
+                         "%s: not supported yet: T%d is an rfactor producer, "
                          "whose loop domain holds the partial results its consumer reads; "
                          "schedule it with wf_propagate_transforms and wf_tv_inline_at",
-                         x->p->id, x->c->id, x->pos, t->id);
+                         x->head, t->id);
     return true;
 }
 
@@ -243,14 +244,14 @@ static bool place_all(cat_ctx *x) {
         if (max < x->pos) {
             if (t == x->p)
                 ok = err_failb(&x->f->err, WF_ERR_SCHEDULE,
-                               "compute_at(T%d, T%d, %d): T%d can share at most the first %d "
+                               "%s: T%d can share at most the first %d "
                                "loops of T%d: %s",
-                               x->p->id, x->c->id, x->pos, t->id, max, x->c->id, why);
+                               x->head, t->id, max, x->c->id, why);
             else
                 ok = err_failb(&x->f->err, WF_ERR_SCHEDULE,
-                               "compute_at(T%d, T%d, %d): T%d, through which T%d reads T%d, can "
+                               "%s: T%d, through which T%d reads T%d, can "
                                "share at most the first %d loops of its consumer: %s",
-                               x->p->id, x->c->id, x->pos, t->id, x->c->id, x->p->id, max, why);
+                               x->head, t->id, x->c->id, x->p->id, max, why);
             break;
         }
         t->ca_pos = t == x->p ? x->pos : max;
@@ -273,15 +274,106 @@ static void restore(cat_ctx *x) {
             sched_update_consumers(x->order[i]);
 }
 
+/* reverse_compute_at: t's producer on the path (p or a tensor between p and c). */
+static wf_tv *path_producer(const cat_ctx *x, const wf_tv *t) {
+    for (int k = 0; t->def && k < t->def->nin; k++)
+        if (t->def->in[k] == x->p || x->on[t->def->in[k]->id])
+            return t->def->in[k];
+    return NULL;
+}
+
+/* reverse_compute_at: t's first pos axes are q's first pos loops replayed
+   forward onto t (a loop-only broadcast where t has no axis for one), on q's
+   parallel types; t's other axes follow as serial loops in the order of its
+   dims. */
+static bool rebuild_fwd(cat_ctx *x, wf_tv *t, wf_tv *q) {
+    wf_fusion *f = x->f;
+    wf_iterdomain **slot = calloc((size_t)q->loop.n + 1, sizeof *slot);
+    id_list full = {0}, next = {0};
+    bool ok = slot && sched_replay_onto(q, t, t->def, slot, &full);
+    if (!slot)
+        err_fail(&f->err, WF_ERR_MEMORY, "out of memory");
+    for (int i = 0; ok && i < x->pos; i++) {
+        wf_iterdomain *id = slot[i];
+        wf_ptype pt = q->loop.ptr[i]->ptype;
+        if (id && in_ids(&next, id))
+            id = NULL;
+        if (!id) {
+            id = ir_id_new(f, t, val_const(&f->arena, 1), IT_BROADCAST);
+            if (!id) {
+                ok = false;
+                break;
+            }
+            id->loop_only = true;
+        } else if (id->itype != IT_BROADCAST) {
+            id->ptype = ir_id_is_thread(pt) || ir_id_is_block(pt) ? pt : WF_SERIAL;
+        }
+        ok = ir_push_id(f, &next, id);
+    }
+    for (int r = 0; ok && r <= t->logical.n; r++)
+        for (int i = 0; ok && i < full.n; i++)
+            if (logical_rank(t, full.ptr[i]) == r && !in_ids(&next, full.ptr[i])) {
+                full.ptr[i]->ptype = WF_SERIAL;
+                ok = ir_push_id(f, &next, full.ptr[i]);
+            }
+    free(slot);
+    if (ok) {
+        t->loop = next;
+        x->rebuilt[t->id] = 1;
+    }
+    return ok;
+}
+
+/* reverse_compute_at: c (and each tensor between p and c, producers first) takes
+   p's first pos loops; the tensors between are then aligned with their
+   consumers over their whole loop domains, as compute_at aligns them; p keeps
+   its loops and is inlined at pos. */
+static bool run_reverse(cat_ctx *x) {
+    wf_tv *c = x->c;
+    if (c->ca_pos > 0)
+        return err_failb(&x->f->err, WF_ERR_SCHEDULE,
+                         "%s: T%d is inlined into its consumers (at position %d) and would get "
+                         "new loops; call wf_tv_inline_at(T%d, 0) first, or place T%d's "
+                         "consumers at T%d's loops instead",
+                         x->head, c->id, c->ca_pos, c->id, c->id, x->p->id);
+    if (!check_producers(x, c))
+        return false;
+    for (int i = x->n - 1; i >= 0; i--) { /* producers first */
+        wf_tv *t = x->order[i];
+        x->old_loop[i] = t->loop;
+        x->old_ca[i] = t->ca_pos;
+        if (t == x->p)
+            continue;
+        if (!check_producers(x, t) || !rebuild_fwd(x, t, path_producer(x, t))) {
+            restore(x);
+            return false;
+        }
+    }
+    id_list c_old = c->loop;
+    bool ok = rebuild_fwd(x, c, path_producer(x, c));
+    for (int i = 0; ok && i < x->n; i++) /* consumers first */
+        if (x->order[i] != x->p)
+            ok = rebuild(x, x->order[i], path_use(x, x->order[i]));
+    x->rebuilt[x->p->id] = 1; /* placed at pos; its loops stay */
+    if (ok && place_all(x))
+        return true;
+    restore(x);
+    c->loop = c_old;
+    return false;
+}
+
 static bool run(cat_ctx *x) {
     if (!mark_path(x))
         return false;
     if (!x->on[x->p->id])
         return err_failb(&x->f->err, WF_ERR_ARG,
-                         "compute_at(T%d, T%d, %d): T%d does not read T%d, directly or through "
-                         "other tensors; compute a tensor at the loops of one of its consumers",
-                         x->p->id, x->c->id, x->pos, x->c->id, x->p->id);
+                         "%s: T%d does not read T%d, directly or through other tensors; %s",
+                         x->head, x->c->id, x->p->id,
+                         x->reverse ? "place a tensor at the loops of one of its producers"
+                                    : "compute a tensor at the loops of one of its consumers");
     order_path(x);
+    if (x->reverse)
+        return run_reverse(x);
     for (int i = 0; i < x->n; i++) {
         wf_tv *t = x->order[i];
         x->old_loop[i] = t->loop;
@@ -300,6 +392,36 @@ static bool run(cat_ctx *x) {
     return true;
 }
 
+static bool place(wf_tv *p, wf_tv *c, int pos, bool reverse) {
+    wf_fusion *f = p->f;
+    int n = f->tvs.n + 1;
+    cat_ctx x = {f,
+                 p,
+                 c,
+                 pos,
+                 reverse,
+                 {0},
+                 calloc((size_t)n, 1),
+                 calloc((size_t)n, 1),
+                 calloc((size_t)n, sizeof(wf_tv *)),
+                 0,
+                 calloc((size_t)n, sizeof(id_list)),
+                 calloc((size_t)n, sizeof(int))};
+    if (reverse)
+        snprintf(x.head, sizeof x.head, "reverse_compute_at(T%d, T%d, %d)", c->id, p->id, pos);
+    else
+        snprintf(x.head, sizeof x.head, "compute_at(T%d, T%d, %d)", p->id, c->id, pos);
+    bool ok = x.on && x.rebuilt && x.order && x.old_loop && x.old_ca
+                  ? run(&x)
+                  : err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    free(x.on);
+    free(x.rebuilt);
+    free(x.order);
+    free(x.old_loop);
+    free(x.old_ca);
+    return ok;
+}
+
 bool sched_compute_at(wf_tv *p, wf_tv *c, int pos) {
     wf_fusion *f = p->f;
     if (p == c)
@@ -312,24 +434,21 @@ bool sched_compute_at(wf_tv *p, wf_tv *c, int pos) {
                          "compute_at(T%d, T%d, %d): T%d is a fusion input, which is read, not "
                          "computed; compute a cache of it (wf_cache_after) at T%d's loops",
                          p->id, c->id, pos, p->id, c->id);
-    int n = f->tvs.n + 1;
-    cat_ctx x = {f,
-                 p,
-                 c,
-                 pos,
-                 calloc((size_t)n, 1),
-                 calloc((size_t)n, 1),
-                 calloc((size_t)n, sizeof(wf_tv *)),
-                 0,
-                 calloc((size_t)n, sizeof(id_list)),
-                 calloc((size_t)n, sizeof(int))};
-    bool ok = x.on && x.rebuilt && x.order && x.old_loop && x.old_ca
-                  ? run(&x)
-                  : err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
-    free(x.on);
-    free(x.rebuilt);
-    free(x.order);
-    free(x.old_loop);
-    free(x.old_ca);
-    return ok;
+    return place(p, c, pos, false);
+}
+
+bool sched_reverse_compute_at(wf_tv *c, wf_tv *p, int pos) {
+    wf_fusion *f = c->f;
+    if (p == c)
+        return err_failb(&f->err, WF_ERR_ARG,
+                         "reverse_compute_at(T%d, T%d, %d): a tensor is not placed at its own "
+                         "loops; name a producer of T%d",
+                         c->id, p->id, pos, c->id);
+    if (p->is_input)
+        return err_failb(&f->err, WF_ERR_ARG,
+                         "reverse_compute_at(T%d, T%d, %d): T%d is a fusion input, which is "
+                         "read, not computed in loops; place T%d at the loops of a cache of it "
+                         "(wf_cache_after)",
+                         c->id, p->id, pos, p->id, c->id);
+    return place(p, c, pos, true);
 }

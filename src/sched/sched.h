@@ -85,6 +85,9 @@ bool sched_inline_all_at(wf_tv *ref, int pos);
    (directly or through other tensors), promoting the loops p has no axis for
    (wf_compute_at). pos is normalized against c. */
 bool sched_compute_at(wf_tv *p, wf_tv *c, int pos);
+/* Place c, which reads p (directly or through other tensors), inside p's first
+   pos loops (wf_reverse_compute_at); pos is normalized against p. */
+bool sched_reverse_compute_at(wf_tv *c, wf_tv *p, int pos);
 /* loopbc.c: insert a loop-only broadcast IterDomain at loop position pos
    (normalized by the caller, 0..ndim). */
 bool sched_loop_broadcast(wf_tv *tv, int pos);

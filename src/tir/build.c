@@ -47,6 +47,13 @@ typedef struct tir_bctx {
     int nmade;
     wf_tv *made[TIR_MAX_OPS];    /* the ops of the block being lowered, in creation order */
     uint32_t iters[TIR_MAX_OPS]; /* per op: the iters its dims hold, in order (bit k: iter k) */
+    int nplaced;                 /* blocks computed at their reader's loops, in program order */
+    struct {
+        tir_block *b;
+        wf_tv *tv;
+        const tir_block *reader;
+        int pos;
+    } placed[TIR_MAX_BUFFERS];
 } bctx;
 
 static wf_tv *tv_of(bctx *c, const tir_buffer *b) {
@@ -737,12 +744,6 @@ static bool lower_block(bctx *c, tir_block *b) {
         return false;
     if (st->buf->scope != TIR_GLOBAL)
         wf_tv_set_memory(tv, st->buf->scope == TIR_SHARED ? WF_MEM_SHARED : WF_MEM_LOCAL);
-    /* every op of the block takes the block's loops; all but the last are inlined */
-    for (int i = 0; i < c->nmade; i++)
-        if (!schedule_tv(c, b, c->made[i], c->iters[i], i + 1 < c->nmade))
-            return false;
-    for (int i = 0; i + 1 < c->nmade; i++)
-        wf_tv_inline_at(c->made[i], compute_pos(c->made[i]));
     /* compute_at: the block is computed inside the outer loops it shares with a reader */
     tir_stmt *loops[TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS), pos = 0;
@@ -755,9 +756,46 @@ static bool lower_block(bctx *c, tir_block *b) {
     for (int j = 0; j < pos; j++)
         if (loops[j]->for_kind == TIR_VECTORIZED)
             pos = j;
+    /* A one-op block (a cache stage) at its reader's loops: the core's wf_compute_at
+       gives it those loops once the reader has its own (place_blocks). */
+    if (pos > 0 && c->nmade == 1 && c->nplaced < TIR_MAX_BUFFERS) {
+        c->placed[c->nplaced].b = b;
+        c->placed[c->nplaced].tv = tv;
+        c->placed[c->nplaced].reader = loop_reader(c->s, b, loops[pos - 1]);
+        c->placed[c->nplaced++].pos = pos;
+        return set_tv(c, st->buf, tv);
+    }
+    /* every op of the block takes the block's loops; all but the last are inlined */
+    for (int i = 0; i < c->nmade; i++)
+        if (!schedule_tv(c, b, c->made[i], c->iters[i], i + 1 < c->nmade))
+            return false;
+    for (int i = 0; i + 1 < c->nmade; i++)
+        wf_tv_inline_at(c->made[i], compute_pos(c->made[i]));
     if (pos > 0)
         wf_tv_inline_at(tv, pos);
     return set_tv(c, st->buf, tv);
+}
+
+/* The blocks computed at their readers' loops, readers first: wf_compute_at(tv,
+   reader, pos) replays the reader's loops onto tv (promoting those it has no axis
+   for), then tv's loops inside them follow the block's. */
+static bool place_blocks(bctx *c) {
+    for (int i = c->nplaced - 1; i >= 0; i--) {
+        tir_block *b = c->placed[i].b;
+        wf_tv *r = tv_of(c, c->placed[i].reader->body->buf);
+        wf_compute_at(c->placed[i].tv, r, c->placed[i].pos);
+        if (wf_fusion_status(c->f))
+            return err_failb(&c->s->err, wf_fusion_status(c->f), "build: %s",
+                             wf_fusion_error(c->f));
+        tir_stmt *loops[TIR_MAX_LOOPS];
+        bool may[TIR_MAX_LOOPS];
+        int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+        for (int j = 0; j < nl; j++)
+            may[j] = shared_loop(c->s, loops[j]);
+        if (!tir_build_loop_domain_at(c->s, b, c->placed[i].tv, UINT32_MAX, may, c->placed[i].pos))
+            return false;
+    }
+    return true;
 }
 
 /* build.c's steps as build_rfactor.c uses them (build_int.h). */
@@ -814,6 +852,7 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt) {
     bool ok = c->f && make_inputs(c, &l);
     for (int i = 0; ok && i < l.n; i++)
         ok = lower_block(c, l.list[i]);
+    ok = ok && place_blocks(c);
     for (int i = 0; ok && i < s->params.n; i++)
         if (is_written(s, &l, s->params.ptr[i]))
             wf_output(c->f, tv_of(c, s->params.ptr[i]));

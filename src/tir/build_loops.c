@@ -74,7 +74,7 @@ static bool add_sum(binding *bd, const tir_expr *v, tir_stmt *const *loops, int 
    each other the product of the extents inside it). A fused part's extent is the
    ratio of the next outer term's stride (or of the iter's extent) to its own. */
 static bool parse_binding(wf_tir *s, const tir_block *b, int k, tir_stmt *const *loops, int nl,
-                          binding *bd) {
+                          int pos, binding *bd) {
     memset(bd, 0, sizeof *bd);
     if (!add_sum(bd, b->iters[k].value, loops, nl)) {
         sbuf t = {0};
@@ -87,11 +87,32 @@ static bool parse_binding(wf_tir *s, const tir_block *b, int k, tir_stmt *const 
         sbuf_free(&t);
         return false;
     }
+    /* Placed at pos loops by compute_at (the core's wf_compute_at gave those): the
+       terms over them lead, and what remains is the binding of the dim's region
+       inside them, of the last dropped term's stride. */
+    int64_t top = b->iters[k].extent;
+    int drop = 0;
+    while (drop < bd->n && bd->loop[drop] >= 0 && bd->loop[drop] < pos)
+        top = bd->stride[drop++];
+    for (int j = drop; j < bd->n; j++)
+        if (bd->loop[j] >= 0 && bd->loop[j] < pos)
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: iter %s of block \"%s\" uses the loop %s "
+                             "inside a loop of its own",
+                             b->iters[k].var->name, b->name, loops[bd->loop[j]]->loop_var->name);
+    if (drop) {
+        bd->n -= drop;
+        memmove(bd->loop, bd->loop + drop, sizeof bd->loop[0] * (size_t)bd->n);
+        memmove(bd->stride, bd->stride + drop, sizeof bd->stride[0] * (size_t)bd->n);
+        memmove(bd->x, bd->x + drop, sizeof bd->x[0] * (size_t)bd->n);
+        memmove(bd->div, bd->div + drop, sizeof bd->div[0] * (size_t)bd->n);
+        memmove(bd->mod, bd->mod + drop, sizeof bd->mod[0] * (size_t)bd->n);
+    }
     for (int j = 0; j < bd->n; j++) {
-        int64_t outer = j > 0 ? bd->stride[j - 1] : b->iters[k].extent;
+        int64_t outer = j > 0 ? bd->stride[j - 1] : top;
         if (bd->loop[j] < 0)
             bd->comp[j] =
-                j > 0 ? outer / bd->stride[j] : (outer + bd->stride[j] - 1) / bd->stride[j];
+                j > 0 || drop ? outer / bd->stride[j] : (outer + bd->stride[j] - 1) / bd->stride[j];
     }
     int64_t expect = 1;
     for (int j = bd->n - 1; j >= 0; j--) {
@@ -272,19 +293,34 @@ static bool check_run(wf_tir *s, const tir_block *b, const binding *bd, const pa
 
 /* The loops tv's dims use, outermost first, in dom[]; -1 with the error set. */
 static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
-                      tir_stmt *const *loops, int nl, int *dom) {
+                      tir_stmt *const *loops, int nl, int pos, int *dom) {
     binding bd[TIR_MAX_LOOPS];
     tags t = {.n = 0};
     err_assert(&s->err, b->niters <= TIR_MAX_LOOPS); /* check_block: at most WF_MAX_RANK */
+    for (int j = 0; j < pos; j++)
+        t.tag[t.n++] = j;
     if (b->niters > TIR_MAX_LOOPS)
         return -1;
     for (int k = 0; k < b->niters; k++)
         if ((mask >> k) & 1)
             t.tag[t.n++] = iter_tag(k);
-    for (int k = b->niters - 1; k >= 0; k--)
-        if (!parse_binding(s, b, k, loops, nl, &bd[k]) ||
-            (((mask >> k) & 1) && !split_iter(s, tv, &t, &bd[k], k, loops)))
+    for (int k = b->niters - 1; k >= 0; k--) {
+        if (!parse_binding(s, b, k, loops, nl, pos, &bd[k]))
             return -1;
+        if (!((mask >> k) & 1))
+            continue;
+        if (find_tag(&t, iter_tag(k)) < 0) { /* the dim's region is one point */
+            if (bd[k].n == 0)
+                continue;
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: block \"%s\" loops over iter %s inside "
+                             "the loops it shares with its reader, which cover it",
+                             b->name, b->iters[k].var->name),
+                   -1;
+        }
+        if (!split_iter(s, tv, &t, &bd[k], k, loops))
+            return -1;
+    }
     /* Before the fused parts are merged and split again (over threads, with a tail):
        a shared buffer is laid out as these split dims, each cell once, not over the
        loops of the fuse (16 x 16 threads for a 128-element tile). */
@@ -320,7 +356,7 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
                 return -1;
             fused |= held > 0;
         }
-    if (fused && tv->mem == WF_MEM_SHARED && nsplit <= 2 * TIR_MAX_LOOPS)
+    if (fused && tv->mem == WF_MEM_SHARED && nsplit <= 2 * TIR_MAX_LOOPS && !pos)
         wf_tv_set_allocation_domain(tv, nsplit, layout, true);
     for (int i = 0; i < t.n; i++) {
         dom[i] = t.tag[i];
@@ -356,15 +392,56 @@ static bool in_list(const int *l, int n, int x) {
     return false;
 }
 
+/* The logical dim of tv that id is made from (the first, for a merge). */
+static int dim_of(const wf_tv *tv, const wf_iterdomain *id) {
+    for (int i = 0; i < tv->logical.n; i++)
+        if (tv->logical.ptr[i] == id)
+            return i;
+    for (int k = 0; id->def && k < id->def->nin; k++) {
+        int d = dim_of(tv, id->def->in[k]);
+        if (d >= 0)
+            return d;
+    }
+    return -1;
+}
+
+/* After wf_compute_at(tv, reader, pos): tv's axes inside pos (its dims' parts, in
+   dim order) merged into one region axis per dim, as TVM's compute_at makes one
+   loop per buffer dim; a shared tile is allocated over the parts (each cell once,
+   whatever the loops that fetch it). */
+static bool merge_regions(wf_tv *tv, int pos) {
+    int n = wf_tv_ndim(tv);
+    wf_iterdomain *layout[2 * TIR_MAX_LOOPS];
+    int nl = 0;
+    for (int i = 0; i < n && nl < 2 * TIR_MAX_LOOPS; i++)
+        if (!(tv->loop.ptr[i]->itype == IT_BROADCAST && tv->loop.ptr[i]->loop_only))
+            layout[nl++] = tv->loop.ptr[i];
+    for (int i = pos; i + 1 < wf_tv_ndim(tv);)
+        if (dim_of(tv, tv->loop.ptr[i]) == dim_of(tv, tv->loop.ptr[i + 1]))
+            wf_tv_merge_axes(tv, i, i + 1);
+        else
+            i++;
+    if (tv->mem == WF_MEM_SHARED && nl < 2 * TIR_MAX_LOOPS)
+        wf_tv_set_allocation_domain(tv, nl, layout, true);
+    return !wf_fusion_status(tv->f);
+}
+
 bool tir_build_loop_domain(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
                            const bool *may_broadcast) {
+    return tir_build_loop_domain_at(s, b, tv, mask, may_broadcast, 0);
+}
+
+bool tir_build_loop_domain_at(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
+                              const bool *may_broadcast, int pos) {
     tir_stmt *loops[TIR_MAX_LOOPS];
     int dom[2 * TIR_MAX_LOOPS];
     int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
-    int nd = split_dims(s, b, tv, mask, loops, nl, dom);
+    if (pos > 0 && !merge_regions(tv, pos))
+        return false;
+    int nd = split_dims(s, b, tv, mask, loops, nl, pos, dom);
     if (nd < 0)
         return false;
-    for (int j = 0; j < nl; j++)
+    for (int j = pos; j < nl; j++)
         if (!in_list(dom, nd, j) && !may_broadcast[j])
             return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                              "build: not supported yet: the loop %s around block \"%s\" that no "
@@ -378,7 +455,7 @@ bool tir_build_loop_domain(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t ma
     }
     if (nd > 1)
         wf_tv_reorder_all(tv, old2new);
-    for (int j = 0; j < nl; j++)
+    for (int j = pos; j < nl; j++)
         if (!in_list(dom, nd, j))
             wf_tv_loop_broadcast(tv, j);
         else if (tir_loop_ptype(loops[j]) != WF_SERIAL)

@@ -225,5 +225,9 @@ wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt);
 wf_ptype tir_loop_ptype(const tir_stmt *loop);
 bool tir_build_loop_domain(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
                            const bool *may_broadcast);
+/* The same for a block computed at pos loops of its reader by the core's
+   wf_compute_at (tv's first pos axes are the reader's): the loops inside them. */
+bool tir_build_loop_domain_at(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
+                              const bool *may_broadcast, int pos);
 
 #endif
