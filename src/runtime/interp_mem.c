@@ -57,12 +57,6 @@ static int64_t addressable(const rt_launch *l, int param) {
     return end;
 }
 
-static bool too_large(ix_exec *x, const char *what, int tv) {
-    return err_failb(&x->k->err, WF_ERR_ARG,
-                     "T%d: the %s overflows 64-bit sizes; the CPU reference executor cannot "
-                     "address it (use smaller extents or strides)",
-                     tv, what);
-}
 
 /* Written flags of an output, per addressable element: only for buffers that
    do not spread far beyond their elements (a huge stride skips the check). */
@@ -131,18 +125,21 @@ static bool place_tensors(ix_exec *x) {
         x->size[i] = t->space == IT_GLOBAL_T ? x->gelems[i] : t->size;
         if (t->space != IT_SHARED_T)
             continue;
-        if (!rt_eval(x->k, x->l, t->shared_offset, &x->off[i]) ||
-            !rt_eval(x->k, x->l, t->shared_size, &x->size[i]))
-            return err_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate the size of T%d", t->tv);
+        /* Parts of the block's shared-memory size, which rt_bind evaluated and found
+           within 227 KiB: they evaluate too. */
+        bool known = rt_eval(x->k, x->l, t->shared_offset, &x->off[i]) &&
+                     rt_eval(x->k, x->l, t->shared_size, &x->size[i]);
+        err_assert(&x->k->err, known);
+        if (!known)
+            return false;
         x->off[i] += shared_base;
     }
-    if (__builtin_add_overflow(shared_base, x->l->smem_bytes, &x->block_bytes) ||
-        x->block_bytes > IX_MAX_BLOCK_BYTES)
-        return err_failb(&x->k->err, WF_ERR_ARG,
-                         "a block needs %lld bytes of shared memory, beyond the %lld the CPU "
-                         "reference executor models (no GPU has that much)",
-                         (long long)x->l->smem_bytes, (long long)IX_MAX_BLOCK_BYTES);
-    return true;
+    /* rt_bind refused more than 227 KiB of shared memory (lower_check_smem), and tensor
+       memory is at most 512 columns of 128 lanes: far below the bound. */
+    bool fits = !__builtin_add_overflow(shared_base, x->l->smem_bytes, &x->block_bytes) &&
+                x->block_bytes <= IX_MAX_BLOCK_BYTES;
+    err_assert(&x->k->err, fits);
+    return fits;
 }
 
 static bool alloc_tensors(ix_exec *x) {
@@ -162,15 +159,22 @@ static bool alloc_tensors(ix_exec *x) {
         if (t->space == IT_GLOBAL_T) {
             x->gdata[i] = x->l->buf[t->param]->data;
             x->gelems[i] = addressable(x->l, t->param);
+            /* rt_bind refused a buffer spanning more than 2^63 bytes (launch.c, layout), so
+               its reach in elements fits. */
+            err_assert(&x->k->err, x->gelems[i] >= 0);
             if (x->gelems[i] < 0)
-                return too_large(x, "reach of the buffer's shape and strides", t->tv);
+                return false;
             if (x->k->params[t->param].is_output && !track_writes(x, i, t->param))
                 return false;
         } else if (t->space == IT_LOCAL_T) {
             int64_t cells, bytes;
-            if (__builtin_mul_overflow((int64_t)x->nthreads, t->size, &cells) ||
-                __builtin_mul_overflow(cells, (int64_t)wf_dtype_size(t->dtype), &bytes))
-                return too_large(x, "local array of all threads", t->tv);
+            /* At most 1024 threads, and wf_compile refused a local array past CUDA's
+               local-memory limit per thread (lower/launch.c): this cannot overflow. */
+            bool fits = !__builtin_mul_overflow((int64_t)x->nthreads, t->size, &cells) &&
+                        !__builtin_mul_overflow(cells, (int64_t)wf_dtype_size(t->dtype), &bytes);
+            err_assert(&x->k->err, fits);
+            if (!fits)
+                return false;
             x->local[i] = heap_calloc((size_t)cells, wf_dtype_size(t->dtype));
             x->lwritten[i] = heap_calloc((size_t)cells, 1);
             if (!x->local[i] || !x->lwritten[i])
@@ -205,8 +209,11 @@ static bool alloc_block(ix_exec *x) {
 
 static bool bind_symbols(ix_exec *x) {
     for (int i = 0; i < x->p->nsyms; i++)
-        if (!rt_eval(x->k, x->l, x->p->syms[i], &x->symv[i]))
-            return err_failb(&x->k->err, WF_ERR_ARG, "cannot evaluate a size or stride");
+        if (!rt_eval(x->k, x->l, x->p->syms[i], &x->symv[i])) {
+            /* A symbol is the size or stride of a parameter, which rt_bind bound. */
+            err_assert(&x->k->err, !"a size or stride symbol of no parameter");
+            return false;
+        }
     return true;
 }
 

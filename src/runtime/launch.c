@@ -129,9 +129,12 @@ static wf_status check_extents(wf_kernel *k, int i, rt_launch *l) {
     const rt_param *p = &k->params[i];
     for (int d = 0; d < p->ndim; d++) {
         int64_t want;
-        if (!rt_eval(k, l, p->extent[d], &want))
-            return err_fails(&k->err, WF_ERR_ARG, "%s %d: cannot evaluate the extent of dim %d",
-                             which(p), p->index, d);
+        if (!rt_eval(k, l, p->extent[d], &want)) {
+            /* A logical extent is a constant or the size of an input (weft has no op that
+               computes an extent), which rt_bind bound before: it always evaluates. */
+            err_assert(&k->err, !"a parameter's extent that does not evaluate");
+            return k->err.code;
+        }
         if (want != l->shape[i][d])
             return err_fails(&k->err, WF_ERR_ARG,
                              "%s %d: dim %d of the buffer has extent %lld, but T%d needs %lld",

@@ -48,8 +48,12 @@ wf_status rt_param_check(wf_kernel *k, int i) {
     const rt_param *p = &k->params[i];
     if (kind_of(p->kind)->implemented)
         return WF_OK;
+    /* Lowering makes no parameter of a kind not implemented here (no scalar parameter
+       yet); tests/unit/test_copy_kinds.c edits one in by hand. */
     return err_fails(&k->err, WF_ERR_UNSUPPORTED,
-                     "parameter %d of the kernel is a %s, which this build cannot pass yet", i,
+                     "internal error: parameter %d of the kernel is a %s, which this build cannot "
+                     "pass yet",
+                     i,
                      kir_param_name(p->kind));
 }
 

@@ -34,13 +34,21 @@ bool rt_tma_encode_args(wf_kernel *k, const rt_launch *l, int i, rt_tma_args *a)
     const rt_tma *m = NULL;
     for (int t = 0; t < k->ntmas && !m; t++)
         m = k->tmas[t].param == i ? &k->tmas[t] : NULL;
+    /* Lowering makes one tensor-map parameter per TMA copy (lower/tma.c). */
+    err_assert(&k->err, m != NULL);
     if (!m)
-        return err_failb(&k->err, WF_ERR_CUDA, "parameter %d names no TMA copy", i);
+        return false;
     memset(a, 0, sizeof *a);
     for (int d = 0; d < m->info.rank; d++) {
         int64_t dim, stride;
         if (!rt_eval(k, l, m->gdim[d], &dim) || !rt_eval(k, l, m->gstride[d], &stride))
-            return err_failb(&k->err, WF_ERR_CUDA, "cannot evaluate the tensor map of T%d", p->tv);
+            /* The buffer passed the span check, but a dim of extent 1 may have any stride,
+               whose bytes can overflow. */
+            return err_failb(&k->err, WF_ERR_ARG,
+                             "T%d: cannot encode the tensor map of its TMA copy: a size or "
+                             "stride in bytes does not fit 64 bits (a dim of extent 1 with a "
+                             "huge stride?); pass the buffer with smaller strides",
+                             p->tv);
         a->dims[d] = (unsigned long long)dim;
         if (d > 0)
             a->strides[d - 1] = (unsigned long long)stride;

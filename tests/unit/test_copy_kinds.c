@@ -112,7 +112,8 @@ TEST(param_kind_not_implemented_is_refused_by_codegen_and_launch) {
         wf_buffer x = {in, WF_F32, 1, {32}, {0}, -1}, y = {out, WF_F32, 1, {32}, {0}, -1};
         CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, &x, 1, &y, 1), WF_ERR_UNSUPPORTED);
         CHECK_STR(wf_last_run_error(k),
-                  "parameter 0 of the kernel is a scalar, which this build cannot pass yet");
+                  "internal error: parameter 0 of the kernel is a scalar, which this build cannot "
+                  "pass yet");
     } else {
         CHECK(false);
     }
