@@ -18,11 +18,19 @@
  *   mbarrier.init(1); arrive.expect_tx(box bytes); cp.async.bulk.tensor;
  *   try_wait(phase 0); mbarrier.inval
  * in the elected thread, whose wait orders the tile before the block
- * barrier the sync pass put before its readers. A store is preceded by
- * fence.proxy.async (in every thread, before the barrier that orders the
- * threads' shared-memory writes before the copy, and in the issuing
- * thread) and followed by commit_group and wait_group.read 0, so that the
- * shared memory may be written again afterwards.
+ * barrier the sync pass put before its readers. A loop of boxes (serial
+ * loops of constant extent whose bodies hold nothing but the copy, under
+ * guards that test only the thread) issues all its boxes under one
+ * mbarrier phase: init and one arrive.expect_tx with the bytes of every
+ * box (TMA fills a box's out-of-bounds part with zeros, so each counts
+ * fully) before the outermost such loop, the copies in it, one wait and
+ * the inval after it, in the same issuing thread (box_loop). A store is
+ * preceded by fence.proxy.async (in every thread, before the barrier that
+ * orders the threads' shared-memory writes before the copy, and in the
+ * issuing thread) and followed by commit_group and wait_group.read 0, so
+ * that the shared memory may be written again afterwards; in a loop of
+ * boxes each copy is committed and the one wait_group.read 0 follows the
+ * loop (nothing in the loop writes the tile).
  */
 #include "lower/copy.h"
 
@@ -112,6 +120,107 @@ static int position(const kir_list *l, const kir_node *n) {
 
 static kir_node *holder_of(kir_node *stmt);
 
+/* The largest transaction count one mbarrier phase may expect (PTX ISA:
+   2^20 - 1 bytes). */
+#define MBAR_TX_MAX ((1 << 20) - 1)
+
+static bool thread_only(lower_ctx *c, const wf_val *cond) {
+    const wf_val *u = lower_tma_uniform_cond(c, cond);
+    return !u || val_is_const_eq(u, 1);
+}
+
+/* A loop of boxes around stmt: the outermost of the serial loops of
+   constant extent reached from stmt through nodes whose bodies hold nothing
+   else (its guards, if they test only the thread, elect.sync, Bulk, thread
+   and one-iteration loops). *boxes: the boxes one issuing thread copies in
+   it. NULL where stmt is in no such loop. */
+static kir_node *box_loop(lower_ctx *c, kir_node *stmt, int64_t *boxes) {
+    kir_node *loop = NULL;
+    int64_t n = 1;
+    for (kir_node *k = stmt; k->parent; k = k->parent) {
+        kir_node *p = k->parent;
+        const kir_list *b = kir_body(p);
+        if (!b || b->n != 1 || (p->kind == KIR_IF && !thread_only(c, p->u.cond.cond)) ||
+            (p->kind == KIR_HW && p->u.hw.kind != KHW_ELECT))
+            break;
+        if (!serial(p))
+            continue;
+        const wf_val *e = p->u.loop.extent;
+        if (!val_is_const(e) || e->c < 1 || n > INT64_MAX / e->c)
+            break;
+        n *= e->c;
+        loop = p;
+    }
+    *boxes = n;
+    return loop;
+}
+
+/* n under the guards that pick stmt's issuing thread inside loop (its IFs
+   and elect.sync, innermost first), for the issuer's operations outside
+   the loop. */
+static kir_node *guarded(lower_ctx *c, kir_node *stmt, const kir_node *loop, kir_node *n) {
+    for (kir_node *k = stmt->parent; n && k != loop; k = k->parent) {
+        kir_node *g = NULL;
+        if (k->kind == KIR_IF) {
+            g = kir_new(c->a, KIR_IF);
+            if (g)
+                g->u.cond.cond = k->u.cond.cond;
+        } else if (k->kind == KIR_HW) {
+            g = kir_new_hw(c->a, k->u.hw.kind);
+        } else {
+            continue;
+        }
+        n = g && kir_append(c->a, kir_body(g), n, g) ? g : NULL;
+    }
+    return n;
+}
+
+/* A loop of boxes (box_loop): issued under one mbarrier phase. With one
+   issuer, [init, arrive.expect_tx(all boxes' bytes)] before the loop and
+   [wait, inval] after it, in the issuing thread; with several (each its own
+   boxes), the init and the inval in one thread behind block barriers, as
+   place_load_many does, and each issuer's arrive before and wait after. */
+static bool place_load_loop(lower_ctx *c, kir_node *stmt, const lower_tma *m, kir_node *loop,
+                            int64_t boxes) {
+    kir_node *init = mbar_node(c, KSYNC_MBAR_INIT, m), *tx = mbar_node(c, KSYNC_MBAR_ARRIVE_TX, m);
+    kir_node *wait = mbar_node(c, KSYNC_MBAR_WAIT, m), *inval = mbar_node(c, KSYNC_MBAR_INVAL, m);
+    if (!init || !tx || !wait || !inval)
+        return false;
+    tx->u.sync.bytes = val_const(c->a, boxes * m->box_bytes);
+    kir_list *lb = loop->parent ? kir_body(loop->parent) : &c->out->top;
+    if (m->issuers == 1) {
+        kir_node *before = guarded(c, stmt, loop, init), *after = guarded(c, stmt, loop, wait);
+        int at = position(lb, loop);
+        if (!before || !after)
+            return false;
+        if (before == init) /* no guard: the block is one thread */
+            return kir_insert(c->a, lb, at + 1, inval, loop->parent) &&
+                   kir_insert(c->a, lb, at + 1, wait, loop->parent) &&
+                   kir_insert(c->a, lb, at, tx, loop->parent) &&
+                   kir_insert(c->a, lb, at, init, loop->parent);
+        return kir_append(c->a, kir_body(init->parent), tx, init->parent) &&
+               kir_append(c->a, kir_body(wait->parent), inval, wait->parent) &&
+               kir_insert(c->a, lb, at + 1, after, loop->parent) &&
+               kir_insert(c->a, lb, at, before, loop->parent);
+    }
+    init->u.sync.count = m->issuers;
+    kir_node *h = holder_of(loop);
+    kir_list *outer = h->parent ? kir_body(h->parent) : &c->out->top;
+    kir_node *ti = lower_tma_one_thread(c, init), *tv = lower_tma_one_thread(c, inval);
+    kir_node *s0 = kir_new_sync(c->a, KSYNC_BLOCK), *s1 = kir_new_sync(c->a, KSYNC_BLOCK);
+    kir_node *gtx = guarded(c, stmt, loop, tx), *gw = guarded(c, stmt, loop, wait);
+    if (!ti || !tv || !s0 || !s1 || !gtx || !gw)
+        return false;
+    int at = position(outer, h);
+    if (!kir_insert(c->a, outer, at + 1, tv, h->parent) ||
+        !kir_insert(c->a, outer, at + 1, s1, h->parent) ||
+        !kir_insert(c->a, outer, at, s0, h->parent) || !kir_insert(c->a, outer, at, ti, h->parent))
+        return false;
+    at = position(lb, loop);
+    return kir_insert(c->a, lb, at + 1, gw, loop->parent) &&
+           kir_insert(c->a, lb, at, gtx, loop->parent);
+}
+
 /* Several threads issue a box each (non-tile axes on threads): one thread
    initializes the mbarrier for all their arrivals before a barrier, each
    issuing thread arrives with its bytes, copies and waits, and after a
@@ -166,10 +275,14 @@ static bool elect(lower_ctx *c, kir_node *stmt) {
 static bool place_load(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
     if (m->info.shared_tv->stages > 1)
         return lower_tma_cb_place(c, stmt, m);
+    if (m->issuers == 1 && !elect(c, stmt))
+        return false;
+    int64_t boxes = 1;
+    kir_node *loop = box_loop(c, stmt, &boxes);
+    if (loop && boxes > 1 && boxes <= MBAR_TX_MAX / m->box_bytes)
+        return place_load_loop(c, stmt, m, loop, boxes);
     if (m->issuers > 1)
         return place_load_many(c, stmt, m);
-    if (!elect(c, stmt))
-        return false;
     kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
     int at = position(body, stmt);
     kir_node *init = mbar_node(c, KSYNC_MBAR_INIT, m), *tx = mbar_node(c, KSYNC_MBAR_ARRIVE_TX, m);
@@ -223,16 +336,27 @@ static bool fence_before_barrier(lower_ctx *c, kir_node *stmt) {
 }
 
 static bool place_store(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
-    if ((m->issuers == 1 && !elect(c, stmt)) || !fence_before_barrier(c, stmt))
+    if (m->issuers == 1 && !elect(c, stmt))
+        return false;
+    int64_t boxes = 1;
+    kir_node *loop = box_loop(c, stmt, &boxes); /* before the fences change the bodies */
+    if (!fence_before_barrier(c, stmt))
         return false;
     kir_list *body = stmt->parent ? kir_body(stmt->parent) : &c->out->top;
     int at = position(body, stmt);
     kir_node *f = kir_new_sync(c->a, KSYNC_FENCE_PROXY_ASYNC);
     kir_node *commit = kir_new_sync(c->a, KSYNC_BULK_COMMIT);
     kir_node *wait = kir_new_sync(c->a, KSYNC_BULK_WAIT_READ);
-    return f && commit && wait && kir_insert(c->a, body, at + 1, wait, stmt->parent) &&
-           kir_insert(c->a, body, at + 1, commit, stmt->parent) &&
-           kir_insert(c->a, body, at, f, stmt->parent);
+    if (!f || !commit || !wait || !kir_insert(c->a, body, at + 1, commit, stmt->parent) ||
+        !kir_insert(c->a, body, at, f, stmt->parent))
+        return false;
+    if (!loop || boxes < 2) /* the wait right after the commit */
+        return kir_insert(c->a, body, at + 3, wait, stmt->parent);
+    /* A loop of stores reads the tile and writes nothing to it: the issuing
+       thread waits for all its copies' reads once, after the loop. */
+    kir_node *g = guarded(c, stmt, loop, wait);
+    kir_list *lb = loop->parent ? kir_body(loop->parent) : &c->out->top;
+    return g && kir_insert(c->a, lb, position(lb, loop) + 1, g, loop->parent);
 }
 
 bool lower_copy_place_tma(lower_ctx *c, kir_node *stmt) {
