@@ -168,3 +168,31 @@ TEST(reduce_warp_tidx_and_tidy_together) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         run_case(TS, &cases[i]);
 }
+
+/* Two block reductions in one kernel (a sum and a max of the same rows): the
+   second's per-warp partials go to the other slot (wf_rpar alternates), so
+   that it needs no barrier before its store. */
+TEST(reduce_warp_two_reductions_one_kernel) {
+    int64_t shape[2] = {64, 4};
+    int ax = 0;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 2, shape);
+    wf_tv *s = wf_sum(x, 1, &ax), *m = wf_max(x, 1, &ax);
+    wf_output(f, s);
+    wf_output(f, m);
+    wf_tv *outs[2] = {s, m};
+    for (int i = 0; i < 2; i++) {
+        wf_tv_parallelize(outs[i], 0, WF_TIDY);
+        wf_tv_parallelize(outs[i], 1, WF_TIDX);
+    }
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    if (k) {
+        const char *src = wf_kernel_source(k);
+        CHECK_HAS(src, "  unsigned wf_rpar = 0u;\n");
+        CHECK_HAS(src, "wf_op_add(), reinterpret_cast<float *>(wf_smem + 0), wf_rpar);");
+        CHECK_HAS(src, "wf_op_max(), reinterpret_cast<float *>(wf_smem + 0), wf_rpar);");
+        CHECK_HAS(src, "    par ^= 1u;\n    p += par * (G * W);\n");
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
