@@ -238,14 +238,30 @@ static void emit_acc(sbuf *b, const kir_stmt *s, const char *ct) {
         emit_access(b, s->op->out, s->out_index, ct);
 }
 
+/* The statement that accumulates in register k, or NULL. */
+static const kir_stmt *acc_stmt(const kir_list *l, int k) {
+    for (int i = 0; i < l->n; i++) {
+        const kir_node *n = l->ptr[i];
+        const kir_list *body = kir_body((kir_node *)n);
+        const kir_stmt *s = body ? acc_stmt(body, k) : NULL;
+        if (s)
+            return s;
+        if (!body && n->kind == KIR_STMT && n->u.stmt.acc == k)
+            return &n->u.stmt;
+    }
+    return NULL;
+}
+
 /* The float registers of 16-bit reductions (kir_stmt.acc), declared at the
    kernel's top: their init, steps and final store sit in different loops. */
 void cg_reduce_decls(sbuf *b, const lower_result *r) {
     bool block = false, grid = false;
     if (has_reduction(&r->top, &block, &grid) && block)
         sbuf_puts(b, "  unsigned wf_rpar = 0u;\n");
-    for (int k = 1; k <= r->nacc; k++)
-        sbuf_printf(b, "  float wf_acc%d;\n", k);
+    for (int k = 1; k <= r->nacc; k++) {
+        const kir_stmt *s = acc_stmt(&r->top, k);
+        sbuf_printf(b, "  %s wf_acc%d;\n", s ? cg_compute_name(s->op->out->dtype) : "float", k);
+    }
 }
 
 /* {pred ? (ct)in : init} */

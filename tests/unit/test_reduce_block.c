@@ -31,10 +31,12 @@ TEST(reduce_block_tutorial_row_sum_on_tidx) {
         CHECK_HAS(wf_kernel_source(k), "float wf_r = wf_block_reduce<true, false, false>("
                                        "(float)T0[i0 * 1024 + threadIdx.x], wf_op_add(), "
                                        "reinterpret_cast<float *>(wf_smem + 0), wf_rpar);");
-        /* the global output is written by thread 0 only; the init too */
-        CHECK_HAS(wf_kernel_source(k),
-                  "if (threadIdx.x == 0) T1[i0] = wf_radd((float)T1[i0], wf_r);");
-        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) {\n      T1[i0] = (float)0;");
+        /* the result folds into a register; thread 0 stores it once */
+        CHECK_HAS(wf_kernel_source(k), "    wf_acc1 = (float)0;\n    {\n");
+        CHECK_HAS(wf_kernel_source(k), "      if (threadIdx.x == 0) wf_acc1 = wf_radd(wf_acc1, "
+                                       "wf_r);\n    }\n    if (threadIdx.x == 0) {\n      "
+                                       "T1[i0] = wf_acc1;\n    }\n");
+        CHECK_LACKS(wf_kernel_source(k), "(float)T1[");
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
