@@ -14,12 +14,22 @@
  * wf_block_reduce's order is the contract the CPU executor reproduces
  * (runtime/interp_reduce.c): the threads that differ only in the reduced
  * dims form a group; r is a thread's index in the group (x fastest), R the
- * group's size; each thread stores its value at w[r], then for s = P/2,
- * P/4, ..., 1 (P the least power of two >= R) thread r < s with r + s < R
- * sets w[r] = op(w[r], w[r + s]), with a barrier after each step; all read
- * w[0]. Where only threadIdx.x is reduced and blockDim.x is a multiple of
- * 32, the steps below 32 run in registers with warp shuffles (the same
- * pairs in the same order, no barriers): lane r takes lane r + s's value.
+ * group's size. Warp path: where a group's threads lie S apart in linear
+ * thread order (x fastest; S = 1, blockDim.x or blockDim.x * blockDim.y),
+ * S divides 32 and R is a multiple of L = 32 / S, each warp holds L
+ * consecutive members of each of S groups: they halve by shuffles (lane j
+ * takes lane j + o for o = L/2, ..., 1) into the warp's partial; with W =
+ * R / L > 1 partials, each warp's member 0 stores its partial into one of
+ * two slots of the workspace (alternating per call, so that one barrier
+ * suffices: a thread still reading one slot is before the next call's
+ * barrier, which the writers of that slot pass first), one barrier, then
+ * member j < M = min(W, L) folds partials j, j + L, ... in order and the M
+ * values halve by shuffles (j takes j + o where j + o < M, o from half the
+ * least power of two >= M). All threads take member 0's value. Otherwise:
+ * each thread stores its value at w[r], then for s = P/2, P/4, ..., 1 (P
+ * the least power of two >= R) thread r < s with r + s < R sets w[r] =
+ * op(w[r], w[r + s]), with a barrier after each step (and one before the
+ * first store, as the warp path's partials may still be read); all read w[0].
  * max and min return a NaN operand (PyTorch propagates NaN).
  */
 #include "codegen/codegen_int.h"
@@ -56,32 +66,59 @@ static const char *const block_helper =
     "__shfl_down_sync(0xffffffffu, v, s); }\n"
     "__device__ inline double wf_shfl_down(double v, unsigned s) { return "
     "__shfl_down_sync(0xffffffffu, v, s); }\n"
+    "template <typename T> __device__ inline T wf_shfl(T v, unsigned l) {\n"
+    "  return (T)__shfl_sync(0xffffffffu, (long long)v, l);\n"
+    "}\n"
+    "__device__ inline float wf_shfl(float v, unsigned l) { return "
+    "__shfl_sync(0xffffffffu, v, l); }\n"
+    "__device__ inline double wf_shfl(double v, unsigned l) { return "
+    "__shfl_sync(0xffffffffu, v, l); }\n"
+    "template <typename T, typename F>\n"
+    "__device__ inline T wf_warp_reduce(T v, F op, T *p, unsigned S, unsigned R, unsigned G, "
+    "unsigned r, unsigned g, unsigned &par) {\n"
+    "  unsigned L = 32u / S, W = R / L, j = r % L;\n"
+    "  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+    "  for (unsigned o = L >> 1; o > 0; o >>= 1) v = op(v, wf_shfl_down(v, o * S));\n"
+    "  if (W > 1u) {\n"
+    "    unsigned M = W < L ? W : L, q = 1;\n"
+    "    par ^= 1u;\n"
+    "    p += par * (G * W);\n"
+    "    if (j == 0) p[(r / L) * G + g] = v;\n"
+    "    __syncthreads();\n"
+    "    if (j < M) {\n"
+    "      v = p[j * G + g];\n"
+    "      for (unsigned k = j + L; k < W; k += L) v = op(v, p[k * G + g]);\n"
+    "    }\n"
+    "    while (q < M) q <<= 1;\n"
+    "    for (unsigned o = q >> 1; o > 0; o >>= 1) {\n"
+    "      T y = wf_shfl_down(v, o * S);\n"
+    "      if (j + o < M) v = op(v, y);\n"
+    "    }\n"
+    "  }\n"
+    "  return wf_shfl(v, (t & 31u) - j * S);\n"
+    "}\n"
     "template <bool RX, bool RY, bool RZ, typename T, typename F>\n"
-    "__device__ inline T wf_block_reduce(T v, F op, T *ws) {\n"
+    "__device__ inline T wf_block_reduce(T v, F op, T *ws, unsigned &par) {\n"
     "  unsigned nx = blockDim.x, ny = blockDim.y, nz = blockDim.z;\n"
     "  unsigned R = (RX ? nx : 1u) * (RY ? ny : 1u) * (RZ ? nz : 1u);\n"
     "  unsigned r = ((RZ ? threadIdx.z : 0u) * (RY ? ny : 1u) + (RY ? threadIdx.y : 0u)) * (RX ? "
     "nx : 1u) + (RX ? threadIdx.x : 0u);\n"
     "  unsigned g = ((RZ ? 0u : threadIdx.z) * (RY ? 1u : ny) + (RY ? 0u : threadIdx.y)) * (RX ? "
     "1u : nx) + (RX ? 0u : threadIdx.x);\n"
+    "  unsigned S = RX ? 1u : RY ? nx : nx * ny, N = nx * ny * nz;\n"
+    "  bool lined = !(RX && !RY && RZ && ny != 1u);\n"
+    "  if (lined && S <= 32u && 32u % S == 0 && R % (32u / S) == 0 && sizeof(T) <= 4u * (32u / "
+    "S)) {\n"
+    "    return wf_warp_reduce(v, op, ws, S, R, N / R, r, g, par);\n"
+    "  }\n"
     "  T *w = ws + g * R;\n"
     "  unsigned p = 1;\n"
     "  while (p < R) p <<= 1;\n"
-    "  bool warp = RX && !RY && !RZ && nx % 32u == 0;\n"
-    "  unsigned s = p >> 1;\n"
+    "  __syncthreads();\n"
     "  w[r] = v;\n"
     "  __syncthreads();\n"
-    "  for (; s > 0 && (!warp || s >= 32u); s >>= 1) {\n"
+    "  for (unsigned s = p >> 1; s > 0; s >>= 1) {\n"
     "    if (r < s && r + s < R) w[r] = op(w[r], w[r + s]);\n"
-    "    __syncthreads();\n"
-    "  }\n"
-    "  if (warp && s > 0) {\n"
-    "    T x = w[r];\n"
-    "    for (; s > 0; s >>= 1) {\n"
-    "      T o = wf_shfl_down(x, s);\n"
-    "      if (r + s < R) x = op(x, o);\n"
-    "    }\n"
-    "    if (r == 0) w[0] = x;\n"
     "    __syncthreads();\n"
     "  }\n"
     "  T out = w[0];\n"
@@ -101,8 +138,8 @@ static const char *const grid_helper =
     "__device__ unsigned wf_gsem[65536];\n"
     "template <bool RX, bool RY, bool RZ, bool BX, bool BY, bool BZ, typename T, typename F>\n"
     "__device__ inline T wf_grid_reduce(T v, T init, F op, T *ws, unsigned long long it, "
-    "unsigned long long nit, bool *last) {\n"
-    "  T bv = wf_block_reduce<RX, RY, RZ>(v, op, ws);\n"
+    "unsigned long long nit, bool *last, unsigned &par) {\n"
+    "  T bv = wf_block_reduce<RX, RY, RZ>(v, op, ws, par);\n"
     "  unsigned long long nx = blockDim.x, ny = blockDim.y, nz = blockDim.z;\n"
     "  unsigned long long gx = gridDim.x, gy = gridDim.y, gz = gridDim.z;\n"
     "  unsigned long long NT = (RX ? 1ull : nx) * (RY ? 1ull : ny) * (RZ ? 1ull : nz);\n"
@@ -203,11 +240,30 @@ static void emit_acc(sbuf *b, const kir_stmt *s, const char *ct) {
         emit_access(b, s->op->out, s->out_index, ct);
 }
 
+/* The statement that accumulates in register k, or NULL. */
+static const kir_stmt *acc_stmt(const kir_list *l, int k) {
+    for (int i = 0; i < l->n; i++) {
+        const kir_node *n = l->ptr[i];
+        const kir_list *body = kir_body((kir_node *)n);
+        const kir_stmt *s = body ? acc_stmt(body, k) : NULL;
+        if (s)
+            return s;
+        if (!body && n->kind == KIR_STMT && n->u.stmt.acc == k)
+            return &n->u.stmt;
+    }
+    return NULL;
+}
+
 /* The float registers of 16-bit reductions (kir_stmt.acc), declared at the
    kernel's top: their init, steps and final store sit in different loops. */
 void cg_reduce_decls(sbuf *b, const lower_result *r) {
-    for (int k = 1; k <= r->nacc; k++)
-        sbuf_printf(b, "  float wf_acc%d;\n", k);
+    bool block = false, grid = false;
+    if (has_reduction(&r->top, &block, &grid) && block)
+        sbuf_puts(b, "  unsigned wf_rpar = 0u;\n");
+    for (int k = 1; k <= r->nacc; k++) {
+        const kir_stmt *s = acc_stmt(&r->top, k);
+        sbuf_printf(b, "  %s wf_acc%d;\n", s ? cg_compute_name(s->op->out->dtype) : "float", k);
+    }
 }
 
 /* (ct)in, or a wf_mma's product wf_mmul((ct)a, (ct)b): rounded once, never
@@ -250,7 +306,7 @@ static void emit_block(sbuf *b, const lower_result *r, const kir_stmt *s, int de
     emit_contribution(b, s, ct);
     sbuf_printf(b, ", wf_op_%s(), reinterpret_cast<%s *>(wf_smem + ", op, ct);
     cg_print_val(b, r->red_smem);
-    sbuf_puts(b, "));\n");
+    sbuf_puts(b, "), wf_rpar);\n");
     sbuf_indent(b, depth + 1);
     if (s->wpred) {
         sbuf_puts(b, "if (");
@@ -286,7 +342,7 @@ static void emit_grid(sbuf *b, const lower_result *r, const kir_stmt *s, int dep
     cg_print_val(b, s->grid_iter);
     sbuf_puts(b, ", ");
     cg_print_val(b, s->grid_niter);
-    sbuf_puts(b, ", &wf_last);\n");
+    sbuf_puts(b, ", &wf_last, wf_rpar);\n");
     sbuf_indent(b, depth + 1);
     sbuf_puts(b, "if (wf_last");
     if (s->wpred) {

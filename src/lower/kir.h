@@ -75,8 +75,9 @@ typedef struct {
     ir_op *op;
     wf_ldst copy; /* the copy kind (ir/ldst.def); WF_LDST_SET for every non-copy op */
     kir_red red;
-    int acc;           /* > 0: the reduction accumulates in float register wf_acc<acc>, not in out
-                          (a 16-bit float sum or product: reduce.c); KRED_FINAL stores it */
+    int acc;           /* > 0: the reduction accumulates in register wf_acc<acc> (its compute
+                          type), not in out (a 16-bit float sum or product, or an output in
+                          global memory: reduce.c); KRED_FINAL stores it */
     unsigned red_tids; /* KRED_BLOCK/GRID: bit d set where threadIdx dim d (x, y, z) is reduced */
     unsigned red_bids; /* KRED_GRID: bit d set where blockIdx dim d is reduced */
     const wf_val *grid_iter, *grid_niter; /* KRED_GRID: the enclosing serial loops' linear

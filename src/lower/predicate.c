@@ -123,6 +123,8 @@ static bool guard(lower_ctx *c, kir_node *s) {
     bool fills = init_fills_cell(&s->u.stmt);
     if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
         return true;
+    if (s->u.stmt.red == KRED_INIT && s->u.stmt.acc > 0)
+        return true; /* sets the thread's own accumulator register (lower/reduce.c) */
     const wf_val *cover = coverage(c, s), *bounds = fills ? NULL : bounds_of(&s->u.stmt);
     /* The init and the store of the result sit inside the thread loops of the
        reduced axes, which hold no data: the accumulator's cell does not depend

@@ -20,6 +20,9 @@
  *    register accumulator (kir_stmt.acc): the init and steps use it, and a
  *    final statement after the outermost serial reduction loop rounds it
  *    once into the output;
+ *  - for a reduction into global memory (a fusion output), where one
+ *    register per thread holds the partial, the same register accumulator
+ *    in its compute type: no zeroing and read-modify-write of global memory;
  *  - one shared-memory workspace for all block reductions: 8 bytes per
  *    thread of the block, after every shared tensor.
  * A reduction axis on blockIdx makes a grid reduction: the block's result,
@@ -319,13 +322,34 @@ static bool needs_acc(const kir_node *s, int first) {
            (s->u.stmt.op->sub == WF_ADD || s->u.stmt.op->sub == WF_MUL);
 }
 
-static bool check_acc(lower_ctx *c, const wf_tv *t, kir_node **anc, int first) {
-    for (int j = first + 1; j < t->loop.n; j++) {
+/* The first iteration loop inside the outermost serial reduction loop
+   anc[first] that iterates in the thread (serial or vectorized), or -1: a
+   register accumulator would need one partial per iteration. */
+static int serial_inside(const wf_tv *t, kir_node **anc, int first) {
+    for (int j = first + 1; first >= 0 && j < t->loop.n; j++) {
         const kir_for *l = &anc[j]->u.loop;
         if (t->loop.ptr[j]->itype == IT_REDUCTION || val_is_const(l->var))
             continue;
         if (!l->vector && lower_pdim_index(l->ptype) >= 0)
             continue;
+        return j;
+    }
+    return -1;
+}
+
+/* A reduction into global memory (a fusion output) accumulates in a register
+   of its compute type, initialized with the op's identity and stored once
+   after the reduction (its serial loops, its block reduction), instead of
+   zeroing the output and reading and writing it back at every step --
+   where one register per thread holds the partial (serial_inside). */
+static bool wants_register(const kir_node *s, kir_node **anc, int first) {
+    const wf_tv *t = s->u.stmt.op->out;
+    return t->mem == WF_MEM_GLOBAL && serial_inside(t, anc, first) < 0;
+}
+
+static bool check_acc(lower_ctx *c, const wf_tv *t, kir_node **anc, int first) {
+    int j = serial_inside(t, anc, first);
+    if (j >= 0) {
         sbuf b = {0}, r = {0};
         ir_print_id(&b, t->loop.ptr[j]);
         ir_print_id(&r, t->loop.ptr[first]);
@@ -352,7 +376,7 @@ static bool place_init(lower_ctx *c, int k, kir_node *s) {
     for (int j = 0; j < n && first < 0; j++)
         if (t->loop.ptr[j]->itype == IT_REDUCTION && iterates(anc[j]))
             first = j;
-    if (needs_acc(s, first)) {
+    if (needs_acc(s, first) || wants_register(s, anc, first)) {
         if (!check_acc(c, t, anc, first))
             return false;
         s->u.stmt.acc = ++c->out->nacc;

@@ -101,7 +101,7 @@ struct in_node {
     /* reductions (interp_reduce.c): the statement's kind, the reduced thread
        dims and a block reduction's read and write predicates */
     kir_red red;
-    int acc; /* > 0: accumulates in float register acc (kir_stmt.acc), not in out */
+    int acc; /* > 0: accumulates in register acc (kir_stmt.acc), not in out */
     unsigned red_tids, red_bids;
     ix_expr rpred, wpred;
     ix_expr giter, gniter; /* a grid reduction's serial iteration and their count */

@@ -9,10 +9,9 @@
  * block reduction runs for the whole block at once, which the lockstep
  * executor makes natural: every thread's contribution (its input where the
  * read predicate holds, else the initial value), then per group of threads
- * that differ only in the reduced dims the same tree as wf_block_reduce --
- * for s = P/2, ..., 1 (P the least power of two >= the group's size R),
- * w[r] = op(w[r], w[r + s]) for r < s and r + s < R -- so that results are the
- * GPU's bit for bit; then the threads whose write predicate holds fold the
+ * that differ only in the reduced dims the same combination order as
+ * wf_block_reduce (its warp path or its shared-memory tree, chosen by the
+ * same rule: codegen/reduce.c) so that results are the GPU's bit for bit; then the threads whose write predicate holds fold the
  * result into the output. A block reduction that only some threads of the
  * block reach would hang the GPU (its barriers): it is reported.
  */
@@ -199,14 +198,62 @@ static void place(const ix_exec *x, unsigned red, int t, int64_t *g, int64_t *r,
     *R = rn;
 }
 
-static void tree(ix_value *w, int64_t groups, int64_t R, int op, wf_dtype t) {
+/* The halving tree over w[0..R) in place (wf_block_reduce's shared-memory
+   path, and the shuffle steps of its warp path, with R = L): for s = P/2,
+   ..., 1 (P the least power of two >= R), w[r] = op(w[r], w[r + s]) for
+   r < s and r + s < R. */
+static void halve(ix_value *w, int64_t R, int op, wf_dtype t) {
     int64_t p = 1;
     while (p < R)
         p <<= 1;
     for (int64_t s = p >> 1; s > 0; s >>= 1)
-        for (int64_t g = 0; g < groups; g++)
-            for (int64_t r = 0; r < s && r + s < R; r++)
-                w[g * R + r] = combine(op, w[g * R + r], w[g * R + r + s], t);
+        for (int64_t r = 0; r < s && r + s < R; r++)
+            w[r] = combine(op, w[r], w[r + s], t);
+}
+
+/* The spacing S of a group's threads in linear thread order (x fastest)
+   when wf_block_reduce takes its warp path, or 0: the groups' threads lie S
+   apart (S divides 32), so a warp holds L = 32 / S members of each of S
+   groups, and R is a multiple of L; the two slots of per-warp partials fit
+   the workspace (8 bytes a thread) for the compute type's size. */
+static int64_t warp_spacing(const int64_t *b, unsigned red, int64_t R, size_t size) {
+    bool rx = red & 1u, ry = red & 2u, rz = red & 4u;
+    int64_t S = rx ? 1 : ry ? b[0] : b[0] * b[1];
+    if ((rx && !ry && rz && b[1] != 1) || S > 32 || 32 % S != 0 || R % (32 / S) != 0 ||
+        size > (size_t)(4 * (32 / S)))
+        return 0;
+    return S;
+}
+
+/* One group's values w[0..R) (member r at w[r]) reduced into w[0] in
+   wf_block_reduce's order. Warp path (S > 0): each warp's L members
+   (consecutive in r) halve by shuffles into a partial; with W = R / L > 1
+   partials, member j < M = min(W, L) folds partials j, j + L, j + 2L, ...
+   in that order, and the M results halve by shuffles. Otherwise the
+   shared-memory tree over all R. */
+static void group_reduce(ix_value *w, int64_t R, int64_t S, int op, wf_dtype t) {
+    if (S == 0) {
+        halve(w, R, op, t);
+        return;
+    }
+    int64_t L = 32 / S, W = R / L, M = W < L ? W : L;
+    for (int64_t q = 0; q < W; q++) {
+        halve(w + q * L, L, op, t);
+        w[q] = w[q * L]; /* q * L >= q: partial q no longer needed in place */
+    }
+    if (W == 1)
+        return;
+    for (int64_t j = 0; j < M; j++)
+        for (int64_t k = j + L; k < W; k += L)
+            w[j] = combine(op, w[j], w[k], t);
+    halve(w, M, op, t);
+}
+
+static void tree(const ix_exec *x, ix_value *w, unsigned red, int64_t R, int op, wf_dtype t) {
+    size_t size = ir_dtype(ir_dtype(t)->compute)->size;
+    int64_t S = warp_spacing(x->l->block, red, R, size), groups = x->nthreads / R;
+    for (int64_t g = 0; g < groups; g++)
+        group_reduce(w + g * R, R, S, op, t);
 }
 
 /* ---- grid reductions (codegen/reduce.c's wf_grid_reduce) ----
@@ -336,7 +383,7 @@ static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
             return false;
         w[g * R + r] = v;
     }
-    tree(w, x->nthreads / R, R, n->sub, od);
+    tree(x, w, n->red_tids, R, n->sub, od);
     ix_value *bres = w + x->nthreads; /* every thread's block result */
     for (int t = 0; t < x->nthreads; t++) {
         place(x, n->red_tids, t, &g, &r, &R);

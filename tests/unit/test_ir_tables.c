@@ -153,7 +153,7 @@ TEST(reduce_identity_spelled_in_generated_cuda) {
             wf_tv *a = wf_input(f, want[i].t, 2, shape);
             wf_output(f, wf_reduce(m ? WF_MIN : WF_MAX, a, 1, &ax));
             wf_kernel *k = COMPILE(f);
-            snprintf(line, sizeof line, "  T1[i0] = %s;\n", m ? want[i].min : want[i].max);
+            snprintf(line, sizeof line, "  wf_acc1 = %s;\n", m ? want[i].min : want[i].max);
             CHECK(k && strstr(wf_kernel_source(k), line));
             wf_kernel_free(k);
             wf_fusion_free(f);

@@ -87,7 +87,7 @@ TEST(loopbc_shared_stage_one_writer_then_barrier) {
                                        "      T2[i0] = T0[blockIdx.x * 64 + i0];\n"
                                        "    }\n"
                                        "  }\n"
-                                       "  T5[blockIdx.x * 32 + threadIdx.x] = (float)0;\n"
+                                       "  wf_acc1 = (float)0;\n"
                                        "  __syncthreads();\n");
     }
     wf_kernel_free(k);

@@ -30,11 +30,13 @@ TEST(reduce_block_tutorial_row_sum_on_tidx) {
         CHECK_EQ_I64(li->smem_bytes, 1024 * 8); /* the workspace: 8 bytes a thread */
         CHECK_HAS(wf_kernel_source(k), "float wf_r = wf_block_reduce<true, false, false>("
                                        "(float)T0[i0 * 1024 + threadIdx.x], wf_op_add(), "
-                                       "reinterpret_cast<float *>(wf_smem + 0));");
-        /* the global output is written by thread 0 only; the init too */
-        CHECK_HAS(wf_kernel_source(k),
-                  "if (threadIdx.x == 0) T1[i0] = wf_radd((float)T1[i0], wf_r);");
-        CHECK_HAS(wf_kernel_source(k), "if (threadIdx.x == 0) {\n      T1[i0] = (float)0;");
+                                       "reinterpret_cast<float *>(wf_smem + 0), wf_rpar);");
+        /* the result folds into a register; thread 0 stores it once */
+        CHECK_HAS(wf_kernel_source(k), "    wf_acc1 = (float)0;\n    {\n");
+        CHECK_HAS(wf_kernel_source(k), "      if (threadIdx.x == 0) wf_acc1 = wf_radd(wf_acc1, "
+                                       "wf_r);\n    }\n    if (threadIdx.x == 0) {\n      "
+                                       "T1[i0] = wf_acc1;\n    }\n");
+        CHECK_LACKS(wf_kernel_source(k), "(float)T1[");
     }
     wf_kernel_free(k);
     wf_fusion_free(f);
@@ -219,7 +221,7 @@ TEST(reduce_block_warp_shuffle_steps_for_every_type) {
         wf_tv_parallelize(r, 1, WF_TIDX);
         wf_kernel *k = rc_check(TS, f, NULL, i >= 2 ? 0 : 1e-5);
         if (k)
-            CHECK_HAS(wf_kernel_source(k), "T o = wf_shfl_down(x, s);");
+            CHECK_HAS(wf_kernel_source(k), "v = op(v, wf_shfl_down(v, o * S));");
         wf_kernel_free(k);
         wf_fusion_free(f);
     }

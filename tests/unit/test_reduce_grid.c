@@ -122,7 +122,7 @@ TEST(reduce_grid_tutorial_reduction_on_bidx_rows_serial) {
     wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
     if (k) {
         CHECK_HAS(wf_kernel_source(k),
-                  "reinterpret_cast<float *>(wf_smem + 0), i0, 10, &wf_last);");
+                  "reinterpret_cast<float *>(wf_smem + 0), i0, 10, &wf_last, wf_rpar);");
         CHECK_EQ_I64(wf_kernel_launch(k)->grid[0], 1024);
     }
     wf_kernel_free(k);

@@ -173,8 +173,9 @@ TEST(tir_reduce_seed004_in5) {
     CHECK_EQ_I64(li->grid[0], 2);
     CHECK_EQ_I64(li->block[0], 128);
     CHECK_EQ_I64(li->smem_bytes, 0);
-    CHECK_HAS(wf_kernel_source(k), "  T2[blockIdx.x * 128 + threadIdx.x] = (float)0;\n"
+    CHECK_HAS(wf_kernel_source(k), "  wf_acc1 = (float)0;\n"
                                    "  for (wf_index i0 = 0; i0 < 256; ++i0) {\n");
+    CHECK_HAS(wf_kernel_source(k), "  }\n  T2[blockIdx.x * 128 + threadIdx.x] = wf_acc1;\n}");
     run_sum_broadcast(ts_, k);
     (void)harness_nvrtc(ts_, k, 90, __FILE__, __LINE__);
     wf_kernel_free(k);
@@ -207,7 +208,7 @@ TEST(tir_reduce_seed004_in9_cooperative_fetch) {
     CHECK_HAS(wf_kernel_source(k), "  for (wf_index i0 = 0; i0 < 2; ++i0) {\n"
                                    "    T1[i0 * 128 + threadIdx.x] = T0[i0 * 128 + threadIdx.x];\n"
                                    "  }\n"
-                                   "  T3[blockIdx.x * 128 + threadIdx.x] = (float)0;\n"
+                                   "  wf_acc1 = (float)0;\n"
                                    "  __syncthreads();\n"
                                    "  for (wf_index i1 = 0; i1 < 256; ++i1) {\n");
     run_sum_broadcast(ts_, k);
