@@ -65,9 +65,10 @@ static wf_tv *replay(wf_fusion *g, const ir_op *op, wf_tv **map) {
             bc[d] = op->in_dim[0][d] < 0;
             ext[d] = 1;
             if (bc[d] && id->itype != IT_BROADCAST) {
+                /* ir_expand (the only maker of an expand) gives constant extents */
+                err_assert(&g->err, val_is_const(id->extent));
                 if (!val_is_const(id->extent))
-                    return err_fail(&g->err, WF_ERR_UNSUPPORTED,
-                                    "copying T%d: an expand to a symbolic extent", out->id);
+                    return NULL;
                 ext[d] = id->extent->c;
                 expand = true;
             }
@@ -84,10 +85,12 @@ static wf_tv *replay(wf_fusion *g, const ir_op *op, wf_tv **map) {
         for (int d = 0; d < out->logical.n && na < WF_MAX_RANK; d++)
             if (out->logical.ptr[d]->itype == IT_REDUCTION)
                 axes[na++] = d;
+        if (op->nin == 2) /* wf_mma: a multiply-sum of both operands */
+            return ir_mma(a, map[op->in[1]->id], na, axes);
         return ir_reduce(op->sub, a, na, axes);
-    default:
-        return err_fail(&g->err, WF_ERR_UNSUPPORTED, "copying T%d: op %s", out->id,
-                        ir_op_name(op->kind));
+    default: /* every kind of ops.def has a case above */
+        err_assert(&g->err, false);
+        return NULL;
     }
 }
 

@@ -309,15 +309,10 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
             return -1;
         if (!((mask >> k) & 1))
             continue;
-        if (find_tag(&t, iter_tag(k)) < 0) { /* the dim's region is one point */
-            if (bd[k].n == 0)
-                continue;
-            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
-                             "build: not supported yet: block \"%s\" loops over iter %s inside "
-                             "the loops it shares with its reader, which cover it",
-                             b->name, b->iters[k].var->name),
-                   -1;
-        }
+        /* t got iter k's tag above, and only split_iter(k) (below) replaces it */
+        err_assert(&s->err, find_tag(&t, iter_tag(k)) >= 0);
+        if (find_tag(&t, iter_tag(k)) < 0)
+            return -1;
         if (!split_iter(s, tv, &t, &bd[k], k, loops))
             return -1;
     }

@@ -118,3 +118,22 @@ TEST(heur_auto_kernel_pointwise_vector_per_signature) {
     wf_auto_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* The copy a wf_auto_kernel schedules replays wf_mma as a multiply-sum of both
+   operands (it once replayed it as a sum of the first operand alone). */
+TEST(heur_auto_kernel_mma_sums_products) {
+    int64_t shape[2] = {2, 3};
+    int ax = 1;
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 2, shape), *b = wf_input(f, WF_F32, 2, shape);
+    wf_output(f, wf_mma(a, b, 1, &ax));
+    wf_auto_kernel *k = wf_auto_compile(f, NULL);
+    float x[6] = {1, 2, 3, 4, 5, 6}, y[6] = {2, 2, 2, 1, 0, -1}, z[2] = {0, 0};
+    wf_buffer in[2] = {{x, WF_F32, 2, {2, 3}, {0}, -1}, {y, WF_F32, 2, {2, 3}, {0}, -1}};
+    wf_buffer out = {z, WF_F32, 1, {2}, {0}, -1};
+    CHECK_STR(wf_status_name(wf_auto_run(k, WF_BACKEND_INTERP, in, 2, &out, 1)), "WF_OK");
+    CHECK_EQ_I64((int64_t)z[0], 12); /* 2 + 4 + 6 */
+    CHECK_EQ_I64((int64_t)z[1], -2); /* 4 + 0 - 6 */
+    wf_auto_kernel_free(k);
+    wf_fusion_free(f);
+}
