@@ -8,122 +8,12 @@
  * block, so uniform work is done once per block step.
  */
 #include "base/heap.h"
+#include "runtime/interp_builder.h"
 #include "runtime/interp_hw.h"
 #include "runtime/param.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-struct ix_builder {
-    wf_kernel *k;
-    it_program *p;
-    const lower_result *r;
-    int *loop_slot; /* per loop group: slot, or -1 */
-    int ngroups;
-    int *tensor_of_tv; /* per tensor id: table index, or -1 */
-    int ntvs;
-    val_memo memo; /* for copying size/stride symbols into the kernel */
-    int if_depth;  /* IFs around the node being built */
-    bool oom;
-};
-typedef struct ix_builder builder;
-
-/* One expression's instructions while it is compiled (heap, growing). */
-typedef struct {
-    VEC(const wf_val *) from; /* the value each instruction computes (for sharing) */
-    VEC(ix_ins) ins;
-} expr_scratch;
-
-static int sym_slot(builder *b, const wf_val *v) {
-    it_program *p = b->p;
-    for (int i = 0; i < p->nsyms; i++)
-        if (val_equal(p->syms[i], v))
-            return i;
-    const wf_val **grown = ARENA_ARRAY(&b->k->arena, const wf_val *, p->nsyms + 1);
-    const wf_val *c = val_clone(&b->k->arena, v, &b->memo);
-    if (!grown || !c) {
-        b->oom = true;
-        return 0;
-    }
-    if (p->nsyms)
-        memcpy(grown, p->syms, sizeof *grown * (size_t)p->nsyms);
-    grown[p->nsyms] = c;
-    p->syms = grown;
-    return p->nsyms++;
-}
-
-static int loop_slot(builder *b, int group) {
-    if (group < 0 || group >= b->ngroups || b->loop_slot[group] < 0) {
-        b->oom = true; /* a loop variable outside its loop: a lowering bug */
-        return 0;
-    }
-    return b->loop_slot[group];
-}
-
-static ix_op leaf_op(const wf_val *v) {
-    switch (v->sym) {
-    case SYM_LOOP:
-        return IX_LOOP;
-    case SYM_TID:
-        return IX_TID;
-    case SYM_BID:
-        return IX_BID;
-    default:
-        return IX_SYM;
-    }
-}
-
-static int emit(builder *b, expr_scratch *s, const wf_val *v) {
-    for (int i = 0; i < s->from.n; i++)
-        if (s->from.ptr[i] == v)
-            return i;
-    ix_ins in = {0};
-    if (v->kind == V_CONST) {
-        in.op = IX_CONST;
-        in.c = v->c;
-    } else if (v->kind == V_SYM) {
-        in.op = (uint8_t)leaf_op(v);
-        in.vary = in.op == IX_TID;
-        in.a = in.op == IX_LOOP  ? loop_slot(b, v->sym_a)
-               : in.op == IX_SYM ? sym_slot(b, v)
-                                 : v->sym_a;
-    } else {
-        in.op = IX_OP;
-        in.kind = (uint8_t)v->kind;
-        in.a = emit(b, s, v->a);
-        in.b = emit(b, s, v->b);
-        if (b->oom)
-            return 0; /* an operand could not be emitted: no instruction to read */
-        in.vary = s->ins.ptr[in.a].vary || s->ins.ptr[in.b].vary;
-    }
-    if (!vec_push_heap(&s->from, v) || !vec_push_heap(&s->ins, in)) {
-        b->oom = true;
-        return 0;
-    }
-    return s->ins.n - 1;
-}
-
-static ix_expr compile(builder *b, const wf_val *v) {
-    static const wf_val one = {.kind = V_CONST, .c = 1};
-    expr_scratch s = {{0}, {0}};
-    ix_expr e = {0};
-    emit(b, &s, v ? v : &one);
-    e.n = s.ins.n;
-    e.ins = e.n ? ARENA_ARRAY(&b->k->arena, ix_ins, e.n) : NULL;
-    if (e.ins)
-        memcpy(e.ins, s.ins.ptr, sizeof *e.ins * (size_t)e.n);
-    else
-        b->oom = true;
-    if (e.n > b->p->max_regs)
-        b->p->max_regs = e.n;
-    vec_free(&s.from);
-    vec_free(&s.ins);
-    return e;
-}
-
-ix_expr ix_build_expr(ix_builder *b, const wf_val *v) {
-    return compile(b, v);
-}
 
 static int add_tensor(builder *b, const wf_tv *tv, it_space space, int param, int64_t size,
                       int64_t offset) {
@@ -161,7 +51,7 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
         if (bytes > b->p->max_access_bytes)
             b->p->max_access_bytes = bytes;
     }
-    n->out_index = compile(b, s->out_index);
+    n->out_index = ix_build_expr(b, s->out_index);
     n->tma = -1;
     ix_copy_build(b, n, s); /* the copy kind's own payload (interp_copy.c) */
     n->red = s->red;
@@ -171,14 +61,14 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     if (kir_red_no_input(s->red))
         n->nin = 0;
     if (s->red >= KRED_BLOCK) {
-        n->rpred = compile(b, s->pred);
-        n->wpred = compile(b, s->wpred);
-        n->giter = compile(b, s->grid_iter ? s->grid_iter : val_const(&b->k->arena, 0));
-        n->gniter = compile(b, s->grid_niter);
+        n->rpred = ix_build_expr(b, s->pred);
+        n->wpred = ix_build_expr(b, s->wpred);
+        n->giter = ix_build_expr(b, s->grid_iter ? s->grid_iter : val_const(&b->k->arena, 0));
+        n->gniter = ix_build_expr(b, s->grid_niter);
     }
     for (int i = 0; i < n->nin; i++) {
         n->in[i] = b->tensor_of_tv[s->op->in[i]->id];
-        n->in_index[i] = compile(b, s->in_index[i]);
+        n->in_index[i] = ix_build_expr(b, s->in_index[i]);
     }
     n->cdtype = s->op->cdtype;
     n->nargs = s->op->nargs;
@@ -197,7 +87,7 @@ static void build_for(builder *b, in_node *n, const kir_for *l) {
         n->slot = b->p->nloops++;
         b->loop_slot[l->group] = n->slot;
     }
-    n->extent = compile(b, l->extent);
+    n->extent = ix_build_expr(b, l->extent);
     build_list(b, &l->body, n);
 }
 
@@ -214,7 +104,7 @@ static in_node *build_node(builder *b, const kir_node *k) {
         break;
     case KIR_IF: /* run_if saves the mask on a stack as deep as the nesting */
         n->kind = IN_IF;
-        n->cond = compile(b, k->u.cond.cond);
+        n->cond = ix_build_expr(b, k->u.cond.cond);
         if (++b->if_depth > b->p->max_if_depth)
             b->p->max_if_depth = b->if_depth;
         build_list(b, &k->u.cond.body, n);
@@ -233,9 +123,9 @@ static in_node *build_node(builder *b, const kir_node *k) {
         if (k->u.sync.kind != KSYNC_BLOCK)
             b->oom |= !(n->hw = ix_hw_of_sync(b->k, &k->u.sync));
         if (k->u.sync.mbar_off)
-            n->mbar_off = compile(b, k->u.sync.mbar_off);
+            n->mbar_off = ix_build_expr(b, k->u.sync.mbar_off);
         if (k->u.sync.phase_val)
-            n->phase = compile(b, k->u.sync.phase_val);
+            n->phase = ix_build_expr(b, k->u.sync.phase_val);
         break;
     case KIR_HW:
         n->kind = IN_HW;

@@ -28,30 +28,9 @@ void ix_copy_build(ix_builder *b, in_node *n, const kir_stmt *s) {
         builders[s->copy](b, n, s);
 }
 
-/* The plain copy, the kinds not implemented yet and tensor memory carry no payload. */
-void ix_copy_build_set(ix_builder *b, in_node *n, const kir_stmt *s) {
-    (void)b;
-    (void)n;
-    (void)s;
-}
-
-void ix_copy_build_unsupported(ix_builder *b, in_node *n, const kir_stmt *s) {
-    ix_copy_build_set(b, n, s);
-}
-
 bool ix_copy_execute(ix_exec *x, const in_node *n) {
     if ((unsigned)n->copy >= IR_NLDST)
         return ix_fail(x, WF_ERR_SCHEDULE, "unknown copy kind %d in statement: %s", (int)n->copy,
                        n->text);
     return executors[n->copy](x, n);
-}
-
-bool ix_copy_execute_set(ix_exec *x, const in_node *n) {
-    return ix_stmt(x, n);
-}
-
-bool ix_copy_execute_unsupported(ix_exec *x, const in_node *n) {
-    return ix_fail(x, WF_ERR_SCHEDULE,
-                   "the CPU reference executor cannot run %s copies yet, in statement: %s",
-                   ir_ldst_name(n->copy), n->text);
 }
