@@ -5,15 +5,17 @@
 
 static bool bound(void *ctx, const wf_val *v, int64_t *out) {
     const lower_point *p = ctx;
+    /* an explicit binding first: a thread loop's index may be bound like any
+       loop's (the TMA box-start check visits each loop around the copy) */
+    for (int i = 0; i < p->n; i++)
+        if (p->b[i].sym && val_equal(p->b[i].sym, v)) {
+            *out = p->b[i].val;
+            return true;
+        }
     if (v->sym == SYM_TID && v->sym_a >= 0 && v->sym_a < 3) {
         *out = p->tid[v->sym_a];
         return true;
     }
-    for (int i = 0; i < p->n; i++)
-        if (val_equal(p->b[i].sym, v)) {
-            *out = p->b[i].val;
-            return true;
-        }
     *out = 0;
     if (v->sym == SYM_BID)
         return true;

@@ -68,6 +68,13 @@ TEST(eval_point_binds_threads_loops_and_symbols) {
     lower_point z = {.zero = true};
     CHECK(lower_point_eval(&z, e, &v)); /* unbound: 0 */
     CHECK_EQ_I64(v, 0);
+    /* a thread index bound explicitly (a thread loop visited like any loop, as the
+       TMA box-start check does) takes the bound value, not tid[] (fuzz -s 20261123
+       -c 920: a box at byte 16 was accepted) */
+    CHECK(lower_point_bind(&z, tx, 128));
+    z.b[0].val = 5;
+    CHECK(lower_point_eval(&z, e, &v));
+    CHECK_EQ_I64(v, 5);
     arena_free(&a);
 }
 
