@@ -442,6 +442,13 @@ bool tir_build_loop_domain_at(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t
                              "build: not supported yet: the loop %s around block \"%s\" that no "
                              "iter uses",
                              loops[j]->loop_var->name, b->name);
+    int ndim = 0;
+    wf_tv_loop_domain(tv, &ndim);
+    if (nd > 1 && ndim != nd) /* axes the loops do not account for (fuzz -s 20261123 -c 2057) */
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: block \"%s\" has %d loop axes but its loops "
+                         "give %d",
+                         b->name, ndim, nd);
     int old2new[2 * TIR_MAX_LOOPS];
     for (int i = 0; i < nd; i++) {
         old2new[i] = 0;
