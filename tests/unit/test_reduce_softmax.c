@@ -191,3 +191,34 @@ TEST(reduce_reader_joined_to_the_reduction_loop_through_a_sibling) {
               "result, complete only after that loop");
     wf_fusion_free(f);
 }
+
+/* P feeds the sum through Q and is read again by y = P * sum: inline_most
+   puts P into Q's and y's loop; Q inlined into the sum would then put y into
+   the sum's loop (refused), so Q stays out of it. P must stop short too: at 1
+   its loop would hold Q and y, with the sum (computed from Q, read by y)
+   outside it, to run both after Q and before y (issue 20: a layer norm's
+   x - mean, feeding the variance and the output). */
+TEST(reduce_inline_most_keeps_a_reduction_out_of_its_readers_loop) {
+    int64_t shape[1] = {16};
+    int axes[1] = {0};
+    bool bc[1] = {true};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 1, shape);
+    wf_tv *p = wf_set(x);
+    wf_tv *q = wf_unary(WF_NEG, p);
+    wf_tv *s = wf_sum(q, 1, axes);
+    wf_tv *y = wf_mul(p, wf_broadcast(s, 1, bc));
+    wf_output(f, y);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(p), 0);
+    CHECK_EQ_I64(wf_tv_compute_at(q), 1);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    wf_kernel_free(k);
+    wf_tv_inline_at(q, 0);
+    wf_tv_inline_at(p, 1);
+    CHECK_STR(wf_fusion_error(f),
+              "T1.inline_at(1): position 1 is beyond the maximum inline position 0: axis 0 of T1 "
+              "would make one loop holding T2 and T4, but T3, computed from T2 and needed for "
+              "T4, runs outside that loop: the loop would have to run both before and after T3");
+    wf_fusion_free(f);
+}
