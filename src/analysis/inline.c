@@ -319,8 +319,8 @@ static void ord_nodes(ord_state *s) {
         s->key[tv->id] = -1;
         if (!counts(s, tv))
             continue;
-        int k = s->depth < tv->loop.n ? an_find(&s->m, tv->loop.ptr[s->depth]->id)
-                                      : f->ids.n + tv->id;
+        int k =
+            s->depth < tv->loop.n ? an_find(&s->m, tv->loop.ptr[s->depth]->id) : f->ids.n + tv->id;
         s->key[tv->id] = k;
         s->next[tv->id] = s->head[k];
         s->head[k] = tv->id;
@@ -398,10 +398,16 @@ static int loop_order_limit(const wf_tv *tv, int limit, char *why, size_t whysiz
     if (limit == 0 || !tv->uses.n)
         return limit;
     size_t nt = (size_t)f->tvs.n + 1, nid = (size_t)f->ids.n + 1;
-    ord_state s = {{heap_calloc(nid, sizeof(int)), f->ids.n}, f, 0, heap_calloc(nt, 1),
-                   heap_calloc(nt, sizeof(int)), heap_calloc(nid + nt, sizeof(int)),
-                   heap_calloc(nt, sizeof(int)), heap_calloc(nt, sizeof(int)),
-                   heap_calloc(nt, sizeof(int)), heap_calloc(nt, sizeof(int)),
+    ord_state s = {{heap_calloc(nid, sizeof(int)), f->ids.n},
+                   f,
+                   0,
+                   heap_calloc(nt, 1),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nid + nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
                    heap_calloc(nt, 1)};
     int *ids = heap_calloc((size_t)tv->uses.n + 1, sizeof(int));
     bool ok = s.m.parent && s.live && s.key && s.head && s.next && s.queue && s.from_a &&
