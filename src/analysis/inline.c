@@ -269,6 +269,203 @@ static int reduction_reader_limit(an_idgraph *g, const wf_tv *tv, int limit, cha
     return limit;
 }
 
+/* The loops that inlining makes must be orderable (lower/sort.c): the
+   tensors with a loop in one group run inside that one loop, so a tensor
+   computed from one of them and read, directly or not, by another must run
+   inside it too. With tv inlined at i + 1, the group of tv's loop i must not
+   hold tensors A and C with a path A -> B -> ... -> C through tensors outside
+   it (B runs outside the loop: the loop would have to run both before and
+   after B). In a layer norm, d = x - mean feeds the variance through d * d and
+   the output: d inlined into both would make d * d and the output one loop,
+   with the variance (read by the output, computed from d * d, kept out of the
+   output's loop by reduction_reader_limit) outside it. Loops are compared at
+   one depth i: each tensor is its group of loop i there (groups agree on the
+   outer loops: inlining shares a prefix), or itself when it has no loop i; a
+   cycle among those is what the sort refuses. Only tensors that reach an
+   output count, as in the sort. Returns the first position at which tv's
+   inlining closes such a cycle (limit if none); a cycle that is there
+   without tv is not tv's. */
+typedef struct {
+    an_map m;
+    wf_fusion *f;
+    int depth;
+    char *live;  /* per tensor id: reaches an output */
+    int *key;    /* per tensor id: its node at this depth */
+    int *head;   /* per node (id root, or ids.n + tensor id): first member */
+    int *next;   /* per tensor id: next member of its node */
+    int *queue;  /* tensors to expand */
+    int *from_a; /* per tensor id: the tensor of the start node a path left */
+    int *from_b; /* per tensor id: the first tensor outside the start node */
+    char *seen;  /* per tensor id: its node has been reached */
+} ord_state;
+
+static void mark_live(ord_state *s, const wf_tv *t) {
+    if (s->live[t->id])
+        return;
+    s->live[t->id] = 1;
+    for (int k = 0; t->def && k < t->def->nin; k++)
+        mark_live(s, t->def->in[k]);
+}
+
+static bool counts(const ord_state *s, const wf_tv *t) {
+    return !t->is_input && s->live[t->id];
+}
+
+/* Every counted tensor's node at s->depth, in member lists. */
+static void ord_nodes(ord_state *s) {
+    wf_fusion *f = s->f;
+    for (int t = 0; t < f->tvs.n; t++) {
+        const wf_tv *tv = f->tvs.ptr[t];
+        s->key[tv->id] = -1;
+        if (!counts(s, tv))
+            continue;
+        int k =
+            s->depth < tv->loop.n ? an_find(&s->m, tv->loop.ptr[s->depth]->id) : f->ids.n + tv->id;
+        s->key[tv->id] = k;
+        s->next[tv->id] = s->head[k];
+        s->head[k] = tv->id;
+    }
+}
+
+static void ord_clear(ord_state *s) {
+    wf_fusion *f = s->f;
+    for (int t = 0; t < f->tvs.n; t++) {
+        int id = f->tvs.ptr[t]->id;
+        if (s->key[id] >= 0)
+            s->head[s->key[id]] = -1;
+        s->seen[id] = 0;
+    }
+}
+
+static const wf_tv *tv_of(const ord_state *s, int id) {
+    return s->f->tvs.ptr[id]; /* tensor ids are dense */
+}
+
+/* Reach node k (from a path that left the start node at a through b). */
+static void ord_reach(ord_state *s, int k, int a, int b, int *nq) {
+    for (int m = s->head[k]; m >= 0; m = s->next[m]) {
+        s->seen[m] = 1;
+        s->from_a[m] = a, s->from_b[m] = b;
+        s->queue[(*nq)++] = m;
+    }
+}
+
+/* Is there a path out of node `start` and back into it? Then *a, *b, *c:
+   the tensor it leaves from, the first one outside, the one it comes back to. */
+static bool ord_cycle(ord_state *s, int start, int *a, int *b, int *c) {
+    int nq = 0, qi = 0;
+    for (int m = s->head[start]; m >= 0; m = s->next[m])
+        s->seen[m] = 1;
+    for (int m = s->head[start]; m >= 0; m = s->next[m]) {
+        const wf_tv *t = tv_of(s, m);
+        for (int u = 0; t && u < t->uses.n; u++) {
+            const wf_tv *con = t->uses.ptr[u]->out;
+            if (counts(s, con) && !s->seen[con->id])
+                ord_reach(s, s->key[con->id], m, con->id, &nq);
+        }
+    }
+    while (qi < nq) {
+        int m = s->queue[qi++];
+        const wf_tv *t = tv_of(s, m);
+        for (int u = 0; t && u < t->uses.n; u++) {
+            const wf_tv *con = t->uses.ptr[u]->out;
+            if (!counts(s, con))
+                continue;
+            if (s->key[con->id] == start) {
+                *a = s->from_a[m], *b = s->from_b[m], *c = con->id;
+                return true;
+            }
+            if (!s->seen[con->id])
+                ord_reach(s, s->key[con->id], s->from_a[m], s->from_b[m], &nq);
+        }
+    }
+    return false;
+}
+
+/* A cycle through the node of one of ids[0..n-1] at s->depth. */
+static bool ord_any_cycle(ord_state *s, const int *ids, int n, int *a, int *b, int *c) {
+    bool found = false;
+    for (int k = 0; k < n && !found; k++) {
+        ord_nodes(s);
+        found = ord_cycle(s, an_find(&s->m, ids[k]), a, b, c);
+        ord_clear(s);
+    }
+    return found;
+}
+
+static int loop_order_limit(const wf_tv *tv, int limit, char *why, size_t whysize) {
+    wf_fusion *f = tv->f;
+    if (limit == 0 || !tv->uses.n)
+        return limit;
+    size_t nt = (size_t)f->tvs.n + 1, nid = (size_t)f->ids.n + 1;
+    ord_state s = {{heap_calloc(nid, sizeof(int)), f->ids.n},
+                   f,
+                   0,
+                   heap_calloc(nt, 1),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nid + nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nt, sizeof(int)),
+                   heap_calloc(nt, 1)};
+    int *ids = heap_calloc((size_t)tv->uses.n + 1, sizeof(int));
+    bool ok = s.m.parent && s.live && s.key && s.head && s.next && s.queue && s.from_a &&
+              s.from_b && s.seen && ids;
+    if (!ok) { /* refusing to inline costs speed, a loop nest that cannot run the kernel */
+        if (why)
+            snprintf(why, whysize, "out of memory while checking T%d's loops", tv->id);
+        limit = 0;
+    }
+    for (int k = 0; ok && k < f->ids.n; k++)
+        s.m.parent[k] = k;
+    for (size_t k = 0; ok && k < nid + nt; k++)
+        s.head[k] = -1;
+    for (int o = 0; ok && o < f->outputs.n; o++)
+        mark_live(&s, f->outputs.ptr[o]);
+    for (int t = 0; ok && t < f->tvs.n; t++) {
+        const wf_tv *p = f->tvs.ptr[t];
+        for (int u = 0; p != tv && u < p->uses.n; u++) {
+            const wf_tv *c = p->uses.ptr[u]->out;
+            for (int i = 0; i < p->ca_pos && i < p->loop.n && i < c->loop.n; i++)
+                an_unite(&s.m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
+        }
+    }
+    for (int i = 0; ok && i < limit && i < tv->loop.n; i++) {
+        int n = 0, a, b, c;
+        ids[n++] = tv->loop.ptr[i]->id;
+        for (int u = 0; u < tv->uses.n; u++) {
+            const wf_tv *con = tv->uses.ptr[u]->out;
+            if (i < con->loop.n && !an_mapped(&s.m, tv->loop.ptr[i], con->loop.ptr[i]))
+                ids[n++] = con->loop.ptr[i]->id;
+        }
+        s.depth = i;
+        bool before = n > 1 && counts(&s, tv) && ord_any_cycle(&s, ids, n, &a, &b, &c);
+        for (int k = 1; k < n; k++)
+            an_unite(&s.m, ids[0], ids[k]);
+        if (n > 1 && counts(&s, tv) && !before && ord_any_cycle(&s, ids, 1, &a, &b, &c)) {
+            if (why)
+                snprintf(why, whysize,
+                         "axis %d of T%d would make one loop holding T%d and T%d, but T%d, "
+                         "computed from T%d and needed for T%d, runs outside that loop: the "
+                         "loop would have to run both before and after T%d",
+                         i, tv->id, a, c, b, a, c, b);
+            limit = i;
+        }
+    }
+    free(s.m.parent);
+    free(s.live);
+    free(s.key);
+    free(s.head);
+    free(s.next);
+    free(s.queue);
+    free(s.from_a);
+    free(s.from_b);
+    free(s.seen);
+    free(ids);
+    return limit;
+}
+
 /* x or one of the IDs it was made from, other than mine and not a broadcast,
    exactly mapped to loop_id; NULL if none. */
 static const wf_iterdomain *mapped_in_history(an_idgraph *g, const wf_iterdomain *x,
@@ -441,7 +638,8 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
         limit = consumer_limit(g, tv, tv->uses.ptr[u], limit, why, whysize);
     if (tv->uses.n > 1)
         limit = reductions_agree(g, tv, consumers_agree(g, tv, limit, why, whysize), why, whysize);
-    return reduction_reader_limit(g, tv, limit, why, whysize);
+    limit = reduction_reader_limit(g, tv, limit, why, whysize);
+    return loop_order_limit(tv, limit, why, whysize);
 }
 
 bool an_mem_distributed(wf_memtype m, wf_ptype p) {

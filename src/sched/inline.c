@@ -65,12 +65,45 @@ bool sched_inline_at(wf_tv *tv, int pos) {
     return with_graph(tv->f, do_inline_at, &r);
 }
 
-static bool do_inline_most(an_idgraph *g, void *arg) {
-    wf_fusion *f = arg;
-    for (int i = 0; i < f->tvs.n; i++)
-        if (!inline_with(g, f->tvs.ptr[i], f->tvs.ptr[i]->loop.n, true))
-            return false;
+/* Best-effort positions for every tensor, toward target(tv), in tensor
+   order. A position can be refused for the positions the later tensors do
+   not have yet: a loop holding a reduction's input and its reader is
+   orderable once the reduction's own loops join it (analysis/inline.c,
+   loop_order_limit). So after the first pass (which sets each position,
+   lowering it if need be), passes that only raise positions run until none
+   rises; each raise is checked as the first pass's were. */
+static bool inline_passes(an_idgraph *g, wf_fusion *f, int (*target)(an_idgraph *, wf_tv *, void *),
+                          void *arg) {
+    bool changed = true;
+    for (int pass = 0; changed && pass <= f->tvs.n; pass++) {
+        changed = false;
+        for (int i = 0; i < f->tvs.n; i++) {
+            wf_tv *tv = f->tvs.ptr[i];
+            int want = target(g, tv, arg), was = tv->ca_pos;
+            if (pass > 0 && (tv->is_input || want <= was))
+                continue;
+            if (pass > 0) {
+                int max = an_max_inline_pos(g, tv, NULL, 0);
+                if (max <= was)
+                    continue;
+            }
+            if (!inline_with(g, tv, want, true))
+                return false;
+            changed |= pass > 0 && tv->ca_pos > was;
+        }
+        if (pass == 0)
+            changed = true;
+    }
     return true;
+}
+
+static int whole(an_idgraph *g, wf_tv *tv, void *arg) {
+    (void)g, (void)arg;
+    return tv->loop.n;
+}
+
+static bool do_inline_most(an_idgraph *g, void *arg) {
+    return inline_passes(g, arg, whole, NULL);
 }
 
 bool sched_inline_most(wf_fusion *f) {
@@ -91,16 +124,13 @@ static int mapped_prefix(an_idgraph *g, const wf_tv *tv, const wf_tv *ref, int p
     return k;
 }
 
-static bool do_inline_all_at(an_idgraph *g, void *arg) {
+static int all_at(an_idgraph *g, wf_tv *tv, void *arg) {
     inline_req *r = arg;
-    wf_fusion *f = r->tv->f;
-    for (int i = 0; i < f->tvs.n; i++) {
-        wf_tv *tv = f->tvs.ptr[i];
-        int p = tv == r->tv ? r->pos : mapped_prefix(g, tv, r->tv, r->pos);
-        if (!inline_with(g, tv, p, true))
-            return false;
-    }
-    return true;
+    return tv == r->tv ? r->pos : mapped_prefix(g, tv, r->tv, r->pos);
+}
+
+static bool do_inline_all_at(an_idgraph *g, void *arg) {
+    return inline_passes(g, ((inline_req *)arg)->tv->f, all_at, arg);
 }
 
 bool sched_inline_all_at(wf_tv *ref, int pos) {

@@ -191,3 +191,86 @@ TEST(reduce_reader_joined_to_the_reduction_loop_through_a_sibling) {
               "result, complete only after that loop");
     wf_fusion_free(f);
 }
+
+/* P feeds the sum through Q and is read again by y = P * sum: inline_most
+   puts P into Q's and y's loop; Q inlined into the sum would then put y into
+   the sum's loop (refused), so Q stays out of it. P must stop short too: at 1
+   its loop would hold Q and y, with the sum (computed from Q, read by y)
+   outside it, to run both after Q and before y (issue 20: a layer norm's
+   x - mean, feeding the variance and the output). */
+TEST(reduce_inline_most_keeps_a_reduction_out_of_its_readers_loop) {
+    int64_t shape[1] = {16};
+    int axes[1] = {0};
+    bool bc[1] = {true};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 1, shape);
+    wf_tv *p = wf_set(x);
+    wf_tv *q = wf_unary(WF_NEG, p);
+    wf_tv *s = wf_sum(q, 1, axes);
+    wf_tv *y = wf_mul(p, wf_broadcast(s, 1, bc));
+    wf_output(f, y);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(p), 0);
+    CHECK_EQ_I64(wf_tv_compute_at(q), 1);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    wf_kernel_free(k);
+    wf_tv_inline_at(q, 0);
+    wf_tv_inline_at(p, 1);
+    CHECK_STR(wf_fusion_error(f),
+              "T1.inline_at(1): position 1 is beyond the maximum inline position 0: axis 0 of T1 "
+              "would make one loop holding T2 and T4, but T3, computed from T2 and needed for "
+              "T4, runs outside that loop: the loop would have to run both before and after T3");
+    wf_fusion_free(f);
+}
+
+/* A layer norm, (x - mean) * rsqrt(var + eps) * w + b, scheduled as the
+   normalization scheduler does (every row tensor [BIDx, serial, TIDx], both
+   sums rfactored), by hand. d = x - mean feeds the variance (through d * d)
+   and the output: inlined into both, its loop would hold d * d and the
+   output with the variance outside it ("cannot order the loops: T5 must be
+   computed before T19", issue 20). inline_most keeps d in registers (at 1)
+   and inlines d * d into the variance's partial sums. */
+static void layer_norm_case(test_state *ts_, int64_t rows, int64_t cols, int64_t b) {
+    int64_t shape[2] = {rows, cols}, wshape[1] = {cols};
+    bool bc0[2] = {true, false};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_F32, 2, shape);
+    wf_tv *w = wf_input(f, WF_F32, 1, wshape), *bias = wf_input(f, WF_F32, 1, wshape);
+    wf_tv *inv_n = wf_full(f, WF_F32, 1.0 / (double)cols);
+    wf_tv *mean = wf_mul(row_reduce(WF_ADD, x, b), inv_n);
+    wf_tv *mb = bcast_rows(mean);
+    wf_tv *d = wf_sub(x, mb);
+    wf_tv *dd = wf_mul(d, d);
+    wf_tv *var = wf_mul(row_reduce(WF_ADD, dd, b), inv_n);
+    wf_tv *rb = bcast_rows(wf_unary(WF_RSQRT, wf_add(var, wf_full(f, WF_F32, 1e-5))));
+    wf_tv *n = wf_mul(d, rb);
+    wf_tv *wb = wf_broadcast(w, 2, bc0), *bb = wf_broadcast(bias, 2, bc0);
+    wf_tv *yw = wf_mul(n, wb);
+    wf_tv *y = wf_add(yw, bb);
+    wf_output(f, y);
+    wf_tv *row_tvs[5] = {d, dd, n, yw, y};
+    for (int i = 0; i < 5; i++)
+        rows_cols(row_tvs[i], b);
+    wf_tv_parallelize(mb, 0, WF_BIDX);
+    wf_tv_parallelize(rb, 0, WF_BIDX);
+    wf_inline_most(f);
+    wf_inline_most(f); /* idempotent */
+    CHECK_EQ_I64(wf_tv_compute_at(d), 1);
+    CHECK_EQ_I64(wf_tv_compute_at(dd), 3);
+    CHECK_EQ_I64(wf_tv_compute_at(n), 3);
+    wf_kernel *k = rc_check(ts_, f, NULL, 1e-4);
+    if (k) {
+        char want[64];
+        snprintf(want, sizeof want, "float T%d[%lld];", wf_tv_name(d),
+                 (long long)((cols + b - 1) / b));
+        CHECK_HAS(wf_kernel_source(k), want); /* the row of d, in registers */
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+TEST(reduce_layer_norm_inline_most_orders_the_loops) {
+    layer_norm_case(TS, 10, 1536, 512);
+    layer_norm_case(TS, 3, 1000, 96);
+    layer_norm_case(TS, 2, 40, 64);
+}
