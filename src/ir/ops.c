@@ -137,8 +137,8 @@ wf_dtype ir_promote(const wf_tv *a, const wf_tv *b) {
 
 /* The broadcast shape of the tensor operands (same ranks; a broadcast dim takes the
    other's extent) into ext/it; false with the sticky error on a mismatch. */
-bool ir_operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_val **ext,
-                      id_itype *it, int *rank) {
+bool ir_operand_shape(const char *name, wf_tv *const *ts, int nt, const wf_val **ext, id_itype *it,
+                      int *rank) {
     wf_fusion *f = ts[0]->f;
     int n = ir_tv_rank(ts[0]);
     for (int k = 1; k < nt; k++)

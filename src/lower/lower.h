@@ -57,10 +57,10 @@ bool lower_check_smem(int64_t bytes, const char *detail, wf_err *e);
    (api/compile.c reads WF_DUMP and WF_SKIP once). Bit i of dump/skip is the
    i-th pass of pipeline.c's list. */
 typedef struct {
-    int sm;        /* target, 0 = lowering picks (sm_100a for tensor memory, else sm_90a) */
-    unsigned dump; /* print the kernel IR to stderr after these passes */
-    unsigned skip; /* drop these passes (only predicate and sync may be dropped) */
-    unsigned fail; /* tests: these passes fail without an error, as a bug would */
+    int sm;         /* target, 0 = lowering picks (sm_100a for tensor memory, else sm_90a) */
+    unsigned dump;  /* print the kernel IR to stderr after these passes */
+    unsigned skip;  /* drop these passes (only predicate and sync may be dropped) */
+    unsigned fail;  /* tests: these passes fail without an error, as a bug would */
     bool fast_math; /* wf_compile_options.fast_math: codegen spells fast f32 exp, log, div */
 } lower_options;
 

@@ -57,7 +57,6 @@ static int64_t addressable(const rt_launch *l, int param) {
     return end;
 }
 
-
 /* Written flags of an output, per addressable element: only for buffers that
    do not spread far beyond their elements (a huge stride skips the check). */
 static bool track_writes(ix_exec *x, int i, int param) {

@@ -11,9 +11,9 @@
  * read predicate holds, else the initial value), then per group of threads
  * that differ only in the reduced dims the same combination order as
  * wf_block_reduce (its warp path or its shared-memory tree, chosen by the
- * same rule: codegen/reduce.c) so that results are the GPU's bit for bit; then the threads whose write predicate holds fold the
- * result into the output. A block reduction that only some threads of the
- * block reach would hang the GPU (its barriers): it is reported.
+ * same rule: codegen/reduce.c) so that results are the GPU's bit for bit; then the threads whose
+ * write predicate holds fold the result into the output. A block reduction that only some threads
+ * of the block reach would hang the GPU (its barriers): it is reported.
  */
 #include "base/heap.h"
 #include "runtime/interp_int.h"

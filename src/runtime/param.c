@@ -53,8 +53,7 @@ wf_status rt_param_check(wf_kernel *k, int i) {
     return err_fails(&k->err, WF_ERR_UNSUPPORTED,
                      "internal error: parameter %d of the kernel is a %s, which this build cannot "
                      "pass yet",
-                     i,
-                     kir_param_name(p->kind));
+                     i, kir_param_name(p->kind));
 }
 
 size_t rt_param_pack(const wf_kernel *k, const rt_launch *l, int i, uint64_t data,

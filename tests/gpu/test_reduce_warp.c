@@ -112,9 +112,8 @@ static void run_case(gt_state *ts_, const gw_case *c) {
 
 GPU_TEST(reduce_warp_tidx_random_block_sizes) {
     NEED_GPU();
-    static const gw_case cases[] = {{7, 1024, 1}, {5, 992, 1}, {9, 96, 1}, {3, 64, 1},
-                                    {4, 32, 1},   {6, 48, 1},  {5, 7, 1},  {3, 1000, 1},
-                                    {2, 16, 1}};
+    static const gw_case cases[] = {{7, 1024, 1}, {5, 992, 1}, {9, 96, 1},   {3, 64, 1}, {4, 32, 1},
+                                    {6, 48, 1},   {5, 7, 1},   {3, 1000, 1}, {2, 16, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         run_case(TS, &cases[i]);
 }

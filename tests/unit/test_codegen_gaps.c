@@ -75,13 +75,13 @@ TEST(codegen_fast_math_is_off_by_default_and_spells_the_intrinsics) {
         CHECK_HAS(s0, "__device__ inline float wf_exp(float x) { return expf(x); }\n");
         CHECK_HAS(s0, "__device__ inline float wf_log(float x) { return logf(x); }\n");
         CHECK_HAS(s0, "T3[blockIdx.x * 128 + threadIdx.x] = T2[blockIdx.x * 128 + threadIdx.x] / "
-                  "T1[blockIdx.x * 128 + threadIdx.x];");
+                      "T1[blockIdx.x * 128 + threadIdx.x];");
         CHECK_LACKS(s0, "__fdividef");
         CHECK_HAS(s1, "__device__ inline float wf_exp(float x) { return __expf(x); }\n");
         CHECK_HAS(s1, "__device__ inline float wf_log(float x) { return __logf(x); }\n");
         CHECK_HAS(s1, "__device__ inline double wf_exp(double x) { return exp(x); }\n");
         CHECK_HAS(s1, "T3[blockIdx.x * 128 + threadIdx.x] = __fdividef(T2[blockIdx.x * 128 + "
-                  "threadIdx.x], T1[blockIdx.x * 128 + threadIdx.x]);");
+                      "threadIdx.x], T1[blockIdx.x * 128 + threadIdx.x]);");
         CHECK_NVRTC(k1, 90);
         /* The executor runs the kernel IR: the same values from both. */
         float x[2][1000], y0[1000], y1[1000];
