@@ -282,9 +282,12 @@ static int reduction_reader_limit(an_idgraph *g, const wf_tv *tv, int limit, cha
    one depth i: each tensor is its group of loop i there (groups agree on the
    outer loops: inlining shares a prefix), or itself when it has no loop i; a
    cycle among those is what the sort refuses. Only tensors that reach an
-   output count, as in the sort. Returns the first position at which tv's
-   inlining closes such a cycle (limit if none); a cycle that is there
-   without tv is not tv's. */
+   output count, as in the sort. Checked only in fusions with reductions
+   (as reduction_reader_limit), where reduction_reader_limit keeps a
+   reduction's input out of its readers' loops: the walk over the fusion per
+   axis made inline_most quadratic (a chain of 20000 pointwise ops); without
+   reductions, a tensor kept out of a loop between its producer and its
+   reader is not yet known to arise (the sort would still refuse it). */
 typedef struct {
     an_map m;
     wf_fusion *f;
@@ -393,9 +396,9 @@ static bool ord_any_cycle(ord_state *s, const int *ids, int n, int *a, int *b, i
     return found;
 }
 
-static int loop_order_limit(const wf_tv *tv, int limit, char *why, size_t whysize) {
+static int loop_order_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why, size_t whysize) {
     wf_fusion *f = tv->f;
-    if (limit == 0 || !tv->uses.n)
+    if (g->nreductions == 0 || limit == 0 || !tv->uses.n)
         return limit;
     size_t nt = (size_t)f->tvs.n + 1, nid = (size_t)f->ids.n + 1;
     ord_state s = {{heap_calloc(nid, sizeof(int)), f->ids.n},
@@ -639,7 +642,7 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
     if (tv->uses.n > 1)
         limit = reductions_agree(g, tv, consumers_agree(g, tv, limit, why, whysize), why, whysize);
     limit = reduction_reader_limit(g, tv, limit, why, whysize);
-    return loop_order_limit(tv, limit, why, whysize);
+    return loop_order_limit(g, tv, limit, why, whysize);
 }
 
 bool an_mem_distributed(wf_memtype m, wf_ptype p) {
