@@ -134,10 +134,12 @@ TEST(mma_matmul_f32_unscheduled_odd_sizes) {
     CHECK_STR(wf_fusion_error(m.f), "");
     if (k) {
         CHECK_HAS(wf_kernel_source(k),
-                  "      T5[i6 * 7 + i7] = (float)0;\n"
+                  "      wf_acc1 = (float)0;\n"
                   "      for (wf_index i8 = 0; i8 < 9; ++i8) {\n"
-                  "        T5[i6 * 7 + i7] = wf_radd((float)T5[i6 * 7 + i7], "
-                  "wf_mmul((float)T2[i6 * 9 + i8], (float)T4[i7 * 9 + i8]));\n");
+                  "        wf_acc1 = wf_radd(wf_acc1, "
+                  "wf_mmul((float)T2[i6 * 9 + i8], (float)T4[i7 * 9 + i8]));\n"
+                  "      }\n"
+                  "      T5[i6 * 7 + i7] = wf_acc1;\n");
         run_mm(k, WF_F32, 5, 7, 9, false);
         CHECK_NVRTC(k, 80);
     }
