@@ -78,7 +78,7 @@ static void run_case(test_state *ts_, const warp_case *c) {
         wf_fusion_free(f);
         return;
     }
-    static float in[1024], out[1024], v[1024], old[1024];
+    static float in[1 << 14], out[1 << 14], v[1 << 14], old[1 << 14];
     int n = c->ny * c->nx, nout = c->red == 3 ? 1 : c->red == 1 ? c->ny : c->nx, differs = 0;
     int R = 0;
     fill(in, n, 12345u + (unsigned)n);
