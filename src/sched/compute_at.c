@@ -166,6 +166,24 @@ static int logical_rank(const wf_tv *t, const wf_iterdomain *id) {
     return r;
 }
 
+/* The axes not replayed: fresh serial loops, as compute_at regenerates them,
+   in the order of t's dims (the parts of one dim in the replayed order); then
+   next becomes t's loop domain. */
+static bool finish_loops(wf_fusion *f, cat_ctx *x, wf_tv *t, id_list *full, id_list *next) {
+    bool ok = true;
+    for (int r = 0; ok && r <= t->logical.n; r++)
+        for (int i = 0; ok && i < full->n; i++)
+            if (logical_rank(t, full->ptr[i]) == r && !in_ids(next, full->ptr[i])) {
+                full->ptr[i]->ptype = WF_SERIAL;
+                ok = ir_push_id(f, next, full->ptr[i]);
+            }
+    if (ok) {
+        t->loop = *next;
+        x->rebuilt[t->id] = 1;
+    }
+    return ok;
+}
+
 static bool rebuild(cat_ctx *x, wf_tv *t, ir_op *use) {
     wf_fusion *f = x->f;
     wf_tv *d = use->out;
@@ -192,20 +210,8 @@ static bool rebuild(cat_ctx *x, wf_tv *t, ir_op *use) {
         }
         ok = ir_push_id(f, &next, id);
     }
-    /* The other axes: fresh serial loops, as compute_at regenerates them, in
-       the order of t's dims (the parts of one dim in the replayed order). */
-    for (int r = 0; ok && r <= t->logical.n; r++)
-        for (int i = 0; ok && i < full.n; i++)
-            if (logical_rank(t, full.ptr[i]) == r && !in_ids(&next, full.ptr[i])) {
-                full.ptr[i]->ptype = WF_SERIAL;
-                ok = ir_push_id(f, &next, full.ptr[i]);
-            }
     free(slot);
-    if (ok) {
-        t->loop = next;
-        x->rebuilt[t->id] = 1;
-    }
-    return ok;
+    return ok && finish_loops(f, x, t, &full, &next);
 }
 
 /* A producer outside the path inlined into t's loops would lose them. */
@@ -310,18 +316,8 @@ static bool rebuild_fwd(cat_ctx *x, wf_tv *t, wf_tv *q) {
         }
         ok = ir_push_id(f, &next, id);
     }
-    for (int r = 0; ok && r <= t->logical.n; r++)
-        for (int i = 0; ok && i < full.n; i++)
-            if (logical_rank(t, full.ptr[i]) == r && !in_ids(&next, full.ptr[i])) {
-                full.ptr[i]->ptype = WF_SERIAL;
-                ok = ir_push_id(f, &next, full.ptr[i]);
-            }
     free(slot);
-    if (ok) {
-        t->loop = next;
-        x->rebuilt[t->id] = 1;
-    }
-    return ok;
+    return ok && finish_loops(f, x, t, &full, &next);
 }
 
 /* reverse_compute_at: c (and each tensor between p and c, producers first) takes
