@@ -183,7 +183,8 @@ grep -qx '        for i_1 in T.thread_binding(32, thread="threadIdx.x"):' "$tmp/
     fail "tir --schedule: no threadIdx.x loop"
 grep -qx '// the CUDA of the scheduled program (grid 2 x 1 x 1, block 32 x 1 x 1)' "$tmp/tir" ||
     fail "tir --schedule: no scheduled CUDA"
-grep -qF 'T1[blockIdx.x * 32 + threadIdx.x] = (float)0;' "$tmp/tir" || fail "tir --schedule: kernel"
+grep -qxF '  wf_acc1 = (float)0;' "$tmp/tir" || fail "tir --schedule: no register accumulator"
+grep -qxF '  T1[blockIdx.x * 32 + threadIdx.x] = wf_acc1;' "$tmp/tir" || fail "tir --schedule: kernel"
 printf 'b0 = sch.get_block("B")\nsch.tile(b0)\n' >"$tmp/bad-trace.py"
 expect "trace: unknown primitive" 1 "$tmp/empty" -- "$weft" tir "$tmp/rowsum64.py" --schedule "$tmp/bad-trace.py"
 [ "$(cat "$tmp/err")" = "weft: $tmp/bad-trace.py:2: unknown schedule primitive sch.tile" ] ||
