@@ -11,9 +11,10 @@
  *    -> out (global): TMA store
  *
  * Every tensor is block-tiled [GM (BIDx), GN (BIDy), cta_m / warp_m (TIDy),
- * cta_n / warp_n, warp_m, warp_n]. T2's and T3's loop domains are each built
- * from their own loop domain by the seed's scheduleLdStMatrix transforms on an
- * abstract tensor (wf_abstract_*), the wgmma accumulator layout:
+ * cta_n / warp_n, warp_m, warp_n] (with `per` tiles a block: [GM / per (BIDx),
+ * GN (BIDy), per (serial), ..], the TMA load circular-buffered over per). T2's and T3's loop
+ * domains are each built from their own loop domain by the seed's scheduleLdStMatrix transforms on
+ * an abstract tensor (wf_abstract_*), the wgmma accumulator layout:
  *   [.., (no * nio), (mo * mii * niiio) (TIDx), (niio * mio * niiii){8} (inner)]
  * and the whole chain is inlined with wf_inline_most: the two loop domains,
  * built independently, map through the IterDomain graph.
@@ -33,6 +34,10 @@ typedef struct {
     int swizzle_bytes;      /* 128, 64 or 32; the TMA boxes are swizzle_bytes wide */
     int64_t cta_m, cta_n;   /* block tile */
     int64_t warp_m, warp_n; /* one warp group's tile (warp_m = 64: TIDx = 128) */
+    int64_t per;            /* > 1: each block copies `per` CTA tiles along M in a
+                               serial loop (0 or 1: one tile per block) */
+    int stages;             /* > 1: the TMA load circular-buffered over that loop
+                               (needs cta_m == warp_m: one issuing thread) */
 } lsm_params;
 
 typedef struct {
@@ -41,7 +46,7 @@ typedef struct {
 
 /* The seed's defaults: 128-byte swizzle, CTA tile 128 x 256, warp tile 64 x 256. */
 static inline lsm_params lsm_seed_params(int64_t m, int64_t n) {
-    lsm_params p = {m, n, WF_LDST_SET, WF_LDST_SET, WF_SERIAL, 128, 128, 256, 64, 256};
+    lsm_params p = {m, n, WF_LDST_SET, WF_LDST_SET, WF_SERIAL, 128, 128, 256, 64, 256, 1, 1};
     return p;
 }
 
@@ -122,10 +127,18 @@ static inline wf_fusion *lsm_build(const lsm_params *p, lsm_tensors *t) {
     wf_tv_split(out, -2, p->warp_m);
     wf_tv_split(out, -1, p->warp_n);
     wf_tv_reorder(out, 2, lsm_swap_23);
+    int tidy = 2;     /* the axis cta_m / warp_m */
+    if (p->per > 1) { /* [GM / per, GN, per (serial), cta_m / warp_m, ..] */
+        static const int swap_12[2][2] = {{1, 2}, {2, 1}};
+        wf_tv_split(out, 0, p->per);
+        wf_tv_reorder(out, 2, swap_12);
+        tidy = 3;
+    }
     wf_propagate_transforms(out);
     wf_tv_parallelize(out, 0, WF_BIDX);
     wf_tv_parallelize(out, 1, WF_BIDY);
-    wf_tv_parallelize(out, 2, WF_TIDY);
+    if (p->cta_m > p->warp_m || p->per <= 1)
+        wf_tv_parallelize(out, tidy, WF_TIDY);
     wf_parallelize_all_like(out, 0);
 
     /* TMA load and store: boxes [warp_m, box_n], swizzled in shared memory */
@@ -156,6 +169,10 @@ static inline wf_fusion *lsm_build(const lsm_params *p, lsm_tensors *t) {
     wf_tv_parallelize(r, -1, p->inner);
 
     wf_inline_most(f);
+    if (p->per > 1 && p->stages > 1) { /* the load at the tile loop, `stages` ahead */
+        wf_tv_inline_at(s0, 3);
+        wf_tv_circular_buffer(s0, p->stages);
+    }
     if (t) {
         t->in = in;
         t->smem_in = s0;

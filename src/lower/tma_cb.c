@@ -276,16 +276,25 @@ static bool main_loop(cb_env *e, kir_node *h) {
     return !load || kir_insert(a, body, pos, load, e->L);
 }
 
-/* Every statement reading S reads the stage of its iteration, i % D. */
+/* Every statement reading S reads the stage of its iteration, i % D: its
+   index, and an 8x8-matrix copy's row address too (the address its
+   instruction takes, copy_ldmatrix.c; without the offset ldmatrix read stage
+   0 in every iteration, and the executor reported the read of a stage still
+   being loaded). */
 static bool readers(cb_env *e, const wf_tv *S) {
     wf_arena *a = e->c->a;
     const wf_val *off = val_mul(a, val_mod(a, e->i, val_const(a, e->stages)), e->stage_elems);
     for (int k = 0; k < e->c->order.n; k++) {
         const ir_op *op = e->c->order.ptr[k];
-        kir_node *n = e->c->stmt_of[k];
-        for (int q = 0; n && q < op->nin; q++)
-            if (op->in[q] == S && !(n->u.stmt.in_index[q] = val_add(a, n->u.stmt.in_index[q], off)))
+        kir_stmt *s = e->c->stmt_of[k] ? &e->c->stmt_of[k]->u.stmt : NULL;
+        for (int q = 0; s && q < op->nin; q++) {
+            if (op->in[q] != S)
+                continue;
+            if (!(s->in_index[q] = val_add(a, s->in_index[q], off)))
                 return false;
+            if (lower_copy_matrix(op) && !(s->hw.ldm.row = val_add(a, s->hw.ldm.row, off)))
+                return false;
+        }
     }
     return true;
 }

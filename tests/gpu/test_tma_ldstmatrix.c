@@ -73,3 +73,19 @@ GPU_TEST(tma_ldstmatrix_cta_tile_64x128) {
     p.warp_n = 128;
     expect_copy(ts_, &p);
 }
+
+/* Four CTA tiles of 64 x 128 a block, the TMA load circular-buffered over them
+   (2 and 3 stages), at the seed's size and at one the tiles do not divide. */
+GPU_TEST(tma_ldstmatrix_circular_buffered_8192_and_8000x8040) {
+    int64_t sizes[2][2] = {{8192, 8192}, {8000, 8040}};
+    for (int stages = 2; stages <= 3; stages++)
+        for (int i = 0; i < 2; i++) {
+            lsm_params p = seed_params(sizes[i][0], sizes[i][1]);
+            p.cta_m = 64;
+            p.cta_n = 128;
+            p.warp_n = 128;
+            p.per = 4;
+            p.stages = stages;
+            expect_copy(ts_, &p);
+        }
+}

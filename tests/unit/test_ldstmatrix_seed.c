@@ -70,3 +70,23 @@ TEST(ldstmatrix_seed_cta_tile_64x128) {
     p.warp_n = 128;
     run_case(ts_, &p);
 }
+
+/* Several CTA tiles a block, the TMA load circular-buffered over them: the
+   ldmatrix of iteration i reads stage i % D, its row addresses included
+   (they read stage 0 in every iteration before: the executor reported the
+   read of a stage still being loaded). 2 and 3 stages, at sizes the block's
+   4 tiles divide and do not (the last block's tiles past the end load zeros,
+   their stores are clipped). */
+TEST(ldstmatrix_seed_circular_buffered_tiles_per_block) {
+    int64_t sizes[2][2] = {{512, 384}, {320, 200}};
+    for (int stages = 2; stages <= 3; stages++)
+        for (int i = 0; i < 2; i++) {
+            lsm_params p = seed_params(sizes[i][0], sizes[i][1]);
+            p.cta_m = 64;
+            p.cta_n = 128;
+            p.warp_n = 128;
+            p.per = 4;
+            p.stages = stages;
+            run_case(ts_, &p);
+        }
+}
