@@ -45,10 +45,17 @@ def schedule_ldst_matrix(t, box):
     return at
 
 
-def ldstmatrix_set(m, n, swizzle=128, cta=(128, 256), warp=(64, 256), matrix=True):
+def ldstmatrix_set(m, n, swizzle=128, cta=(128, 256), warp=(64, 256), matrix=True, per=1, stages=1,
+                   n_first=False):
     """The fusion and its tensors (in, out, smem_in, regs, smem_out).
     matrix=False: plain copies instead of ldmatrix / stmatrix (their 8
-    elements per thread are then a serial loop: not adjacent in shared memory)."""
+    elements per thread are then a serial loop: not adjacent in shared memory).
+    per > 1: each block copies `per` CTA tiles along M in a serial loop, and
+    stages > 1 circular-buffers the TMA load over it (the next tiles' loads in
+    flight while one is shuffled and stored; needs cta[0] == warp[0], as the
+    load is issued by one thread). n_first: blockIdx.x runs along N and
+    blockIdx.y along M (the seed's is the other way round), so that blocks
+    launched together read neighbouring columns of the same rows."""
     box = swizzle // 2  # the TMA box is as wide as the swizzle
     f = weft.Fusion()
     x = f.input(weft.bf16, [m, n])
@@ -65,8 +72,14 @@ def ldstmatrix_set(m, n, swizzle=128, cta=(128, 256), warp=(64, 256), matrix=Tru
     # [GM (BIDx), GN (BIDy), cta_m / warp_m (TIDy), cta_n / warp_n, warp_m, warp_n]
     out.split(0, cta[0]).split(-1, cta[1]).reorder(SWAP)
     out.split(-2, warp[0]).split(-1, warp[1]).reorder(SWAP)
+    tidy = 2
+    if per > 1:  # [GM / per (BIDx), GN (BIDy), per (serial), cta_m / warp_m, ..]
+        out.split(0, per).reorder({1: 2, 2: 1})
+        tidy = 3
     out.propagate_transforms()
-    out.parallelize(0, weft.BIDX).parallelize(1, weft.BIDY).parallelize(2, weft.TIDY)
+    out.parallelize(0, weft.BIDY if n_first else weft.BIDX).parallelize(1, weft.BIDX if n_first else weft.BIDY)
+    if cta[0] > warp[0] or per <= 1:
+        out.parallelize(tidy, weft.TIDY)
     out.parallelize_all_like()
 
     # the TMA sides: boxes [warp_m, box] on BULK, swizzled in shared memory
@@ -88,6 +101,9 @@ def ldstmatrix_set(m, n, swizzle=128, cta=(128, 256), warp=(64, 256), matrix=Tru
     regs.set_allocation_domain(at)
     regs.parallelize(-2, weft.TIDX).parallelize(-1, inner)
     f.inline_most()
+    if per > 1 and stages > 1:  # the load at the tile loop, `stages` ahead
+        smem_in.inline_at(3)
+        smem_in.circular_buffer(stages)
     return f, (x, out, smem_in, regs, smem_out)
 
 

@@ -47,6 +47,29 @@ def test_ldstmatrix_set_512_bit_exact_on_the_executor():
     assert (st.smem_accesses, st.smem_wavefronts) == (2048, 8192)
 
 
+@pytest.mark.parametrize("m,n", [(512, 384), (320, 200)])
+@pytest.mark.parametrize(
+    "cta,per,stages,n_first,grid",
+    [((64, 128), 1, 1, True, lambda m, n: (-(-n // 128), -(-m // 64))),
+     ((64, 128), 4, 2, True, lambda m, n: (-(-n // 128), -(-m // 256))),
+     ((64, 128), 2, 3, False, lambda m, n: (-(-m // 128), -(-n // 128)))],
+)
+def test_ldstmatrix_set_bench_variants_bit_exact(m, n, cta, per, stages, n_first, grid):
+    """The schedules bench/ldstmatrix.py times besides the seed's: another CTA
+    tile, blockIdx.x along N, several tiles a block with the TMA load
+    circular-buffered (2 and 3 stages); at sizes the tiles do not divide too."""
+    f, _ = example.ldstmatrix_set(m, n, cta=cta, warp=(64, cta[1]), per=per, stages=stages, n_first=n_first)
+    k = f.compile()
+    assert k.launch.grid[:2] == grid(m, n) and k.launch.block[:2] == (128, 1)
+    assert LDMATRIX_X4 in k.source and STMATRIX_X4 in k.source
+    if stages > 1:
+        assert "mbarrier.try_wait.parity" in k.source
+    a, bits = example.random_bf16((m, n))
+    y = k.run(a)
+    np.testing.assert_array_equal(np.asarray(y).view(np.uint16), bits)
+    assert k.stats.smem_max_conflict_degree == 1
+
+
 def test_ldstmatrix_set_example_prints_bit_exact(capsys):
     assert not example.main()
     out = capsys.readouterr().out
