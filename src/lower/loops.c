@@ -108,11 +108,14 @@ static bool place(lower_ctx *c, ir_op *op, kir_node **stack, int *depth, const w
     *depth = k;
     for (int i = k; i < t->loop.n; i++) {
         int g = c->loops.group_of[t->loop.ptr[i]->id];
+        /* Never a loop closed before: sort.c emits the ops by a depth-first walk of
+           a trie of loop groups, so the ops under one group are contiguous, and a
+           group has one place in that trie (inlining unites axis i of a producer
+           and a consumer only with their axes left of i united too); an order it
+           cannot make is refused there ("cannot order the loops: ..."). */
+        err_assert(&c->f->err, !c->group_loop[g]);
         if (c->group_loop[g])
-            return err_failb(&c->f->err, WF_ERR_SCHEDULE,
-                             "cannot order the loops: T%d needs loop %d (of T%d) again after it "
-                             "was closed; inline T%d's producers consistently",
-                             t->id, i, c->loops.promoted[g]->tv->id, t->id);
+            return false;
         kir_node *n = new_loop(c, g, op, gp);
         kir_list *body = i == 0 ? &c->out->top : &stack[i - 1]->u.loop.body;
         if (!n || !kir_append(c->a, body, n, i == 0 ? NULL : stack[i - 1]))

@@ -253,16 +253,13 @@ static wf_iterdomain *partial_id(wf_tv *tv, wf_iterdomain *id, wf_iterdomain **m
             pa->to[t->out[k]->id] = r->out[k];
         return pa->to[id->id];
     }
-    if (!map[id->id]) {
-        sbuf b = {0};
-        ir_print_id(&b, id);
-        err_failb(&f->err, WF_ERR_UNSUPPORTED,
-                  "T%d.rfactor: not supported yet: T%d's partial-result axis %s is not between "
-                  "its logical and loop domains",
-                  tv->id, tv->id, sbuf_str(&b));
-        sbuf_free(&b);
+    /* id, a partial axis that is not logical (find_partials), is a loop ID of tv or an
+       ancestor of one. The IDs there without a definition are tv's logical IDs and
+       loop-only broadcasts, neither of them a partial axis, so id has one: history put
+       it in h, and make_producer's replay mapped id. */
+    err_assert(&f->err, map[id->id]);
+    if (!map[id->id])
         return NULL;
-    }
     wf_iterdomain *nid = ir_id_new(f, tv, id->extent, IT_ITER);
     if (!nid)
         return NULL;
