@@ -49,17 +49,41 @@ bool sched_loop_broadcast(wf_tv *tv, int pos) {
     return ok;
 }
 
+/* The loop-only broadcast that id is, or is made from by splits and merges; NULL
+   if none. */
+static const wf_iterdomain *loop_broadcast_source(const wf_iterdomain *id) {
+    if (id->loop_only)
+        return id;
+    for (int k = 0; id->def && k < id->def->nin; k++) {
+        const wf_iterdomain *s = loop_broadcast_source(id->def->in[k]);
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
 bool sched_check_no_loop_broadcast(wf_tv *tv, const char *what) {
     for (int i = 0; i < tv->loop.n; i++) {
-        if (!tv->loop.ptr[i]->loop_only)
+        const wf_iterdomain *id = tv->loop.ptr[i], *src = loop_broadcast_source(id);
+        if (!src)
             continue;
-        sbuf b = {0};
-        ir_print_id(&b, tv->loop.ptr[i]);
-        err_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
-                  "T%d.%s: not supported yet: axis %d of T%d is the loop broadcast %s, which no "
-                  "logical IterDomain derives; %s before adding loop broadcasts",
-                  tv->id, what, i, tv->id, sbuf_str(&b), what);
+        sbuf b = {0}, m = {0};
+        ir_print_id(&b, src);
+        if (src == id) {
+            err_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
+                      "T%d.%s: not supported yet: axis %d of T%d is the loop broadcast %s, which "
+                      "no logical IterDomain derives; %s before adding loop broadcasts",
+                      tv->id, what, i, tv->id, sbuf_str(&b), what);
+        } else { /* merged with another axis (and split): the same, one step removed */
+            ir_print_id(&m, id);
+            err_failb(&tv->f->err, WF_ERR_UNSUPPORTED,
+                      "T%d.%s: not supported yet: axis %d of T%d (%s) is made from the loop "
+                      "broadcast %s, which no logical IterDomain derives; %s before adding loop "
+                      "broadcasts",
+                      tv->id, what, i, tv->id, sbuf_str(&m), sbuf_str(&b), what);
+        }
         sbuf_free(&b);
+        sbuf_free(&m);
         return false;
     }
     return true;

@@ -319,6 +319,25 @@ TEST(loopbc_property_random_schedules_run_correctly_or_are_refused) {
     CHECK(ran >= 240);
 }
 
+/* A loop broadcast merged into a reduction axis, then split: rfactor of the split
+   refuses it by name (it was an internal error in rfactor's replay). */
+TEST(loopbc_merged_into_a_reduction_axis_refuses_rfactor) {
+    int64_t shape[2] = {64, 128};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 2, shape);
+    wf_tv *s = wf_sum(a, 1, (int[]){1});
+    wf_output(f, s);
+    wf_tv_loop_broadcast(s, 1);
+    wf_tv_merge(s, 1);
+    wf_tv_split(s, 1, 32);
+    CHECK(wf_tv_rfactor(s, 1, (int[]){1}) == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_fusion_error(f), "T1.rfactor: not supported yet: axis 1 of T1 (rS6{4}) is made "
+                                  "from the loop broadcast bS4{1}, which no logical IterDomain "
+                                  "derives; rfactor before adding loop broadcasts");
+    wf_fusion_free(f);
+}
+
 /* The other schedule operations on a tensor with a loop broadcast: rfactor refuses it;
    propagation to and from it and compiling do not crash (a kernel, or a message). */
 TEST(loopbc_other_schedule_ops) {
