@@ -456,3 +456,101 @@ GPU_TEST(wf_time_and_memcpy_time_give_plausible_medians) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* ---- the fast path: a run with the last run's device buffers ---- */
+
+/* c = a + b over a run-time n, split by 128 on BIDx / TIDx. */
+static wf_kernel *symbolic_add(gt_state *ts_, wf_fusion *f) {
+    int64_t sym[1] = {-1};
+    wf_tv *c = wf_add(wf_input(f, WF_F32, 1, sym), wf_input(f, WF_F32, 1, sym));
+    wf_output(f, c);
+    wf_tv_split(c, 0, 128);
+    wf_tv_parallelize(c, 0, WF_BIDX);
+    wf_tv_parallelize(c, 1, WF_TIDX);
+    return GT_COMPILE(f);
+}
+
+typedef struct {
+    int n;
+    float *a, *b, *c; /* host */
+    void *da, *db, *dc;
+    wf_buffer in[2], out;
+} add_set;
+
+static void add_set_new(add_set *s, int n, float seed) {
+    s->n = n;
+    s->a = malloc(sizeof(float) * (size_t)n);
+    s->b = malloc(sizeof(float) * (size_t)n);
+    s->c = malloc(sizeof(float) * (size_t)n);
+    s->da = wf_device_alloc(sizeof(float) * (size_t)n);
+    s->db = wf_device_alloc(sizeof(float) * (size_t)n);
+    s->dc = wf_device_alloc(sizeof(float) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        s->a[i] = seed + (float)i;
+        s->b[i] = 0.5f * (float)(i % 7);
+    }
+    wf_device_copy(s->da, s->a, sizeof(float) * (size_t)n);
+    wf_device_copy(s->db, s->b, sizeof(float) * (size_t)n);
+    wf_buffer a = {s->da, WF_F32, 1, {n}, {0}, 0}, b = a, c = a;
+    b.data = s->db;
+    c.data = s->dc;
+    s->in[0] = a;
+    s->in[1] = b;
+    s->out = c;
+}
+
+/* Run on s's buffers and compare every element with a + b. */
+static void add_run_check(gt_state *ts_, wf_kernel *k, add_set *s) {
+    CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, s->in, 2, &s->out, 1), WF_OK, k);
+    CHECK_EQ_I64(wf_device_copy(s->c, s->dc, sizeof(float) * (size_t)s->n), WF_OK);
+    int bad = 0;
+    for (int i = 0; i < s->n; i++)
+        bad += s->c[i] != s->a[i] + s->b[i];
+    CHECK_EQ_I64(bad, 0);
+}
+
+static void add_set_free(add_set *s) {
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    wf_device_free(s->da);
+    wf_device_free(s->db);
+    wf_device_free(s->dc);
+}
+
+/* The same buffers launch at once; new contents, other buffers and sizes, a
+   wf_time in between (it packs other arguments), a refused run: each result
+   exact, each refusal given again on the next call. */
+GPU_TEST(runs_with_the_last_buffers_reuse_the_binding_exactly) {
+    NEED_GPU();
+    wf_fusion *f = wf_fusion_new();
+    wf_kernel *k = symbolic_add(TS, f);
+    add_set s1, s2;
+    add_set_new(&s1, 1000, 1.0f);
+    add_set_new(&s2, 300, -40.0f);
+    if (k && s1.da && s2.da) {
+        add_run_check(TS, k, &s1);
+        add_run_check(TS, k, &s1); /* the fast path */
+        for (int i = 0; i < s1.n; i++)
+            s1.a[i] = 3.0f * (float)i;
+        wf_device_copy(s1.da, s1.a, sizeof(float) * (size_t)s1.n);
+        add_run_check(TS, k, &s1); /* new contents, same buffers */
+        add_run_check(TS, k, &s2); /* other buffers, another grid */
+        add_run_check(TS, k, &s1);
+        double us = 0;
+        CHECK_STATUS(wf_time(k, s2.in, 2, &s2.out, 1, 1, 2, &us), WF_OK, k);
+        add_run_check(TS, k, &s1); /* after wf_time packed s2's arguments */
+        wf_buffer wrong = s1.out;
+        wrong.shape[0] = 999;
+        for (int rep = 0; rep < 2; rep++) {
+            CHECK_STATUS(wf_run(k, WF_BACKEND_CUDA, s1.in, 2, &wrong, 1), WF_ERR_ARG, k);
+            CHECK_STR(wf_last_run_error(k),
+                      "output 0: dim 0 of the buffer has extent 999, but T2 needs 1000");
+        }
+        add_run_check(TS, k, &s1);
+    }
+    add_set_free(&s1);
+    add_set_free(&s2);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
