@@ -488,7 +488,15 @@ const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
                                       const wf_iterdomain *loop_id) {
     const wf_iterdomain *mine = tv->loop.ptr[i];
     bool always_zero = mine->itype == IT_BROADCAST || val_is_const_eq(mine->extent, 1);
-    if (mine->loop_only || !always_zero || an_mapped(&g->exact, mine, loop_id))
+    /* A loop-only broadcast takes its consumer's loop. On a thread or block
+       position that loop is only a position (a cooperative fetch binds its own
+       axes to the same threads); a loop that runs serially would iterate one of
+       tv's own axes twice, once around tv (fuzz -s 777 -c 836191: tv's
+       producer was placed in that loop and tv read cells not yet written). */
+    ir_ptype_kind where = ir_ptype(loop_id->ptype)->kind;
+    if (mine->loop_only && (where == IR_PT_THREAD || where == IR_PT_BLOCK))
+        return NULL;
+    if (!always_zero || an_mapped(&g->exact, mine, loop_id))
         return NULL;
     for (int k = 0; k < tv->logical.n; k++) {
         const wf_iterdomain *x = mapped_in_history(g, tv->logical.ptr[k], mine, loop_id);

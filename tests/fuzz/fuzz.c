@@ -7,7 +7,8 @@
  * (unary, binary with broadcasts, casts, sets, transposes, permutes), makes
  * several outputs, then applies a random schedule: split/merge/reorder/
  * swizzle/parallelize/inline/cache/set_memory/set_allocation_domain/
- * set_loop_domain with random axes (out of range and negative too) and
+ * set_loop_domain/loop_broadcast/compute_at/reverse_compute_at with random
+ * axes (out of range and negative too) and
  * random factors, and now and then one API misuse (NULL handles, a tensor of
  * another fusion, wrong buffers and counts to wf_run). Then:
  *   - a rejection must be a clean error: a status, and a message that is not
@@ -502,6 +503,43 @@ static void sched_one(fcase *c, wf_tv *tv) {
     }
 }
 
+/* A tensor that reads t (NULL if none). */
+static wf_tv *a_consumer(fcase *c, const wf_tv *t) {
+    if (!t->uses.n)
+        return NULL;
+    const ir_op *op = t->uses.ptr[rnd(&c->r, (unsigned)t->uses.n)];
+    return op->out;
+}
+
+/* The placement calls that came after the first fuzzer (F22): a loop broadcast
+   (a producer computed inside a loop it does not index), compute_at /
+   reverse_compute_at at random positions (out of range too), each on a random
+   producer-consumer pair, sometimes several. */
+static void sched_placement(fcase *c) {
+    for (int i = 0, n = 1 + (int)rnd(&c->r, 3); i < n; i++) {
+        wf_tv *t = any_tv(c), *u = a_consumer(c, t);
+        int pos = (int)rnd(&c->r, (unsigned)wf_tv_ndim(u ? u : t) + 3) - 1;
+        switch (rnd(&c->r, 3)) {
+        case 0:
+            fz_trace(c, "wf_tv_loop_broadcast(T%d, %d);", t->id, pos);
+            wf_tv_loop_broadcast(t, pos);
+            break;
+        case 1:
+            if (!u)
+                break;
+            fz_trace(c, "wf_compute_at(T%d, T%d, %d);", t->id, u->id, pos);
+            wf_compute_at(t, u, pos);
+            break;
+        default:
+            if (!u)
+                break;
+            fz_trace(c, "wf_reverse_compute_at(T%d, T%d, %d);", u->id, t->id, pos);
+            wf_reverse_compute_at(u, t, pos);
+            break;
+        }
+    }
+}
+
 static void schedule(fcase *c) {
     /* Most cases with a reduction get a reduction schedule first; some then
        end with inlining, the others go on with random moves like any case. */
@@ -549,6 +587,8 @@ static void schedule(fcase *c) {
     }
     for (int i = 0, n = (int)rnd(&c->r, 4); i < n; i++)
         sched_one(c, any_tv(c));
+    if (!(c->known && KNOWN_PLACEMENT) && chance(&c->r, 25))
+        sched_placement(c);
     if (chance(&c->r, 50)) {
         fz_trace(c, "wf_inline_most(f);");
         wf_inline_most(c->f);

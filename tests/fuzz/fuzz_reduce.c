@@ -19,8 +19,11 @@
  * integers). A value rounded to a 16-bit float on the way (a sum of f16,
  * an inexact value cast to bf16) takes no arithmetic at all, only copies,
  * casts and max / min: a rounding error of 2^-8 of a large partial result
- * followed by a cancellation would leave nothing to compare. Max and min,
- * and every integer reduction, stay bit-exact.
+ * followed by a cancellation would leave nothing to compare. Every integer
+ * reduction stays bit-exact; a float max or min is exact but for the sign of
+ * a zero result (the max of -0 and +0 is the one that comes second), so it
+ * is marked inexact too, which keeps it away from the ops that would turn
+ * the sign into a difference (1 / x).
  * Products only reduce input tensors (values in [-10, 10]) over at most 8
  * elements, so no partial product overflows where the reference's does not.
  */
@@ -99,8 +102,13 @@ void fz_op_reduce(fcase *c, node *a) {
             o->shape[k] = a->shape[d];
             o->orig[k++] = a->orig[d];
         }
-    o->inexact = in_inexact || (is_float(in_dt) && (op == WF_ADD || op == WF_MUL));
-    o->inexact_half = o->inexact && (a_half || o->dt == WF_F16 || o->dt == WF_BF16);
+    bool sum = is_float(in_dt) && (op == WF_ADD || op == WF_MUL);
+    /* the max of -0 and +0 is whichever comes second: a float max or min that
+       is zero has the sign of the executor's order, not the reference's (1 /
+       max made -inf of inf: fuzz -s 777 -c 811740) */
+    bool zero_sign = is_float(in_dt) && (op == WF_MAX || op == WF_MIN);
+    o->inexact = in_inexact || sum || zero_sign;
+    o->inexact_half = (in_inexact || sum) && (a_half || o->dt == WF_F16 || o->dt == WF_BF16);
     c->half_sum |= (op == WF_ADD || op == WF_MUL) && (o->dt == WF_F16 || o->dt == WF_BF16);
     c->reds[c->nreds++] = o->tv;
 }

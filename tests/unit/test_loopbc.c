@@ -158,8 +158,10 @@ TEST(loopbc_cooperative_fetch_without_sync_races) {
 }
 
 /* Two consumers with different loops at the loop broadcast's position: inlining would
-   make them one loop. */
-TEST(loopbc_refuses_consumers_with_different_loops) {
+   make them one loop. Here one of them (T6's iS17) iterates T3's own axis K, which
+   is refused first: a loop broadcast on a serial loop that iterates one of the
+   tensor's own axes would run that axis twice (fuzz -s 777 -c 836191). */
+TEST(loopbc_refuses_a_serial_loop_of_its_own_axis) {
     int64_t sa[2] = {NI, NK}, sb[3] = {NI, NJ, NK}, sc[3] = {NI, NK, 8};
     bool bj[3] = {false, true, false}, bl[3] = {false, false, true};
     wf_fusion *f = wf_fusion_new();
@@ -173,9 +175,54 @@ TEST(loopbc_refuses_consumers_with_different_loops) {
     wf_tv_loop_broadcast(s, 1);
     wf_tv_inline_at(s, 2);
     CHECK_STR(wf_fusion_error(f), "T3.inline_at(2): position 2 is beyond the maximum inline "
-                                  "position 1: axis 1 of T3 is the loop broadcast bS22{1}, but "
-                                  "its consumers T4 and T6 have different loops there (bS11{1} "
-                                  "and iS17{64})");
+                                  "position 1: axis 1 of T3 (bS22{1}) would run in the loop of "
+                                  "axis 1 of its consumer T6, which is exactly mapped to T3's own "
+                                  "iS9{64}: one loop index cannot stand for both");
+    wf_fusion_free(f);
+}
+
+/* fuzz -s 777 -c 836191: a loop broadcast of T3 where its consumer's loop iterates
+   T3's own last axis; wf_inline_most inlined T3 past it, placed T3's producer T2
+   inside that loop and T3 read T2's cells before they were written. Now T3 stops
+   before the broadcast and the loops that are left cannot be ordered: refused. */
+TEST(loopbc_on_a_loop_of_its_own_axis_is_not_inlined_past) {
+    int64_t shape[3] = {4, 2, 16};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 3, shape);
+    wf_tv *t1 = wf_binary(WF_MUL, t0, t0);
+    wf_tv *t2 = wf_binary(WF_MAX, t1, t0);
+    wf_tv *t3 = wf_cast(t2, WF_F32);
+    wf_output(f, wf_binary(WF_MIN, t1, t3));
+    wf_tv_loop_broadcast(t3, 2);
+    wf_inline_most(f);
+    CHECK_STR(wf_fusion_error(f), "");
+    CHECK_EQ_I64(wf_tv_compute_at(t3), 2);
+    CHECK(wf_compile(f, NULL) == NULL);
+    CHECK_STR(wf_fusion_error(f), "cannot order the loops: T1 must be computed before T3, but "
+                                  "the inline positions also put T3's loops before T1's; inline "
+                                  "the producers consistently");
+    wf_fusion_free(f);
+}
+
+/* Two consumers with different loops at the loop broadcast's position, neither of
+   them one of T3's own axes (T4's merge of its broadcast with K, T5's broadcast). */
+TEST(loopbc_refuses_consumers_with_different_loops) {
+    int64_t sa[2] = {NI, NK}, sb[3] = {NI, NJ, NK}, sc[3] = {NI, 8, NK};
+    bool bj[3] = {false, true, false};
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_F32, 2, sa), *b = wf_input(f, WF_F32, 3, sb);
+    wf_tv *c = wf_input(f, WF_F32, 3, sc);
+    wf_tv *s = wf_set(a);
+    wf_tv *bx = wf_broadcast(s, 3, bj), *by = wf_broadcast(s, 3, bj);
+    wf_output(f, wf_binary(WF_MUL, bx, b));
+    wf_output(f, wf_binary(WF_ADD, by, c));
+    wf_tv_merge(bx, 1);
+    wf_tv_loop_broadcast(s, 1);
+    wf_tv_inline_at(s, 2);
+    CHECK_STR(wf_fusion_error(f), "T3.inline_at(2): position 2 is beyond the maximum inline "
+                                  "position 1: axis 1 of T3 is the loop broadcast bS23{1}, but "
+                                  "its consumers T4 and T5 have different loops there (iS22{64} "
+                                  "and bS14{1})");
     wf_fusion_free(f);
 }
 
