@@ -111,10 +111,22 @@ static bool alloc_of_loop_ids(const wf_tv *t) {
     return true;
 }
 
+/* A broadcast axis split into a loop of more than one iteration (bS{1} split by
+   3: bS{3}): it is not allocated, so its iterations past the first write the
+   same cell as the first. An init under it unguarded reset the accumulator in
+   iterations whose steps its bounds predicate turned off (fuzz -s 779 -c
+   691124: a max came out as its identity); such an init keeps its predicates. */
+static bool has_split_broadcast(const wf_tv *t) {
+    for (int i = 0; i < t->loop.n; i++)
+        if (t->loop.ptr[i]->itype == IT_BROADCAST && !val_is_const_eq(t->loop.ptr[i]->extent, 1))
+            return true;
+    return false;
+}
+
 static bool init_fills_cell(const kir_stmt *s) {
     const wf_tv *t = s->op->out;
     return s->red == KRED_INIT && (t->mem == WF_MEM_LOCAL || t->mem == WF_MEM_SHARED) &&
-           alloc_of_loop_ids(t);
+           alloc_of_loop_ids(t) && !has_split_broadcast(t);
 }
 
 static bool guard(lower_ctx *c, kir_node *s) {

@@ -138,3 +138,29 @@ TEST(issue18_grid_reduction_needing_more_partials_than_the_work_buffer_refused_a
     wf_kernel_free(rc_check(TS, f, NULL, 0));
     wf_fusion_free(f);
 }
+
+/* max over dim 1 of broadcast(x)[1, 4], int64, its broadcast dim split by 3 (bS{1}
+   -> bS{1}, bS{3}) with the split propagated: the accumulator is not allocated
+   along bS{3}, so its init, unguarded in every iteration of that loop, reset the
+   one cell in the two iterations whose steps are predicated off, and the max
+   came out as its identity, INT64_MIN (fuzz -s 779 -c 691124). The init keeps
+   the loop's bound now. */
+TEST(issue18_init_under_a_split_broadcast_loop_keeps_its_bound) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *x = wf_input(f, WF_I64, 1, (int64_t[]){4});
+    wf_tv *b = wf_broadcast(x, 2, (bool[]){true, false});
+    wf_tv *sum = wf_sum(b, 1, (int[]){0});
+    wf_tv *mx = wf_reduce(WF_MAX, b, 1, (int[]){1});
+    wf_output(f, sum);
+    wf_output(f, wf_binary(WF_MAX, wf_binary(WF_SUB, sum, mx), mx));
+    wf_tv_split(b, 0, 3);
+    wf_propagate_transforms(b);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = rc_check(TS, f, NULL, 0);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k),
+                  "    if (i0 < 1) {\n      T3[0] = (-9223372036854775807ll - 1);\n    }");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
