@@ -101,9 +101,12 @@ static void make_inputs(fcase *c) {
         }
         wf_dtype dt = pick_dtype(&c->r);
         node *n = add_node(c, wf_input(c->f, dt, nd, decl), nd);
-        fz_trace(c, "wf_tv *t%d = wf_input(f, %d, %d, (int64_t[]){%lld, %lld, %lld});", c->nn - 1,
-                 (int)dt, nd, (long long)decl[0], (long long)(nd > 1 ? decl[1] : 0),
-                 (long long)(nd > 2 ? decl[2] : 0));
+        fz_trace(c,
+                 "wf_tv *t%d = wf_input(f, %d, %d, (int64_t[]){%lld, %lld, %lld}); /* run at "
+                 "%lld x %lld x %lld */",
+                 c->nn - 1, (int)dt, nd, (long long)decl[0], (long long)(nd > 1 ? decl[1] : 0),
+                 (long long)(nd > 2 ? decl[2] : 0), (long long)shape[0],
+                 (long long)(nd > 1 ? shape[1] : 0), (long long)(nd > 2 ? shape[2] : 0));
         for (int d = 0; n && d < nd; d++) {
             n->shape[d] = shape[d];
             n->orig[d] = 1u << (i * 8 + d);
