@@ -39,6 +39,7 @@ typedef struct {
     int ntfs;
     const wf_val *pred;      /* conjunction of bounds checks */
     bool lenient;            /* may an unknown extent-1 axis stand for 0 (get())? */
+    bool init;               /* the walk is for a reduction's init (seed()) */
     bool *extent1_group;     /* per exact-group root: holds an axis of extent 1? */
     bool has_extent1_split;  /* does some transform split such a group? */
     VEC(split_bound) bounds; /* every backward split of the last walk */
@@ -88,6 +89,8 @@ static bool has_cond(const wf_val *p, const wf_val *cond) {
 
 static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id) {
     wf_arena *a = e->c->a;
+    if (e->init && id->itype == IT_REDUCTION)
+        return; /* an empty reduction is initialized too (seed()) */
     if (!vec_push_arena(a, &e->bounds, ((split_bound){v, id})))
         return; /* the arena's sticky failure is reported after the pass */
     if (val_prove_lt(v, id->extent))
@@ -304,6 +307,19 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
         const wf_val *v = n->u.loop.ptype == WF_VECTORIZE && vec_var ? vec_var : n->u.loop.var;
         put(e, n->u.loop.id, v);
     }
+    /* A reduction's init runs before the serial reduction loops: they are at their
+       first iteration, 0, so that an iteration axis merged into a reduction axis
+       (an extent-1 axis split outer by 3, its inner part merged with the reduced
+       one) gets its index and its split its bound. Without it the init ran in all
+       3 iterations of the outer part over the one cell, resetting it after the
+       steps of the first (fuzz -s 781 -c 172834: a min came out as +inf). The
+       reduction axes' own bounds are not the init's: an empty reduction's result
+       is the initial value. */
+    const wf_tv *out = stmt->u.stmt.op->out;
+    e->init = stmt->u.stmt.red == KRED_INIT;
+    for (int i = 0; e->init && i < out->loop.n; i++)
+        if (out->loop.ptr[i]->itype == IT_REDUCTION && !known(e, out->loop.ptr[i]))
+            put(e, out->loop.ptr[i], val_const(e->c->a, 0));
 }
 
 /* Is the exact group r one that iterates tv's own data: that of one of tv's

@@ -164,3 +164,34 @@ TEST(issue18_init_under_a_split_broadcast_loop_keeps_its_bound) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* min over dim 2 of min(|b|, sqrt(a)), a [n0, n1, 32] int64 and b [1, 5, n] int32
+   (1 x 5 x 32 at run time), the reduction's dim 0 split outer by 3 and its inner
+   part merged with the reduced dim: the init, before the reduction loop, had no
+   index for that inner part and so no bound on the outer one; it ran in all 3
+   iterations over the one cell, resetting it after the first's steps (fuzz -s
+   781 -c 172834: the min came out as +inf). The init is indexed at the
+   reduction loop's first iteration now, and bounded. */
+TEST(issue18_init_of_an_outer_split_merged_into_a_reduction_is_bounded) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *a = wf_input(f, WF_I64, 3, (int64_t[]){-1, -1, 32});
+    wf_tv *b = wf_input(f, WF_I32, 3, (int64_t[]){1, 5, -1});
+    wf_tv *m = wf_reduce(WF_MIN, wf_binary(WF_MIN, wf_unary(WF_ABS, b), wf_unary(WF_SQRT, a)), 1,
+                         (int[]){2});
+    wf_output(f, m);
+    wf_tv_split_outer(m, -3, 3);
+    wf_tv_split_outer(m, 2, 3);
+    wf_tv_parallelize(m, -3, WF_TIDY);
+    wf_tv_merge_axes(m, -1, 1);
+    wf_propagate_transforms(m);
+    wf_parallelize_all_like(m, 0);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    int64_t sym[16] = {1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 32};
+    wf_kernel *k = rc_check(TS, f, sym, 0);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "i0 * wf_ceildiv(T0.size[0], 3) + 0 % "
+                                       "wf_ceildiv(T0.size[0], 3) < T0.size[0]) {\n        T5[");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
