@@ -9,9 +9,18 @@ array is a Python exception, not a C error or a crash. Outputs not given are
 allocated with the shape the fusion's shape expressions give once the
 inputs' sizes are bound (see core.py), as numpy arrays for a CPU run, as
 PyTorch CUDA tensors when the inputs are, else as `DeviceArray`s.
+
+A call costs the host a few microseconds when every array fits as it is
+(issue 20): what does not change between calls is worked out once per
+kernel (_Param, _Plan), and _fast_args packs such arrays straight into the
+wf_buffer bytes. Any other call takes the general path (_host_view,
+_on_gpu, _buffer, _bind, _alloc), which also raises every error, so the
+two paths cannot disagree on what is refused; test_run_overhead.py checks
+that they give wf_run the same bytes, bench/py_overhead.py times them.
 """
 
 import ctypes
+import struct
 import sys
 
 import numpy as np
@@ -187,16 +196,117 @@ class DeviceArray:
 
 
 class _Param:
-    """What run() knows of one fusion input or output."""
+    """What run() knows of one fusion input or output, worked out once per
+    kernel so that a call only compares."""
 
     def __init__(self, t, role, index):
         self.role, self.index = role, index
+        self.output = role == "output"
         self.name = t.name
         dims = [d for d in t.logical_domain if not d.is_reduction]  # the buffer's dims
         self.ndim = len(dims)
         self.extents = [d.extent for d in dims]
         self.dtype = t.dtype
-        self.shape_expr = t._shape_expr()
+        self.where = "%s %d (T%d)" % (role, index, self.name)
+        self.code = int(self.dtype)  # wf_dtype
+        self.head = (self.code, self.ndim)  # wf_buffer's dtype and ndim
+        self.itemsize = self.dtype.itemsize
+        self.np_dtype = numpy_dtype(self.dtype)
+        self.typestrs = _TYPESTR[self.dtype]
+        self.consts = tuple((d, e) for d, e in enumerate(self.extents) if e >= 0)  # (dim, constant extent)
+        self.fixed = tuple(self.extents) if len(self.consts) == self.ndim else None  # the whole shape, if constant
+        self.shape_expr = t._shape_expr()  # sets bind and refs too
+        self._torch = (None, None)  # (torch module, its dtype of this one)
+
+    @property
+    def shape_expr(self):
+        return self._shape_expr
+
+    @shape_expr.setter
+    def shape_expr(self, expr):
+        self._shape_expr = expr
+        self.bind = self._bind_rule(expr)  # how _bind derives the (output's) shape
+        # an output whose extents are the inputs' (then checked against them)
+        self.refs = self.output and self.bind is not None and any(i is not None for i, _ in self.bind)
+
+    def _bind_rule(self, expr):
+        """Per dim (None, extent) or (i, d) = extent d of input i; None when
+        the shape is not derived."""
+        if expr is None or len(expr) != self.ndim:
+            return tuple((None, e) for e in self.extents) if self.fixed is not None else None
+        rule = []
+        for d, e in enumerate(expr):
+            if self.extents[d] >= 0:
+                rule.append((None, self.extents[d]))
+            elif isinstance(e, tuple):
+                rule.append((e[1], e[2]))
+            else:
+                rule.append((None, int(e)))
+        return tuple(rule)
+
+    def torch_dtype(self, torch):
+        """The torch dtype of this parameter (cached per torch module)."""
+        if self._torch[0] is not torch:
+            self._torch = (torch, _torch_dtype(torch, self.dtype))
+        return self._torch[1]
+
+
+class _Plan:
+    """The wf_run argument arrays of a kernel: their ctypes types, and for
+    the fast path (_fast_args) one struct format that packs contiguous
+    buffers, the inputs' array then the outputs', straight into wf_buffer
+    bytes, and a pool of blocks to pack into (one per call in flight, so
+    that threads never share one)."""
+
+    def __init__(self, ins, outs):
+        self.ins, self.outs, self.params = ins, outs, ins + outs
+        self.nin, self.nout = len(ins), len(outs)
+        self.in_type = _lib.Buffer * max(1, self.nin)
+        self.out_type = _lib.Buffer * max(1, self.nout)
+        self.in_bytes = ctypes.sizeof(self.in_type)
+        self.struct = None  # no fast path (a rank above MAX_RANK: _buffer says so)
+        self.pool = []  # (block, input array, output array) not in use
+        if _FAST and all(p.ndim <= _lib.MAX_RANK for p in self.params):
+            self.struct = struct.Struct("@" + _buffers_format(ins) + _buffers_format(outs))
+
+    def block(self):
+        """A block for one call, from the pool (list.pop is atomic) or new;
+        run gives it back once wf_run has returned."""
+        try:
+            return self.pool.pop()
+        except IndexError:
+            blk = (ctypes.c_char * self.struct.size)()
+            return blk, self.in_type.from_buffer(blk), self.out_type.from_buffer(blk, self.in_bytes)
+
+
+def _buffer_format(ndim):
+    """The struct format of one wf_buffer that packs (data, dtype, ndim, the
+    ndim extents, device): the other extents and all strides 0, as for a
+    contiguous array."""
+    B = _lib.Buffer
+    tail = ctypes.sizeof(B) - B.device.offset - ctypes.sizeof(ctypes.c_int)
+    return "Pii%dq%dxi%dx" % (ndim, B.device.offset - B.shape.offset - 8 * ndim, tail)
+
+
+def _buffers_format(params):
+    """An array of wf_buffer, one per parameter; none: one zeroed wf_buffer
+    (what run passes then)."""
+    if not params:
+        return "%dx" % ctypes.sizeof(_lib.Buffer)
+    return "".join(_buffer_format(p.ndim) for p in params)
+
+
+def _buffer_format_fits():
+    """Whether _buffer_format lays wf_buffer out as _lib.Buffer does (a
+    64-bit ABI); where not, every call takes the general path."""
+    B = _lib.Buffer
+    ok = (B.data.offset, B.dtype.offset, B.ndim.offset, B.shape.offset) == (0, 8, 12, 16)
+    for n in range(_lib.MAX_RANK + 1):
+        ok = ok and struct.calcsize("@" + _buffer_format(n) * 2) == 2 * ctypes.sizeof(B)
+    return ok
+
+
+_FAST = _buffer_format_fits()
 
 
 class Kernel:
@@ -206,6 +316,7 @@ class Kernel:
         self._ptr = ptr
         self._ins = [_Param(t, "input", i) for i, t in enumerate(f.inputs)]
         self._outs = [_Param(t, "output", i) for i, t in enumerate(f.outputs)]
+        self._plan = _Plan(self._ins, self._outs)
         self._tma = _tma_maps(ptr)
 
     def free(self):
@@ -269,6 +380,15 @@ class Kernel:
         GPU). Returns the outputs (one array, or a tuple when the fusion has
         several); outputs given as DLPack objects come back as given."""
         self._live()
+        plan = self._plan
+        fast = _fast_args(plan, inputs, outputs)  # None: the general path below takes the call
+        if fast is not None:
+            gpu, blk, outputs = fast
+            try:
+                self._run(gpu, blk[1], len(inputs), blk[2], len(outputs))
+            finally:
+                plan.pool.append(blk)
+            return outputs[0] if len(outputs) == 1 else tuple(outputs)
         self._check_counts(len(inputs))
         torch_cpu = any(_is_torch_cpu(x) for x in inputs)
         inputs = tuple(_host_view(x) for x in inputs)
@@ -283,11 +403,11 @@ class Kernel:
         gpu = _on_gpu(inputs, outputs)
         keep = []  # the arrays stay referenced until wf_run returns
         inbufs = [_buffer(p, x, gpu, keep) for p, x in zip(self._ins, inputs)]
-        shapes = [_bind(p, inbufs) for p in self._outs]
+        shapes = [_bind(p, [b.shape for b in inbufs]) for p in self._outs]
         if outputs is None:
             outputs = [_alloc(p, s, gpu, inputs) for p, s in zip(self._outs, shapes)]
         outbufs = [_buffer(p, x, gpu, keep, s) for p, x, s in zip(self._outs, outputs, shapes)]
-        self._run(gpu, inbufs, outbufs)
+        self._run(gpu, plan.in_type(*inbufs), len(inbufs), plan.out_type(*outbufs), len(outbufs))
         if given is not None:
             outputs = [g if _is_foreign_dlpack(g) else o for g, o in zip(given, outputs)]
         if torch_cpu:
@@ -300,10 +420,7 @@ class Kernel:
         if nin != len(self._ins):
             raise ArgumentError("weft: the kernel takes %s, %d given" % (_count(len(self._ins), "input"), nin))
 
-    def _run(self, gpu, inbufs, outbufs):
-        nin, nout = len(inbufs), len(outbufs)
-        ia = (_lib.Buffer * max(1, nin))(*inbufs)
-        oa = (_lib.Buffer * max(1, nout))(*outbufs)
+    def _run(self, gpu, ia, nin, oa, nout):
         backend = 1 if gpu else 2  # WF_BACKEND_CUDA / WF_BACKEND_INTERP
         st = lib.wf_run(self._ptr, backend, ia, nin, oa, nout)
         if st:
@@ -330,6 +447,7 @@ class AutoKernel(Kernel):
         self._fusion = f  # the fusion must outlive the auto kernel
         self._ins = [_Param(t, "input", i) for i, t in enumerate(f.inputs)]
         self._outs = [_Param(t, "output", i) for i, t in enumerate(f.outputs)]
+        self._plan = _Plan(self._ins, self._outs)
         self._tma = []
 
     def free(self):
@@ -356,10 +474,7 @@ class AutoKernel(Kernel):
     def launch(self):
         raise UnsupportedError("weft: an AutoKernel has one kernel per signature; see last_info")
 
-    def _run(self, gpu, inbufs, outbufs):
-        nin, nout = len(inbufs), len(outbufs)
-        ia = (_lib.Buffer * max(1, nin))(*inbufs)
-        oa = (_lib.Buffer * max(1, nout))(*outbufs)
+    def _run(self, gpu, ia, nin, oa, nout):
         backend = 1 if gpu else 2  # WF_BACKEND_CUDA / WF_BACKEND_INTERP
         st = lib.wf_auto_run(self._ptr, backend, ia, nin, oa, nout)
         if st:
@@ -433,7 +548,7 @@ def _is_cuda(x):
 
 
 def _where(p):
-    return "%s %d (T%d)" % (p.role, p.index, p.name)
+    return p.where
 
 
 def _check_shape(p, shape):
@@ -450,24 +565,149 @@ def _check_shape(p, shape):
             )
 
 
+def _fast_args(plan, inputs, outputs):
+    """Kernel.run's fast path: (gpu, block, outputs) for wf_run (a block of
+    plan.block(): its input and output arrays) when every array is a plain
+    one that fits its parameter as it is: all numpy arrays (the executor)
+    or all CUDA arrays (PyTorch CUDA tensors or __cuda_array_interface__
+    objects; the GPU), of the right dtype, rank and extents, contiguous, on
+    device 0, outputs writable and not requiring grad. The arrays then give the same wf_buffer bytes as
+    _buffer's. Anything else returns None, and run's general path takes
+    the call from the start (and raises its errors): this one checks,
+    never raises but what _alloc raises (as the general path would)."""
+    if plan.struct is None or len(inputs) != plan.nin:
+        return None
+    if outputs is not None:
+        outputs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
+        if len(outputs) != plan.nout:
+            return None
+    first = inputs[0] if inputs else outputs[0] if outputs else None
+    if first is None:
+        return None
+    gpu = type(first) is not np.ndarray  # the general path's _on_gpu decides when the arrays differ
+    args, shapes = [], []
+    if outputs is not None:
+        if not _fast_scan(plan.params, inputs + tuple(outputs), gpu, args, shapes):
+            return None
+    else:
+        if not _fast_scan(plan.ins, inputs, gpu, args, shapes):
+            return None
+        binds = [_bind(p, shapes) for p in plan.outs]
+        if None in binds:
+            return None
+        outputs = [_alloc(p, s, gpu, inputs) for p, s in zip(plan.outs, binds)]
+        if not _fast_scan(plan.outs, outputs, gpu, args, shapes):
+            return None
+    blk = plan.block()
+    try:
+        plan.struct.pack_into(blk[0], 0, *args)
+    except (struct.error, TypeError, OverflowError):  # e.g. a float extent: _buffer's int() decides
+        plan.pool.append(blk)
+        return None
+    return gpu, blk, outputs
+
+
+# What _fast_scan takes an object of a class for: as _buffer and _is_cuda tell them
+_NUMPY, _TORCH, _CAI, _OTHER = range(4)  # numpy.ndarray, a PyTorch tensor, a CUDA array, no fast path
+_KINDS = {}  # class -> one of those, for the classes _fast_scan has seen
+_char_view, _addressof = ctypes.c_char.from_buffer, ctypes.addressof  # a numpy array's address
+
+
+def _kind_of(t):
+    """The kind of the objects of class t (remembered in _KINDS): numpy's
+    arrays, PyTorch's tensors (by the module of the class), a subclass of
+    numpy's array (the general path), else __cuda_array_interface__ ones."""
+    if len(_KINDS) >= 64:
+        _KINDS.clear()
+    if t is np.ndarray:
+        kind = _NUMPY
+    elif issubclass(t, np.ndarray):
+        kind = _OTHER
+    elif t.__module__.startswith("torch"):
+        kind = _TORCH
+    else:
+        kind = _CAI
+    _KINDS[t] = kind
+    return kind
+
+
+def _fast_scan(params, arrays, gpu, args, shapes):
+    """For _fast_args: whether each array fits its parameter; appends its
+    struct values to args and its shape to shapes (inputs first, so that
+    an output's extents bound from input i are checked against shapes[i])."""
+    torch = sys.modules.get("torch")
+    kinds = _KINDS
+    try:
+        for p, x in zip(params, arrays):
+            t = type(x)
+            kind = kinds.get(t)
+            if kind is None:
+                kind = _kind_of(t)
+            if kind == _NUMPY and not gpu:  # the executor's arrays
+                if x.dtype is not p.np_dtype:
+                    return False
+                flags = x.flags
+                if not flags.c_contiguous or (p.output and not flags.writeable):
+                    return False
+                try:  # a view of the (contiguous) memory: its address, in a third of x.ctypes.data's time
+                    data = _addressof(_char_view(x))
+                except (TypeError, ValueError, BufferError):  # read-only or empty
+                    data = x.ctypes.data
+                shape, device = x.shape, -1
+            elif kind == _TORCH and gpu:  # read as _buffer does, not through the protocol
+                tp = p._torch
+                want = tp[1] if tp[0] is torch else p.torch_dtype(torch)
+                if x.is_cuda is not True or x.dtype is not want or (p.output and x.requires_grad):
+                    return False
+                if not x.is_contiguous() or x.get_device() != 0:
+                    return False
+                shape, data, device = x.shape, x.data_ptr(), 0
+            elif kind == _CAI and gpu:
+                cai = x.__cuda_array_interface__
+                if cai["typestr"] not in p.typestrs or cai.get("strides") is not None:
+                    return False
+                if getattr(getattr(x, "device", None), "index", None) not in (None, 0):
+                    return False
+                shape, data, device = cai["shape"], cai["data"][0], 0
+                if type(shape) is not tuple:
+                    shape = tuple(shape)
+            else:
+                return False
+            if p.fixed is not None:
+                if shape != p.fixed:
+                    return False
+            elif len(shape) != p.ndim or any(shape[d] != e for d, e in p.consts):
+                return False
+            if p.refs and shape != tuple(e if i is None else shapes[i][e] for i, e in p.bind):
+                return False
+            args.append(data)
+            args += p.head
+            args += shape
+            args.append(device)
+            shapes.append(shape)
+        return True
+    except Exception:  # an array that answers oddly: the general path says what is wrong
+        return False
+
+
 def _buffer(p, x, gpu, keep, want_shape=None):
     b = _lib.Buffer()
-    b.dtype = int(p.dtype)
+    b.dtype = p.code
     if gpu:
         if not _is_cuda(x):
             raise ArgumentError(
                 "weft: %s is a %s; on the GPU every array must be a CUDA array"
                 % (_where(p), type(x).__name__)
             )
-        itemsize = p.dtype.itemsize
+        itemsize = p.itemsize
         if type(x).__module__.startswith("torch"):
             # PyTorch's __cuda_array_interface__ refuses bf16: read the tensor itself
-            want = _torch_dtype(sys.modules["torch"], p.dtype)
+            want = p.torch_dtype(sys.modules["torch"])
             if x.dtype != want:
                 raise ArgumentError(
                     "weft: %s is %s (%s), but the tensor holds %s" % (_where(p), p.dtype.name, want, x.dtype)
                 )
-            if x.requires_grad and p.role == "output":
+            if x.requires_grad and p.output:
                 raise ArgumentError("weft: %s requires grad; pass a tensor that does not" % _where(p))
             shape = list(x.shape)
             strides = None if x.is_contiguous() else [s * itemsize for s in x.stride()]
@@ -475,7 +715,7 @@ def _buffer(p, x, gpu, keep, want_shape=None):
         else:
             cai = x.__cuda_array_interface__
             typestr = cai["typestr"]
-            if typestr not in _TYPESTR[p.dtype]:
+            if typestr not in p.typestrs:
                 raise ArgumentError(
                     "weft: %s is %s, but the CUDA array holds %s" % (_where(p), p.dtype.name, typestr)
                 )
@@ -490,12 +730,11 @@ def _buffer(p, x, gpu, keep, want_shape=None):
                 "weft: %s is a %s; pass a numpy array (CPU executor) or a CUDA array"
                 % (_where(p), type(x).__name__)
             )
-        if x.dtype != numpy_dtype(p.dtype):
+        if x.dtype != p.np_dtype:
             raise ArgumentError(
-                "weft: %s is %s (numpy %s), but the array holds %s"
-                % (_where(p), p.dtype.name, numpy_dtype(p.dtype), x.dtype)
+                "weft: %s is %s (numpy %s), but the array holds %s" % (_where(p), p.dtype.name, p.np_dtype, x.dtype)
             )
-        if p.role == "output" and not x.flags.writeable:
+        if p.output and not x.flags.writeable:
             raise ArgumentError("weft: %s is read-only" % _where(p))
         shape = list(x.shape)
         itemsize = x.itemsize
@@ -534,23 +773,12 @@ def _device_of(x):
     return 0
 
 
-def _bind(p, inbufs):
-    """The output's shape, symbolic extents bound from the inputs."""
-    expr = p.shape_expr
-    if expr is None or len(expr) != p.ndim:
-        if all(e >= 0 for e in p.extents):
-            return p.extents
+def _bind(p, in_shapes):
+    """The output's shape, symbolic extents bound from the inputs' shapes
+    (in_shapes[i][d] = extent d of input i); None when it is not derived."""
+    if p.bind is None:
         return None
-    out = []
-    for d, e in enumerate(expr):
-        if p.extents[d] >= 0:
-            out.append(p.extents[d])
-        elif isinstance(e, tuple):
-            _, i, dim = e
-            out.append(int(inbufs[i].shape[dim]))
-        else:
-            out.append(int(e))
-    return out
+    return [e if i is None else int(in_shapes[i][e]) for i, e in p.bind]
 
 
 def _alloc(p, shape, gpu, inputs):
@@ -560,10 +788,10 @@ def _alloc(p, shape, gpu, inputs):
             "outputs=" % (_where(p), p.extents)
         )
     if not gpu:
-        return np.empty(shape, numpy_dtype(p.dtype))
+        return np.empty(shape, p.np_dtype)
     torch = _torch_of(inputs)
     if torch is not None:
-        return torch.empty(shape, dtype=_torch_dtype(torch, p.dtype), device=inputs[0].device)
+        return torch.empty(shape, dtype=p.torch_dtype(torch), device=inputs[0].device)
     return DeviceArray(shape, p.dtype)
 
 
