@@ -67,4 +67,9 @@ void wf_interp_report(const wf_kernel *k, FILE *out) {
         return;
     }
     report_node(k->interp->root, k->interp, out);
+    if (k->interp->ran)
+        fprintf(out,
+                "executed: %lld statement executions (statements, loop steps and predicates, "
+                "per thread)\n",
+                (long long)k->interp->work);
 }

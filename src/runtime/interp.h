@@ -35,10 +35,13 @@ typedef enum {
 
 typedef struct {
     uint8_t op;
-    uint8_t kind; /* IX_OP: the val_kind, evaluated by val_apply */
-    bool vary;    /* differs between threads of a block */
-    int32_t a, b; /* operand registers; leaf: slot (loop/dim/symbol) */
-    int64_t c;    /* IX_CONST */
+    uint8_t kind;  /* IX_OP: the val_kind, evaluated by val_apply */
+    bool vary;     /* differs between threads of a block */
+    bool loop;     /* depends on a loop variable */
+    int32_t a, b;  /* operand registers; leaf: slot (loop/dim/symbol) */
+    int32_t cache; /* an IX_OP that varies but not with loops (the same all block long):
+                      its slot in the executor's per-block cache, else -1 */
+    int64_t c;     /* IX_CONST */
 } ix_ins;
 
 typedef struct {
@@ -124,9 +127,11 @@ typedef struct it_program {
     int nstmts;
     it_stats *stats; /* per statement, from the last run */
     bool ran;        /* the last executor run got through (stats are whole); false before any */
+    int64_t work;    /* the last run's statement executions (the work budget's count) */
     int64_t budget;  /* statement executions one launch may take; 0 = WF_INTERP_BUDGET or
                         IX_DEFAULT_BUDGET (interp_exec.c) */
     int max_regs;
+    int ncache;               /* cache slots of block-invariant instructions (ix_ins.cache) */
     int max_if_depth;         /* IFs nested in IFs: the depth of the mask stack */
     int64_t max_access_bytes; /* bytes one thread moves in one access, at most */
     int64_t tmem_bytes;       /* per block, first tensor memory (128 lanes x 512 32-bit columns at

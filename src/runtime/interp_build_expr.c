@@ -2,7 +2,9 @@
  * interp_build_expr.c -- a wf_val to a register program of the CPU
  * reference executor: common subexpressions (shared by pointer) computed
  * once, each instruction marked when it varies between the threads of a
- * block. Used by interp_build.c and the copy kinds' build hooks.
+ * block, and given a cache slot when it varies but not with the loops (the
+ * executor then computes it once per block). Used by interp_build.c and the copy kinds' build
+ * hooks.
  */
 #include "base/heap.h"
 #include "runtime/interp_builder.h"
@@ -60,12 +62,14 @@ static int emit(builder *b, expr_scratch *s, const wf_val *v) {
         if (s->from.ptr[i] == v)
             return i;
     ix_ins in = {0};
+    in.cache = -1;
     if (v->kind == V_CONST) {
         in.op = IX_CONST;
         in.c = v->c;
     } else if (v->kind == V_SYM) {
         in.op = (uint8_t)leaf_op(v);
         in.vary = in.op == IX_TID;
+        in.loop = in.op == IX_LOOP;
         in.a = in.op == IX_LOOP  ? loop_slot(b, v->sym_a)
                : in.op == IX_SYM ? sym_slot(b, v)
                                  : v->sym_a;
@@ -77,6 +81,9 @@ static int emit(builder *b, expr_scratch *s, const wf_val *v) {
         if (b->oom)
             return 0; /* an operand could not be emitted: no instruction to read */
         in.vary = s->ins.ptr[in.a].vary || s->ins.ptr[in.b].vary;
+        in.loop = s->ins.ptr[in.a].loop || s->ins.ptr[in.b].loop;
+        if (in.vary && !in.loop)
+            in.cache = b->p->ncache++;
     }
     if (!vec_push_heap(&s->from, v) || !vec_push_heap(&s->ins, in)) {
         b->oom = true;

@@ -70,6 +70,13 @@ static bool run_if(ix_exec *x, const in_node *n) {
     return ok;
 }
 
+/* Global cells pack an epoch with a thread (ix_stamp): 2^48 epochs, far more
+   than a launch within any budget that finishes in a lifetime reaches. */
+static bool epochs_fit(ix_exec *x) {
+    err_assert(&x->k->err, x->gepoch < IX_MAX_EPOCH);
+    return x->gepoch < IX_MAX_EPOCH;
+}
+
 static bool run_sync(ix_exec *x) {
     for (int t = 0; t < x->nthreads; t++)
         if (!x->mask[t])
@@ -79,7 +86,7 @@ static bool run_sync(ix_exec *x) {
                            (long long)x->bid[0], (long long)x->bid[1], (long long)x->bid[2]);
     x->epoch++;
     x->gepoch++;
-    return true;
+    return epochs_fit(x);
 }
 
 static bool over_budget(ix_exec *x);
@@ -227,7 +234,7 @@ static bool run_blocks(ix_exec *x) {
                 x->blin++;
                 ix_block_reset(x);
                 memset(x->mask, 1, (size_t)x->nthreads);
-                if (!run_list(x, x->p->root) || !ix_hw_block_end(x))
+                if (!epochs_fit(x) || !run_list(x, x->p->root) || !ix_hw_block_end(x))
                     return false;
             }
     return true;
@@ -249,6 +256,7 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
                              i, l.buf[i]->device);
     if (l.empty) {
         memset(k->interp->stats, 0, sizeof(it_stats) * (size_t)(k->interp->nstmts + 1));
+        k->interp->work = 0;
         k->interp->ran = true; /* a tensor without elements: nothing to run */
         return WF_OK;
     }
@@ -257,6 +265,7 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
         return k->err.code ? k->err.code : err_fails(&k->err, WF_ERR_MEMORY, "out of memory");
     if (run_blocks(&x))
         ix_check_outputs(&x);
+    k->interp->work = x.work;
     ix_hw_free(&x);     /* the hardware state (mbarriers) of the run */
     ix_reduce_free(&x); /* the grid reductions' work buffer */
     ix_exec_free(&x);

@@ -13,7 +13,9 @@
  * error naming the tensor and the first such element.
  *
  * Global tensors that a statement writes have a hazard cell per element
- * (ix_gcell): which block and thread last wrote it, which read it. Blocks
+ * (ix_gread and a write stamp): which block and thread last wrote it, which
+ * read it; zero is "never", so the cells are calloc'ed and cost memory only
+ * where the kernel touches them. Blocks
  * run one after another here, but on a GPU in any order and concurrently,
  * so a cell written in the launch and read or written by another block is a
  * cross-block race even though the executor's order would give a result.
@@ -71,7 +73,7 @@ static bool track_writes(ix_exec *x, int i, int param) {
 }
 
 /* Hazard cells of a written global tensor (interp_stmt.c applies the rules). */
-#define IX_MAX_HAZARD_CELLS ((int64_t)1 << 24) /* 16M cells: at most ~0.9 GiB of shadow */
+#define IX_MAX_HAZARD_CELLS ((int64_t)1 << 24) /* 16M cells: at most ~0.5 GiB of shadow */
 
 static bool track_hazards(ix_exec *x, int i, int param) {
     int64_t n = 1;
@@ -80,13 +82,9 @@ static bool track_hazards(ix_exec *x, int i, int param) {
             return true;
     if (x->gelems[i] > IX_MAX_HAZARD_CELLS || x->gelems[i] > 4 * n + 4096)
         return true;
-    ix_gcell *c = heap_malloc(sizeof *c * (size_t)(x->gelems[i] + 1));
-    if (!c)
-        return false;
-    for (int64_t e = 0; e <= x->gelems[i]; e++)
-        c[e] = (ix_gcell){-1, {-1, -1}, 0, 0, -1, {-1, -1}, -1};
-    x->ghazard[i] = c;
-    return true;
+    x->gw[i] = heap_calloc((size_t)x->gelems[i] + 1, sizeof *x->gw[i]);
+    x->gr[i] = heap_calloc((size_t)x->gelems[i] + 1, sizeof *x->gr[i]);
+    return x->gw[i] && x->gr[i];
 }
 
 /* Marks in w the tensors that some statement under n writes. */
@@ -100,8 +98,9 @@ static void mark_written(const in_node *n, uint8_t *w) {
 static bool alloc_hazards(ix_exec *x) {
     const it_program *p = x->p;
     uint8_t *w = heap_calloc((size_t)p->ntensors + 1, 1);
-    x->ghazard = heap_calloc((size_t)p->ntensors + 1, sizeof *x->ghazard);
-    bool ok = w && x->ghazard;
+    x->gw = heap_calloc((size_t)p->ntensors + 1, sizeof *x->gw);
+    x->gr = heap_calloc((size_t)p->ntensors + 1, sizeof *x->gr);
+    bool ok = w && x->gw && x->gr;
     if (ok)
         mark_written(p->root, w);
     for (int i = 0; ok && i < p->ntensors; i++)
@@ -183,6 +182,31 @@ static bool alloc_tensors(ix_exec *x) {
     return true;
 }
 
+/* The tensors' views (ix_view), once the memory is placed and allocated. */
+static bool make_views(ix_exec *x) {
+    const it_program *p = x->p;
+    x->view = heap_calloc((size_t)p->ntensors + 1, sizeof *x->view);
+    if (!x->view)
+        return false;
+    for (int i = 0; i < p->ntensors; i++) {
+        const it_tensor *t = &p->tensors[i];
+        ix_view *v = &x->view[i];
+        v->space = t->space;
+        v->dtype = t->dtype;
+        v->es = (int)wf_dtype_size(t->dtype);
+        v->size = x->size[i];
+        v->off = x->off[i];
+        v->lwritten = x->lwritten[i];
+        v->gwritten = x->gwritten[i];
+        v->gw = x->gw[i];
+        v->gr = x->gr[i];
+        v->data = t->space == IT_GLOBAL_T  ? x->gdata[i]
+                  : t->space == IT_LOCAL_T ? x->local[i]
+                                           : x->smem + x->off[i];
+    }
+    return true;
+}
+
 static bool alloc_block(ix_exec *x) {
     int T = x->nthreads;
     size_t smem = (size_t)x->block_bytes + 1;
@@ -192,6 +216,10 @@ static bool alloc_block(ix_exec *x) {
     x->loopv = heap_calloc((size_t)x->p->nloops + 1, sizeof(int64_t));
     x->symv = heap_calloc((size_t)x->p->nsyms + 1, sizeof(int64_t));
     x->regs = heap_malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->max_regs + 1));
+    x->regp = heap_calloc((size_t)x->p->max_regs + 1, sizeof *x->regp);
+    x->cache = heap_malloc(sizeof(int64_t) * (size_t)T * (size_t)(x->p->ncache + 1));
+    x->cache_gen = heap_calloc((size_t)x->p->ncache + 1, sizeof *x->cache_gen);
+    x->gen = 1; /* generation 0: a slot never computed */
     x->mask = heap_malloc((size_t)T);
     x->masks = heap_malloc((size_t)T * (size_t)(x->p->max_if_depth + 1));
     x->saved = heap_malloc(sizeof(int64_t) * (size_t)T * IR_MAX_OP_INPUTS);
@@ -200,10 +228,13 @@ static bool alloc_block(ix_exec *x) {
     x->units = heap_malloc(sizeof(int64_t) * (size_t)x->nunits);
     x->words = heap_malloc(sizeof(int64_t) * (size_t)x->nunits);
     x->addr = heap_malloc(sizeof(int64_t) * (size_t)T);
+    x->rwork = heap_malloc(sizeof *x->rwork * 2 * (size_t)T);
+    x->rindex = heap_malloc(sizeof *x->rindex * 5 * (size_t)T);
     x->smem = heap_malloc(smem);
     x->sshadow = heap_malloc(sizeof(ix_cell) * smem);
-    return x->loopv && x->symv && x->regs && x->mask && x->masks && x->saved && x->units &&
-           x->words && x->addr && x->smem && x->sshadow;
+    return x->loopv && x->symv && x->regs && x->regp && x->cache && x->cache_gen && x->mask &&
+           x->masks && x->saved && x->units && x->words && x->addr && x->rwork && x->rindex &&
+           x->smem && x->sshadow && make_views(x);
 }
 
 static bool bind_symbols(ix_exec *x) {
@@ -267,9 +298,15 @@ void ix_exec_free(ix_exec *x) {
     for (int i = 0; x->gwritten && i < x->p->ntensors; i++)
         free(x->gwritten[i]);
     free(x->gwritten);
-    for (int i = 0; x->ghazard && i < x->p->ntensors; i++)
-        free(x->ghazard[i]);
-    free(x->ghazard);
+    for (int i = 0; x->gw && i < x->p->ntensors; i++)
+        free(x->gw[i]);
+    for (int i = 0; x->gr && i < x->p->ntensors; i++)
+        free(x->gr[i]);
+    free(x->gw);
+    free(x->gr);
+    free(x->view);
+    free(x->stamped.epoch);
+    free(x->stamped.blin);
     for (int d = 0; d < 3; d++)
         free(x->tid[d]);
     free(x->local);
@@ -281,12 +318,17 @@ void ix_exec_free(ix_exec *x) {
     free(x->loopv);
     free(x->symv);
     free(x->regs);
+    free(x->regp);
+    free(x->cache);
+    free(x->cache_gen);
     free(x->mask);
     free(x->masks);
     free(x->saved);
     free(x->units);
     free(x->words);
     free(x->addr);
+    free(x->rwork);
+    free(x->rindex);
     free(x->smem);
     free(x->sshadow);
     memset(x, 0, sizeof *x);
@@ -298,6 +340,8 @@ void ix_block_reset(ix_exec *x) {
         x->sshadow[i] = (ix_cell){-1, -1, 0, 0, 0};
     x->epoch = 1;
     x->gepoch++;
+    x->bepoch = x->gepoch;
+    x->gen++; /* the cached block-invariant values are stale */
 }
 
 bool ix_alloc(ix_exec *x, int tensor) {
@@ -313,9 +357,19 @@ static int64_t first_unwritten(const ix_exec *x, int i, int64_t *idx) {
     int param = x->p->tensors[i].param, nd = x->l->buf[param]->ndim;
     const int64_t *shape = x->l->shape[param], *stride = x->l->stride[param];
     int64_t n = 1;
-    for (int d = 0; d < nd; d++)
+    bool dense = true; /* row-major without gaps: logical order is memory order */
+    for (int d = nd - 1; d >= 0; d--) {
+        dense = dense && (shape[d] == 1 || stride[d] == n);
         n *= shape[d]; /* rt_bind checked the sizes */
-    for (int64_t lin = 0; lin < n; lin++) {
+    }
+    int64_t from = 0;
+    if (dense) { /* the flags of all n elements in order: start at the first zero */
+        const uint8_t *z = memchr(x->gwritten[i], 0, (size_t)n);
+        if (!z)
+            return -1;
+        from = z - x->gwritten[i];
+    }
+    for (int64_t lin = from; lin < n; lin++) {
         int64_t rest = lin, off = 0;
         for (int d = nd - 1; d >= 0; d--) {
             idx[d] = rest % shape[d];

@@ -113,7 +113,7 @@ void ix_store(wf_dtype t, unsigned char *p, ix_value v) {
 
 /* cvt.rzi.sat to integer type t: (double)hi may round up (2^63), and every
    double below it fits. */
-static int64_t saturate(double x, wf_dtype t) {
+int64_t ix_saturate(double x, wf_dtype t) {
     int64_t lo = ir_dtype(t)->lo, hi = ir_dtype(t)->hi;
     if (x != x)
         return 0;
@@ -126,18 +126,7 @@ static int64_t saturate(double x, wf_dtype t) {
 
 /* v (in `from`'s compute type) in `to`'s compute type, before storing. */
 ix_value ix_convert(ix_value v, wf_dtype from, wf_dtype to) {
-    ix_ctype f = ix_ctype_of(from), c = ix_ctype_of(to);
-    double x = f == IX_CT_FLOAT ? (double)v.f : v.d;
-    ix_value r = v;
-    if (c == IX_CT_INT && f != IX_CT_INT)
-        r.i = to == WF_BOOL ? x != 0 : saturate(x, to);
-    else if (c == IX_CT_INT && to == WF_BOOL)
-        r.i = v.i != 0;
-    else if (c == IX_CT_FLOAT)
-        r.f = f == IX_CT_INT ? (float)v.i : (float)x;
-    else if (c == IX_CT_DOUBLE)
-        r.d = f == IX_CT_INT ? (double)v.i : x;
-    return r;
+    return ix_convert_ct(v, ix_ctype_of(from), to, ix_ctype_of(to));
 }
 
 /* ---- the op table: one function per op and compute type ---- */
@@ -282,8 +271,8 @@ static int order(ix_value a, ix_value b, ix_ctype c) {
 }
 
 /* IEEE comparisons: every one but != is false on NaN (C and CUDA alike). */
-static ix_value compare(int op, ix_value a, ix_value b, wf_dtype t) {
-    int o = order(a, b, ix_ctype_of(t));
+static ix_value compare(int op, ix_value a, ix_value b, ix_ctype c) {
+    int o = order(a, b, c);
     ix_value r = {0};
     switch (op) {
     case WF_EQ:
@@ -324,11 +313,11 @@ ix_value ix_scalar(const ir_scalar *s) {
     return v;
 }
 
-ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t) {
+ix_value ix_binary_c(int op, ix_value a, ix_value b, ix_ctype c) {
     ix_value r = {0};
     if (ir_binary_is_compare(op))
-        return compare(op, a, b, t);
-    switch (ix_ctype_of(t)) {
+        return compare(op, a, b, c);
+    switch (c) {
     case IX_CT_FLOAT:
         r.f = (float)binary_ops[op].flt((double)a.f, (double)b.f);
         break;
@@ -340,4 +329,8 @@ ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t) {
         break;
     }
     return r;
+}
+
+ix_value ix_binary(int op, ix_value a, ix_value b, wf_dtype t) {
+    return ix_binary_c(op, a, b, ix_ctype_of(t));
 }

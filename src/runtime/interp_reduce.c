@@ -40,11 +40,12 @@ static ix_value init_value(int op, wf_dtype t) {
     return v;
 }
 
-static ix_value combine(int op, ix_value a, ix_value b, wf_dtype t) {
+/* op(a, b) in t's compute type c (ix_ctype_of(t)). */
+static IX_INLINE ix_value combine_c(int op, ix_value a, ix_value b, ix_ctype c) {
     if (op == WF_ADD || op == WF_MUL)
-        return ix_binary(op, a, b, t);
+        return ix_binary_fast(op, a, b, c);
     bool mx = op == WF_MAX, first;
-    switch (ix_ctype_of(t)) {
+    switch (c) {
     case IX_CT_FLOAT:
         first = a.f != a.f || (mx ? a.f > b.f : a.f < b.f);
         break;
@@ -56,6 +57,10 @@ static ix_value combine(int op, ix_value a, ix_value b, wf_dtype t) {
         break;
     }
     return first ? a : b;
+}
+
+static ix_value combine(int op, ix_value a, ix_value b, wf_dtype t) {
+    return combine_c(op, a, b, ix_ctype_of(t));
 }
 
 /* The per-thread results of one statement's expressions, copied out of the
@@ -87,28 +92,55 @@ static int64_t at(const evals *ev, int i, int t) {
     return ev->v[i][ev->vary[i] ? t : 0];
 }
 
-static bool load(ix_exec *x, const in_node *n, int tensor, int64_t index, int t, wf_dtype to,
-                 ix_value *v) {
-    const unsigned char *p = ix_access(x, n, tensor, index, t, false);
-    if (!p)
+/* What one execution of a reduction statement needs of its types. */
+typedef struct {
+    wf_dtype od;     /* the output's type, which values are held in */
+    ix_ctype oct;    /* its compute type */
+    ix_ctype ict[2]; /* the inputs' compute types */
+    wf_dtype idt[2]; /* the inputs' types */
+    ix_fast_view fin[2], fout;
+    ix_fast_block fb;
+} red_types;
+
+static red_types types_of(ix_exec *x, const in_node *n) {
+    red_types r;
+    r.od = x->view[n->out].dtype;
+    r.oct = ix_ctype_of(r.od);
+    for (int k = 0; k < 2 && k < n->nin; k++) {
+        r.idt[k] = x->view[n->in[k]].dtype;
+        r.ict[k] = ix_ctype_of(r.idt[k]);
+        r.fin[k] = ix_fast_view_of(x, n->in[k]);
+    }
+    r.fout = ix_fast_view_of(x, n->out);
+    r.fb = ix_fast_block_of(x, &r.fout);
+    return r;
+}
+
+/* Element `index` of a tensor (its view fv, type dt of compute type from_ct)
+   for thread t, checked, in the output's type. */
+static IX_INLINE bool load(ix_exec *x, const in_node *n, int tensor, const ix_fast_view *fv,
+                           wf_dtype dt, ix_ctype from_ct, int64_t index, int t, const red_types *ty,
+                           ix_value *v) {
+    const unsigned char *p = ix_fast(&ty->fb, fv, index, t, false);
+    if (!p && !(p = ix_access(x, n, tensor, index, t, false)))
         return false;
-    wf_dtype from = x->p->tensors[tensor].dtype;
-    *v = ix_convert(ix_load(from, p), from, to);
+    *v = ix_convert_ct(ix_load_fast(dt, p), from_ct, ty->od, ty->oct);
     return true;
 }
 
 /* What thread t folds in: its input, or for a wf_mma the product of its two
    inputs, each converted to the compute type `to` and the product rounded
    once to it (exact for 16-bit inputs in f32), as the CUDA code's wf_mmul. */
-static bool input(ix_exec *x, const in_node *n, const evals *ev, int t, wf_dtype to, ix_value *v) {
+static IX_INLINE bool input(ix_exec *x, const in_node *n, const evals *ev, int t,
+                            const red_types *ty, ix_value *v) {
     ix_value b;
-    if (!load(x, n, n->in[0], at(ev, 1, t), t, to, v))
+    if (!load(x, n, n->in[0], &ty->fin[0], ty->idt[0], ty->ict[0], at(ev, 1, t), t, ty, v))
         return false;
     if (n->nin < 2)
         return true;
-    if (!load(x, n, n->in[1], at(ev, 4, t), t, to, &b))
+    if (!load(x, n, n->in[1], &ty->fin[1], ty->idt[1], ty->ict[1], at(ev, 4, t), t, ty, &b))
         return false;
-    *v = ix_binary(WF_MUL, *v, b, to);
+    *v = ix_binary_fast(WF_MUL, *v, b, ty->oct);
     return true;
 }
 
@@ -128,24 +160,50 @@ static ix_value *acc_of(ix_exec *x, const in_node *n, int t) {
 }
 
 /* out = op(out, v) for thread t (acc = op(acc, v) where it has one). */
-static bool fold(ix_exec *x, const in_node *n, const evals *ev, int t, ix_value v) {
-    wf_dtype od = x->p->tensors[n->out].dtype;
+static IX_INLINE bool fold(ix_exec *x, const in_node *n, const evals *ev, int t,
+                           const red_types *ty, ix_value v) {
     ix_value cur, *acc = n->acc > 0 ? acc_of(x, n, t) : NULL;
     if (acc)
-        *acc = combine(n->sub, *acc, v, od);
+        *acc = combine_c(n->sub, *acc, v, ty->oct);
     if (n->acc > 0)
         return acc != NULL;
-    if (!load(x, n, n->out, at(ev, 0, t), t, od, &cur))
+    if (!load(x, n, n->out, &ty->fout, ty->od, ty->oct, at(ev, 0, t), t, ty, &cur))
         return false;
-    unsigned char *p = ix_access(x, n, n->out, at(ev, 0, t), t, true);
-    if (!p)
+    unsigned char *p = ix_fast(&ty->fb, &ty->fout, at(ev, 0, t), t, true);
+    if (!p && !(p = ix_access(x, n, n->out, at(ev, 0, t), t, true)))
         return false;
-    ix_store(od, p, combine(n->sub, cur, v, od));
+    ix_store_fast(ty->od, p, combine_c(n->sub, cur, v, ty->oct));
+    return true;
+}
+
+/* KRED_SERIAL's steps for every active thread; f32 (a constant where it is
+   called, so that the compiler specializes) says every type is f32. */
+static IX_INLINE bool serial_steps(ix_exec *x, const in_node *n, const evals *ev,
+                                   const red_types *types, bool f32) {
+    red_types ty = *types;
+    if (f32) {
+        ty.od = ty.idt[0] = ty.idt[1] = WF_F32;
+        ty.oct = ty.ict[0] = ty.ict[1] = IX_CT_FLOAT;
+    }
+    evals e = *ev; /* in registers: stores through byte pointers cannot change it */
+    const uint8_t *mask = x->mask;
+    for (int t = 0; t < x->nthreads; t++) {
+        ix_value v;
+        if (mask[t] && (!input(x, n, &e, t, &ty, &v) || !fold(x, n, &e, t, &ty, v)))
+            return false;
+    }
     return true;
 }
 
 static bool serial(ix_exec *x, const in_node *n, const evals *ev) {
-    wf_dtype od = x->p->tensors[n->out].dtype;
+    red_types ty = types_of(x, n);
+    wf_dtype od = ty.od;
+    if (n->red == KRED_SERIAL) {
+        bool f32 = od == WF_F32 && (n->nin < 1 || ty.idt[0] == WF_F32) &&
+                   (n->nin < 2 || ty.idt[1] == WF_F32);
+        return f32 ? serial_steps(x, n, ev, &ty, true) : serial_steps(x, n, ev, &ty, false);
+    }
+    ix_value init = init_value(n->sub, od);
     for (int t = 0; t < x->nthreads; t++) {
         if (!x->mask[t])
             continue;
@@ -153,7 +211,7 @@ static bool serial(ix_exec *x, const in_node *n, const evals *ev) {
             ix_value *acc = acc_of(x, n, t);
             if (!acc)
                 return false;
-            *acc = init_value(n->sub, od);
+            *acc = init;
             continue;
         }
         if (n->red == KRED_FINAL) { /* rounds once, as the CUDA code's store */
@@ -161,19 +219,13 @@ static bool serial(ix_exec *x, const in_node *n, const evals *ev) {
             unsigned char *p = acc ? ix_access(x, n, n->out, at(ev, 0, t), t, true) : NULL;
             if (!p)
                 return false;
-            ix_store(od, p, *acc);
+            ix_store_fast(od, p, *acc);
             continue;
         }
-        if (n->red == KRED_INIT) {
-            unsigned char *p = ix_access(x, n, n->out, at(ev, 0, t), t, true);
-            if (!p)
-                return false;
-            ix_store(od, p, init_value(n->sub, od));
-            continue;
-        }
-        ix_value v;
-        if (!input(x, n, ev, t, od, &v) || !fold(x, n, ev, t, v))
+        unsigned char *p = ix_access(x, n, n->out, at(ev, 0, t), t, true); /* KRED_INIT */
+        if (!p)
             return false;
+        ix_store(od, p, init);
     }
     return true;
 }
@@ -367,7 +419,8 @@ static bool grid(ix_exec *x, const in_node *n, const evals *ev, const ix_value *
 }
 
 static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
-    wf_dtype od = x->p->tensors[n->out].dtype;
+    red_types ty = types_of(x, n);
+    wf_dtype od = ty.od;
     int64_t g, r, R = 1;
     for (int t = 0; t < x->nthreads; t++)
         if (!x->mask[t])
@@ -379,7 +432,7 @@ static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
     for (int t = 0; t < x->nthreads; t++) {
         ix_value v = init_value(n->sub, od);
         place(x, n->red_tids, t, &g, &r, &R);
-        if (at(ev, 2, t) && !input(x, n, ev, t, od, &v))
+        if (at(ev, 2, t) && !input(x, n, ev, t, &ty, &v))
             return false;
         w[g * R + r] = v;
     }
@@ -392,22 +445,18 @@ static bool block(ix_exec *x, const in_node *n, const evals *ev, ix_value *w) {
     if (n->red == KRED_GRID)
         return grid(x, n, ev, bres);
     for (int t = 0; t < x->nthreads; t++)
-        if (at(ev, 3, t) && !fold(x, n, ev, t, bres[t]))
+        if (at(ev, 3, t) && !fold(x, n, ev, t, &ty, bres[t]))
             return false;
     return true;
 }
 
 bool ix_reduce_stmt(ix_exec *x, const in_node *n) {
     size_t T = (size_t)x->nthreads;
-    int64_t *scratch = heap_malloc(sizeof(int64_t) * 5 * T);
-    ix_value *w = n->red >= KRED_BLOCK ? heap_malloc(sizeof(ix_value) * 2 * T) : NULL;
+    ix_value *w = x->rwork; /* ix_exec_init: 2 x T values, 5 x T indices */
     evals ev;
-    bool ok = scratch && (w || n->red < KRED_BLOCK);
-    if (!ok)
-        ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
-    for (int i = 0; ok && i < 5; i++)
-        ev.v[i] = scratch + (size_t)i * T;
-    ok = ok && eval_all(x, n, &ev);
+    for (int i = 0; i < 5; i++)
+        ev.v[i] = x->rindex + (size_t)i * T;
+    bool ok = eval_all(x, n, &ev);
     ok = ok && (n->red >= KRED_BLOCK ? block(x, n, &ev, w) : serial(x, n, &ev));
     if (ok) {
         ix_record_stats(x, n, n->out, ev.v[0], ev.vary[0]);
@@ -416,7 +465,5 @@ bool ix_reduce_stmt(ix_exec *x, const in_node *n) {
         if (n->nin > 1)
             ix_record_stats(x, n, n->in[1], ev.v[4], ev.vary[4]);
     }
-    free(scratch);
-    free(w);
     return ok;
 }
