@@ -50,6 +50,15 @@ static inline lsm_params lsm_seed_params(int64_t m, int64_t n) {
     return p;
 }
 
+/* `per` CTA tiles of 64 x 128 a block, the TMA load circular-buffered over
+   them with `stages` stages (one warp group a block: one issuing thread). */
+static inline void lsm_circular(lsm_params *p, int64_t per, int stages) {
+    p->cta_m = p->warp_m = 64;
+    p->cta_n = p->warp_n = 128;
+    p->per = per;
+    p->stages = stages;
+}
+
 /* swap axes -2 and -3 */
 static const int lsm_swap_23[2][2] = {{-2, -3}, {-3, -2}};
 

@@ -87,10 +87,21 @@ static bool has_cond(const wf_val *p, const wf_val *cond) {
     return false;
 }
 
+/* Does v name no loop, thread or block index (constants and sizes only)? */
+static bool only_sizes(const wf_val *v) {
+    if (!v || v->kind == V_CONST)
+        return true;
+    if (v->kind == V_SYM)
+        return v->sym == SYM_SIZE || v->sym == SYM_STRIDE;
+    return only_sizes(v->a) && only_sizes(v->b);
+}
+
 static void bound(index_env *e, const wf_val *v, const wf_iterdomain *id) {
     wf_arena *a = e->c->a;
-    if (e->init && id->itype == IT_REDUCTION)
-        return; /* an empty reduction is initialized too (seed()) */
+    /* An init's bound that names no index is one of a reduction axis at its first
+       iteration (seed()), `0 < n`: an empty reduction is initialized too. */
+    if (e->init && only_sizes(v))
+        return;
     if (!vec_push_arena(a, &e->bounds, ((split_bound){v, id})))
         return; /* the arena's sticky failure is reported after the pass */
     if (val_prove_lt(v, id->extent))
@@ -313,8 +324,8 @@ static void seed(index_env *e, kir_node *stmt, const wf_val *vec_var) {
        one) gets its index and its split its bound. Without it the init ran in all
        3 iterations of the outer part over the one cell, resetting it after the
        steps of the first (fuzz -s 781 -c 172834: a min came out as +inf). The
-       reduction axes' own bounds are not the init's: an empty reduction's result
-       is the initial value. */
+       bounds this makes of the reduction axes alone are not the init's (bound()):
+       an empty reduction's result is the initial value. */
     const wf_tv *out = stmt->u.stmt.op->out;
     e->init = stmt->u.stmt.red == KRED_INIT;
     for (int i = 0; e->init && i < out->loop.n; i++)

@@ -81,11 +81,7 @@ GPU_TEST(tma_ldstmatrix_circular_buffered_8192_and_8000x8040) {
     for (int stages = 2; stages <= 3; stages++)
         for (int i = 0; i < 2; i++) {
             lsm_params p = seed_params(sizes[i][0], sizes[i][1]);
-            p.cta_m = 64;
-            p.cta_n = 128;
-            p.warp_n = 128;
-            p.per = 4;
-            p.stages = stages;
+            lsm_circular(&p, 4, stages);
             expect_copy(ts_, &p);
         }
 }
