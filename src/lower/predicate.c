@@ -111,33 +111,59 @@ static bool alloc_of_loop_ids(const wf_tv *t) {
     return true;
 }
 
-/* A broadcast axis split into a loop of more than one iteration (bS{1} split by
-   3: bS{3}): it is not allocated, so its iterations past the first write the
-   same cell as the first. An init under it unguarded reset the accumulator in
-   iterations whose steps its bounds predicate turned off (fuzz -s 779 -c
-   691124: a max came out as its identity); such an init keeps its predicates. */
-static bool has_split_broadcast(const wf_tv *t) {
-    for (int i = 0; i < t->loop.n; i++)
-        if (t->loop.ptr[i]->itype == IT_BROADCAST && !val_is_const_eq(t->loop.ptr[i]->extent, 1))
-            return true;
-    return false;
-}
-
 static bool init_fills_cell(const kir_stmt *s) {
     const wf_tv *t = s->op->out;
     return s->red == KRED_INIT && (t->mem == WF_MEM_LOCAL || t->mem == WF_MEM_SHARED) &&
-           alloc_of_loop_ids(t) && !has_split_broadcast(t);
+           alloc_of_loop_ids(t);
+}
+
+/* Does v use the index of a loop around s over a broadcast axis of s's tensor
+   split into more than one iteration (bS{1} split by 3: bS{3})? */
+static bool uses_split_broadcast(lower_ctx *c, kir_node *s, const wf_val *v) {
+    const wf_tv *t = s->u.stmt.op->out;
+    for (kir_node *n = s->parent; n; n = n->parent) {
+        const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
+        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
+            continue;
+        for (int j = 0; j < t->loop.n; j++) {
+            const wf_iterdomain *id = t->loop.ptr[j];
+            if (id->itype == IT_BROADCAST && !val_is_const_eq(id->extent, 1) &&
+                c->loops.group_of[id->id] == n->u.loop.group)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The bounds of an init that fills its cell (above) along split broadcast loops:
+   such a loop is not allocated, so its iterations past the first write the
+   cell of the first. Unguarded, the init reset the accumulator in iterations
+   whose steps were predicated off (fuzz -s 779 -c 691124: a max came out as
+   its identity). Only these conjuncts: the others would keep threads from
+   initializing registers a block reduction reads (fuzz -s 2811000 -c 38507). */
+static const wf_val *split_broadcast_bounds(lower_ctx *c, kir_node *s, const wf_val *p) {
+    if (!p)
+        return NULL;
+    if (p->kind == V_AND)
+        return and_into(c->a, split_broadcast_bounds(c, s, p->a),
+                        split_broadcast_bounds(c, s, p->b));
+    return uses_split_broadcast(c, s, p) ? p : NULL;
 }
 
 static bool guard(lower_ctx *c, kir_node *s) {
     if (s->u.stmt.red >= KRED_BLOCK) /* a collective: its predicates are arguments */
         return lower_reduce_guard(c, s, coverage(c, s), single_writer);
     bool fills = init_fills_cell(&s->u.stmt);
-    if (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL)
+    /* an init of the thread's own registers: its own accumulator register
+       (lower/reduce.c) or a local tensor that fills its cell (above) */
+    bool own = s->u.stmt.red == KRED_INIT &&
+               (s->u.stmt.acc > 0 || (fills && s->u.stmt.op->out->mem == WF_MEM_LOCAL));
+    const wf_val *aliased =
+        fills || own ? split_broadcast_bounds(c, s, bounds_of(&s->u.stmt)) : NULL;
+    if (own && !aliased)
         return true;
-    if (s->u.stmt.red == KRED_INIT && s->u.stmt.acc > 0)
-        return true; /* sets the thread's own accumulator register (lower/reduce.c) */
-    const wf_val *cover = coverage(c, s), *bounds = fills ? NULL : bounds_of(&s->u.stmt);
+    const wf_val *cover = own ? NULL : coverage(c, s);
+    const wf_val *bounds = fills || own ? aliased : bounds_of(&s->u.stmt);
     /* The init and the store of the result sit inside the thread loops of the
        reduced axes, which hold no data: the accumulator's cell does not depend
        on them. Their coverage and bounds along those loops go, as the

@@ -195,3 +195,33 @@ TEST(issue18_init_of_an_outer_split_merged_into_a_reduction_is_bounded) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* fuzz -s 2811000 -c 38507: a sum over [7] of a broadcast on TIDx (split 16),
+   rfactored; the rfactor producer's broadcast axis split outer by 8. Its init
+   kept all its predicates because of the split broadcast, threadIdx.x < 7
+   among them, and the block reduction read threads 7..15's partials unwritten.
+   Only the split broadcast loop's bound is kept now. */
+TEST(issue18_init_keeps_only_the_split_broadcast_bound) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 1, (int64_t[]){7});
+    wf_tv *t1 = wf_broadcast(t0, 2, (bool[]){false, true});
+    wf_tv *t2 = wf_broadcast(t1, 3, (bool[]){false, true, false});
+    wf_tv *t3 = wf_reduce(WF_ADD, t1, 1, (int[]){0});
+    wf_output(f, t2);
+    wf_output(f, t3);
+    wf_tv_split(t3, 0, 16);
+    wf_tv_parallelize(t3, 1, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(t3, 1, (int[]){0});
+    wf_tv_split_outer(t2, -1, 2);
+    wf_propagate_transforms(t2);
+    wf_tv_parallelize(t2, 1, WF_TIDZ);
+    wf_tv_parallelize(t2, -1, WF_TIDY);
+    wf_parallelize_all_like(t2, 0);
+    wf_tv_inline_at(t3, 1);
+    wf_tv_split_outer(p, 2, 8);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-5);
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
