@@ -155,3 +155,17 @@ bool lower_loops(lower_ctx *c) {
             return false;
     return true;
 }
+
+bool lower_uses_loop_of(lower_ctx *c, const kir_node *s, const wf_val *v,
+                        bool (*axis)(const wf_iterdomain *id)) {
+    const wf_tv *t = s->u.stmt.op->out;
+    for (const kir_node *n = s->parent; n; n = n->parent) {
+        const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
+        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
+            continue;
+        for (int j = 0; j < t->loop.n; j++)
+            if (axis(t->loop.ptr[j]) && c->loops.group_of[t->loop.ptr[j]->id] == n->u.loop.group)
+                return true;
+    }
+    return false;
+}

@@ -41,6 +41,10 @@ bool lower_check_fusion(lower_ctx *c);
 bool lower_check_loops(lower_ctx *c);
 bool lower_sort(lower_ctx *c);
 bool lower_loops(lower_ctx *c);
+/* Does v use the index of a loop around statement s that is the loop of one of
+   its tensor's loop axes for which axis() holds (by loop group, so at any depth)? */
+bool lower_uses_loop_of(lower_ctx *c, const kir_node *s, const wf_val *v,
+                        bool (*axis)(const wf_iterdomain *id));
 bool lower_pdims(lower_ctx *c);
 bool lower_alloc(lower_ctx *c);
 bool lower_index(lower_ctx *c);

@@ -117,22 +117,9 @@ static bool init_fills_cell(const kir_stmt *s) {
            alloc_of_loop_ids(t);
 }
 
-/* Does v use the index of a loop around s over a broadcast axis of s's tensor
-   split into more than one iteration (bS{1} split by 3: bS{3})? */
-static bool uses_split_broadcast(lower_ctx *c, kir_node *s, const wf_val *v) {
-    const wf_tv *t = s->u.stmt.op->out;
-    for (kir_node *n = s->parent; n; n = n->parent) {
-        const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
-        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
-            continue;
-        for (int j = 0; j < t->loop.n; j++) {
-            const wf_iterdomain *id = t->loop.ptr[j];
-            if (id->itype == IT_BROADCAST && !val_is_const_eq(id->extent, 1) &&
-                c->loops.group_of[id->id] == n->u.loop.group)
-                return true;
-        }
-    }
-    return false;
+/* A broadcast axis split into more than one iteration (bS{1} split by 3: bS{3}). */
+static bool split_broadcast(const wf_iterdomain *id) {
+    return id->itype == IT_BROADCAST && !val_is_const_eq(id->extent, 1);
 }
 
 /* The bounds of an init that fills its cell (above) along split broadcast loops:
@@ -147,7 +134,7 @@ static const wf_val *split_broadcast_bounds(lower_ctx *c, kir_node *s, const wf_
     if (p->kind == V_AND)
         return and_into(c->a, split_broadcast_bounds(c, s, p->a),
                         split_broadcast_bounds(c, s, p->b));
-    return uses_split_broadcast(c, s, p) ? p : NULL;
+    return lower_uses_loop_of(c, s, p, split_broadcast) ? p : NULL;
 }
 
 static bool guard(lower_ctx *c, kir_node *s) {

@@ -427,18 +427,12 @@ bool lower_reduce(lower_ctx *c) {
    s's tensor? By loop group, so that it holds for a statement at any depth:
    the reduction itself, or the store of its accumulator (outside the serial
    reduction loops, inside the thread-parallel ones). */
+static bool is_reduction(const wf_iterdomain *id) {
+    return id->itype == IT_REDUCTION;
+}
+
 static bool uses_reduced(lower_ctx *c, kir_node *s, const wf_val *v) {
-    const wf_tv *t = s->u.stmt.op->out;
-    for (kir_node *n = s->parent; n; n = n->parent) {
-        const wf_val *var = n->kind == KIR_FOR ? n->u.loop.var : NULL;
-        if (!var || var->kind != V_SYM || !val_uses_sym(v, var->sym, var->sym_a))
-            continue;
-        for (int j = 0; j < t->loop.n; j++)
-            if (t->loop.ptr[j]->itype == IT_REDUCTION &&
-                c->loops.group_of[t->loop.ptr[j]->id] == n->u.loop.group)
-                return true;
-    }
-    return false;
+    return lower_uses_loop_of(c, s, v, is_reduction);
 }
 
 /* Does v use a reduced block index (a grid reduction's one writer is the
