@@ -161,7 +161,41 @@ static void emit_value(emitter *e, const kir_stmt *s) {
     }
 }
 
+static void emit_stmt(emitter *e, const kir_stmt *s, int depth);
+
+/* A filling statement (lower/mma.c): where its bounds fail, its cells get 0. */
+static bool emit_fill(emitter *e, const kir_stmt *s, int depth) {
+    if (!s->fill || !s->pred)
+        return false;
+    sbuf_indent(&e->b, depth);
+    sbuf_puts(&e->b, "if (");
+    cg_print_val(&e->b, s->pred);
+    sbuf_puts(&e->b, ") {\n");
+    kir_stmt inner = *s;
+    inner.fill = false;
+    emit_stmt(e, &inner, depth + 1);
+    sbuf_indent(&e->b, depth);
+    sbuf_puts(&e->b, "} else {\n");
+    for (int v = 0; v < s->vec; v++) {
+        sbuf_indent(&e->b, depth + 1);
+        sbuf_printf(&e->b, "T%d[", s->op->out->id);
+        cg_print_val(&e->b, s->out_index);
+        if (v)
+            sbuf_printf(&e->b, " + %d", v);
+        sbuf_printf(&e->b, "] = %s(0);\n", cg_dtype_name(s->op->out->dtype));
+    }
+    sbuf_indent(&e->b, depth);
+    sbuf_puts(&e->b, "}\n");
+    return true;
+}
+
 static void emit_stmt(emitter *e, const kir_stmt *s, int depth) {
+    if (emit_fill(e, s, depth))
+        return;
+    if (s->mma) {
+        cg_mma_emit(&e->b, s, depth);
+        return;
+    }
     if (s->red != KRED_NONE) {
         cg_reduce_emit(&e->b, e->r, s, depth);
         return;
@@ -267,9 +301,10 @@ static void mark_aligned(emitter *e, const kir_list *l) {
             mark_aligned(e, &n->u.loop.body);
         else if (n->kind == KIR_IF)
             mark_aligned(e, &n->u.cond.body);
-        else if (n->kind == KIR_STMT && n->u.stmt.vec > 1) {
+        else if (n->kind == KIR_STMT && (n->u.stmt.vec > 1 || n->u.stmt.mma)) {
             e->aligned[n->u.stmt.op->out->id] = 1;
-            e->aligned[n->u.stmt.op->in[0]->id] = 1;
+            for (int k = 0; k < n->u.stmt.op->nin; k++)
+                e->aligned[n->u.stmt.op->in[k]->id] = 1;
         }
     }
 }

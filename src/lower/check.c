@@ -62,8 +62,8 @@ static bool check_axes(lower_ctx *c, const wf_tv *tv) {
         wf_ptype p = tv->loop.ptr[i]->ptype;
         if (p == WF_BULK && !lower_tma_check_bulk(c, tv, i))
             return false;
-        if (p == WF_MMA)
-            return lower_mma_check(c, tv, i);
+        if (p == WF_MMA && !lower_mma_check(c, tv, i))
+            return false;
         if (p == WF_DIDX || p == WF_DIDY || p == WF_DIDZ)
             return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
                              "T%d: axis %d is parallelized on %s, which this build cannot lower "

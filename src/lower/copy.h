@@ -42,6 +42,10 @@ static inline bool lower_copy_wide(const ir_op *op) {
 static inline bool lower_copy_matrix(const ir_op *op) {
     return op->ldst == WF_LDST_LDMATRIX || op->ldst == WF_LDST_STMATRIX;
 }
+/* The refusal of a warp-collective instruction (`what` of out, e.g. "LdMatrix
+   copy", "mma.sync") whose lanes cannot be checked at compile time because
+   the index of tensor `of` depends on run-time sizes: false (copy.c). */
+bool lower_lanes_unknown(lower_ctx *c, const wf_tv *out, const char *what, const wf_tv *of);
 /* Passes: every statement's index hook (after index), then place hook (after sync). */
 bool lower_copy_index(lower_ctx *c);
 bool lower_copy_place(lower_ctx *c);
@@ -74,8 +78,11 @@ const wf_val *lower_tma_uniform_cond(lower_ctx *c, const wf_val *cond);
 /* Circular buffering (tma_cb.c): may tv have its stages (check.c), and the
    pipelined loads of a circular-buffered TMA load (the place hook). */
 bool lower_tma_check_stages(lower_ctx *c, const wf_tv *tv);
-/* mma.c: the check of tv's axis `axis`, parallelized WF_MMA (false, with the error). */
+/* mma.c: the check of tv's axis `axis`, parallelized WF_MMA (false, with the error);
+   the pass after the copy kinds' index hooks: each wf_mma step on MMA axes becomes
+   mma.sync once its lanes are checked (kir_stmt.mma), its operands' writes fill. */
 bool lower_mma_check(lower_ctx *c, const wf_tv *tv, int axis);
+bool lower_mma(lower_ctx *c);
 bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m);
 
 /* Tensor memory (lower/tmem.c): its allocation, address table and release, around the kernel. */

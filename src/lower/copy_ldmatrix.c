@@ -117,10 +117,9 @@ typedef struct {
 } ldm_check;
 
 static bool runtime_sizes(ldm_check *k) {
-    return err_failb(&k->c->f->err, WF_ERR_UNSUPPORTED,
-                     "T%d: cannot check the lanes of its %s copy at compile time: the index of "
-                     "T%d depends on run-time sizes",
-                     k->op->out->id, kind_name(k->op), k->smem->id);
+    char what[64];
+    snprintf(what, sizeof what, "%s copy", kind_name(k->op));
+    return lower_lanes_unknown(k->c, k->op->out, what, k->smem);
 }
 
 /* The element of the matrices that (lane, register element e) holds: matrix,

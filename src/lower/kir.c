@@ -102,7 +102,7 @@ static void print_reduce(sbuf *b, const kir_stmt *s) {
                 sbuf_puts(b, ir_ptype_name((wf_ptype)(d < 3 ? WF_TIDX + d : WF_BIDX + d - 3)));
         sbuf_puts(b, " ");
     } else
-        sbuf_puts(b, "] = ");
+        sbuf_puts(b, s->mma ? "] = mma_m16n8k16 " : "] = ");
     for (int k = 0; k < s->op->nin; k++) { /* a wf_mma folds the product of two */
         if (k)
             sbuf_printf(b, " * T%d[", s->op->in[k]->id);
@@ -149,6 +149,11 @@ void kir_print_stmt(sbuf *b, const kir_stmt *s) {
     sbuf_puts(b, ")");
     if (s->vec > 1)
         sbuf_printf(b, " vec=%d", s->vec);
+    if (s->fill && s->pred) {
+        sbuf_puts(b, " where ");
+        val_print(b, s->pred);
+        sbuf_puts(b, " else 0");
+    }
 }
 
 /* " 2", or " 0+(i0 % 3)" for a circular buffer's stage. */

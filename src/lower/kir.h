@@ -88,6 +88,12 @@ typedef struct {
     const wf_val *in_index[IR_MAX_OP_INPUTS];
     int vec;            /* elements per access; 1 = scalar */
     const wf_val *pred; /* bounds predicate from indexing, NULL = none */
+    bool fill; /* out = pred ? value : 0, unguarded by pred (predicate.c): a tensor-core
+                  operand tile, which the instruction reads whole (lower/mma.c) */
+    int mma;   /* > 0: the warp-collective tensor-core instruction of a wf_mma step
+                  (lower/mma.c: mma.sync.m16n8k16); its indices are the fragments'
+                  first registers, its A operand is in[mma_a] */
+    int mma_a;
     union {             /* what the copy kind's index hook adds, by `copy` */
         struct {
             const wf_val *lane, *col; /* StTMem/LdTMem: lane and 32-bit column */

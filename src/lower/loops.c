@@ -84,7 +84,10 @@ static kir_node *new_loop(lower_ctx *c, int g, const ir_op *op, const wf_ptype *
         /* A TMA copy's tile axes: one instruction moves the whole box, so the
            statement is issued once, at the box's first element. */
         l->var = val_const(c->a, 0);
-    } else if (l->ptype == WF_VECTORIZE && is_vector_set(op, id)) {
+    } else if ((l->ptype == WF_VECTORIZE && is_vector_set(op, id)) ||
+               (l->ptype == WF_MMA && ir_op_is_mma(op))) {
+        /* One vector access, or one tensor-core instruction over its tile
+           (lower/mma.c): the statement is issued at the first element. */
         l->vector = true;
         l->var = val_const(c->a, 0);
     } else {

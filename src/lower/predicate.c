@@ -40,9 +40,10 @@ static const wf_val *launched_index(lower_ctx *c, int d) {
 }
 
 /* The bounds predicate the statement is guarded with (none for a TMA copy:
-   see the comment atop). */
+   see the comment atop; none for a statement that fills, whose bounds pick
+   between its value and 0: lower/mma.c). */
 static const wf_val *bounds_of(const kir_stmt *s) {
-    return s->copy == WF_LDST_TMA ? NULL : s->pred;
+    return s->copy == WF_LDST_TMA || s->fill ? NULL : s->pred;
 }
 
 /* A write to memory that threads (shared) or threads and blocks (global)

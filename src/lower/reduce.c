@@ -95,7 +95,9 @@ static bool classify(lower_ctx *c, kir_stmt *s) {
         if (id->itype == IT_REDUCTION && !check_mixed(c, t, id))
             return false;
         wf_ptype p = lower_loop_ptype(c, id);
-        if (id->itype != IT_REDUCTION || !binds(id) || p == WF_SERIAL || p == WF_UNROLL)
+        /* MMA: the instruction's K, reduced inside one mma.sync (lower/mma.c) */
+        if (id->itype != IT_REDUCTION || !binds(id) || p == WF_SERIAL || p == WF_UNROLL ||
+            p == WF_MMA)
             continue;
         if (ir_id_is_thread(p)) {
             s->red = s->red == KRED_GRID ? KRED_GRID : KRED_BLOCK;
@@ -104,7 +106,7 @@ static bool classify(lower_ctx *c, kir_stmt *s) {
             s->red = KRED_GRID;
             s->red_bids |= 1u << (p - WF_BIDX);
         } else {
-            /* Vectorize, Bulk, MMA and the device types: lower/check.c refuses them on a
+            /* Vectorize, Bulk and the device types: lower/check.c refuses them on a
                reduction (and on any tensor inlined into its loops) before this pass */
             err_assert(&c->f->err, false);
             return false;
@@ -113,8 +115,15 @@ static bool classify(lower_ctx *c, kir_stmt *s) {
     return true;
 }
 
+/* A tensor-core instruction's axis (loops.c): no loop in the step, which the
+   instruction does once for the whole tile. */
+static bool mma_loop(const kir_node *n) {
+    return n->u.loop.ptype == WF_MMA && n->u.loop.vector;
+}
+
 /* A copy of an iteration loop for the init statement: same IterDomain, a loop
-   variable of its own (the executor and codegen key variables by name/slot). */
+   variable of its own (the executor and codegen key variables by name/slot);
+   an instruction's axis becomes a real loop. */
 static kir_node *clone_loop(lower_ctx *c, const kir_node *n) {
     kir_node *m = kir_new(c->a, KIR_FOR);
     if (!m)
@@ -125,7 +134,13 @@ static kir_node *clone_loop(lower_ctx *c, const kir_node *n) {
     m->u.loop.extent = l->extent;
     m->u.loop.ptype = l->ptype;
     m->u.loop.var = l->var;
-    if (l->var->kind == V_SYM && l->var->sym == SYM_LOOP) {
+    if (mma_loop(n)) { /* the init writes every register of the fragment */
+        char name[16];
+        int64_t e = ir_id_const_extent(l->id);
+        snprintf(name, sizeof name, "i%d", c->nvars++);
+        m->u.loop.ptype = WF_UNROLL;
+        m->u.loop.var = val_sym(c->a, SYM_LOOP, l->group, 0, name, 0, e - 1, l->extent);
+    } else if (l->var->kind == V_SYM && l->var->sym == SYM_LOOP) {
         char name[16];
         snprintf(name, sizeof name, "i%d", c->nvars++);
         m->u.loop.var =
@@ -292,8 +307,10 @@ static kir_node *place_around(lower_ctx *c, kir_node *s, kir_node **anc, int fir
         return err_fail(&c->f->err, WF_ERR_MEMORY, "out of memory");
     st->u.stmt = s->u.stmt;
     st->u.stmt.red = red;
-    for (int j = t->loop.n - 1; j > first && first >= 0; j--) {
-        if (t->loop.ptr[j]->itype == IT_REDUCTION)
+    for (int j = t->loop.n - 1; j > first; j--) {
+        /* Without a serial reduction loop the statement goes just before the
+           step, inside its loops: only the instruction's axes need loops. */
+        if (t->loop.ptr[j]->itype == IT_REDUCTION || (first < 0 && !mma_loop(anc[j])))
             continue;
         kir_node *l = clone_loop(c, anc[j]);
         if (!l || !kir_append(c->a, &l->u.loop.body, node, l))

@@ -207,7 +207,9 @@ bool lower_sync(lower_ctx *c) {
                     return false;
                 continue;
             }
-            if (!check_visibility(c, p, op->out))
+            /* mma.sync reads the other lanes' registers itself (lower/mma.c checked them). */
+            bool by_instruction = c->stmt_of[k]->u.stmt.mma && p->mem == WF_MEM_LOCAL;
+            if (!by_instruction && !check_visibility(c, p, op->out))
                 return false;
             if (p->mem != WF_MEM_SHARED && p->mem != WF_MEM_TENSOR)
                 continue;

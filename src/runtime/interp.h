@@ -101,6 +101,10 @@ struct in_node {
     int ldm_count;    /* LdMatrix / StMatrix: 8x8 matrices per instruction (.x1/.x2/.x4) */
     bool ldm_trans;   /* LdMatrix: .trans */
     ix_expr ldm_row;  /* LdMatrix / StMatrix: the row address (element) each thread supplies */
+    int mma;          /* > 0: mma.sync (interp_mma.c), its A operand in[mma_a] */
+    int mma_a;
+    bool fill;        /* out = fill_pred ? value : 0 (kir_stmt.fill) */
+    ix_expr fill_pred;
     /* reductions (interp_reduce.c): the statement's kind, the reduced thread
        dims and a block reduction's read and write predicates */
     kir_red red;

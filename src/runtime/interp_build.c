@@ -58,6 +58,11 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->red_tids = s->red_tids;
     n->red_bids = s->red_bids;
     n->acc = s->acc;
+    n->mma = s->mma;
+    n->mma_a = s->mma_a;
+    n->fill = s->fill && s->pred;
+    if (n->fill)
+        n->fill_pred = ix_build_expr(b, s->pred);
     if (kir_red_no_input(s->red))
         n->nin = 0;
     if (s->red >= KRED_BLOCK) {

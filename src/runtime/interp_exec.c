@@ -103,7 +103,9 @@ static bool run_node(ix_exec *x, const in_node *n) {
     case IN_ALLOC:
         return ix_alloc(x, n->tensor);
     case IN_STMT:
-        return n->red != KRED_NONE ? ix_reduce_stmt(x, n) : ix_copy_execute(x, n);
+        return n->mma       ? ix_mma_stmt(x, n)
+               : n->red != KRED_NONE ? ix_reduce_stmt(x, n)
+                                     : ix_copy_execute(x, n);
     case IN_SYNC:
         return n->hw ? ix_hw_sync(x, n) : run_sync(x);
     case IN_HW:

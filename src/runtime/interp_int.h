@@ -328,6 +328,7 @@ static IX_INLINE unsigned char *ix_fast(const ix_fast_block *b, const ix_fast_vi
 /* interp_reduce.c: a reduction's init, serial step, block or grid reduction;
    ix_reduce_free releases the run's grid work buffer. */
 bool ix_reduce_stmt(ix_exec *x, const in_node *n);
+bool ix_mma_stmt(ix_exec *x, const in_node *n); /* interp_mma.c */
 void ix_reduce_free(ix_exec *x);
 /* interp_expr.c: evaluate e for the block; the result is T registers, or 1
    if uniform (*vary says which). False on a division by zero. */

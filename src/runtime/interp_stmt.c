@@ -376,8 +376,30 @@ static bool is_copy4(const in_node *n, const stmt_ctx *c) {
     return n->nin == 1 && !math && c->idt[0] == c->odt && (c->odt == WF_F32 || c->odt == WF_I32);
 }
 
+/* A filling statement's element where its predicate fails: 0 (kir_stmt.fill). */
+static bool zero(ix_exec *x, const in_node *n, const stmt_ctx *c, int t, int64_t e) {
+    unsigned char *p = ix_access(x, n, n->out, c->oi[c->ov ? t : 0] + e, t, true);
+    if (p)
+        ix_store(c->odt, p, (ix_value){.i = 0});
+    return p != NULL;
+}
+
+/* The fill predicate per thread, copied out of the register file (x->rindex). */
+static bool fill_pred(ix_exec *x, const in_node *n, const int64_t **fp, bool *fv) {
+    if (!ix_eval(x, &n->fill_pred, fp, fv))
+        return ix_fail(x, WF_ERR_SCHEDULE,
+                       "an index divides by zero or overflows int64 in statement: %s", n->text);
+    memcpy(x->rindex, *fp, sizeof(int64_t) * (size_t)(*fv ? x->nthreads : 1));
+    *fp = x->rindex;
+    return true;
+}
+
 bool ix_stmt(ix_exec *x, const in_node *n) {
     stmt_ctx c;
+    const int64_t *fp = NULL;
+    bool fv = false;
+    if (n->fill && !fill_pred(x, n, &fp, &fv))
+        return false;
     /* Index results live in the register file: evaluate, then copy the inputs'. */
     for (int k = 0; k < n->nin; k++) {
         if (!ix_eval(x, &n->in_index[k], &c.ii[k], &c.iv[k]))
@@ -402,7 +424,12 @@ bool ix_stmt(ix_exec *x, const in_node *n) {
     const uint8_t *mask = x->mask;
     int T = x->nthreads;
     int64_t vec = n->vec;
-    if (is_copy4(n, &c)) {
+    if (fp) {
+        for (int t = 0; t < T; t++)
+            for (int64_t e = 0; mask[t] && e < vec; e++)
+                if (!(fp[fv ? t : 0] ? element(x, n, &c, t, e) : zero(x, n, &c, t, e)))
+                    return false;
+    } else if (is_copy4(n, &c)) {
         if (!copy4_in(x, n, &c))
             return false;
     } else {

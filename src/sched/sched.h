@@ -47,6 +47,9 @@ bool sched_merge(wf_tv *tv, int outer, int inner);
 bool sched_reorder(wf_tv *tv, const int *old2new); /* a full permutation */
 bool sched_swizzle(wf_tv *tv, int x, int y);
 bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p);
+/* mma.c: once tv's axes on MMA make an mma.sync tile, lay it out as the
+   instruction's fragment (lanes on TIDx, registers); otherwise nothing. */
+bool sched_mma_layout(wf_tv *tv);
 
 /* domain.c: user-set domains, checked to be one cut of tv's history. */
 bool sched_set_allocation_domain(wf_tv *tv, int n, wf_iterdomain *const *ids, bool contiguous);

@@ -15,7 +15,7 @@
 #include "harness.h"
 
 static const char *const all_passes =
-    "check, sort, loops, check-loops, pdims, alloc, reduce, index, copy, predicate, sync, place, "
+    "check, sort, loops, check-loops, pdims, alloc, reduce, index, copy, mma, predicate, sync, place, "
     "tmem, launch";
 
 static wf_fusion *small_copy(void) {
@@ -50,11 +50,11 @@ TEST(launch_options_parse_valid_lists) {
     lower_options o = {0};
     wf_err e = {0};
     CHECK(lower_options_parse(&o, "index,launch", "sync", &e));
-    CHECK_EQ_I64(o.dump, (1u << 7) | (1u << 13));
-    CHECK_EQ_I64(o.skip, 1u << 10);
+    CHECK_EQ_I64(o.dump, (1u << 7) | (1u << 14));
+    CHECK_EQ_I64(o.skip, 1u << 11);
     CHECK(lower_options_parse(&o, "all", "all", &e));
-    CHECK_EQ_I64(o.dump, (1u << 14) - 1);
-    CHECK_EQ_I64(o.skip, (1u << 9) | (1u << 10));
+    CHECK_EQ_I64(o.dump, (1u << 15) - 1);
+    CHECK_EQ_I64(o.skip, (1u << 10) | (1u << 11));
     CHECK(lower_options_parse(&o, "", NULL, &e));
     CHECK_EQ_I64(o.dump, 0);
     CHECK_EQ_I64(e.code, WF_OK);
