@@ -241,8 +241,9 @@ void wf_tv_parallelize(wf_tv *tv, int axis, wf_ptype p) {
                  tv->id, axis, ir_ptype_name(p), tv->id);
         return;
     }
-    if (api_axis(tv, &axis, "parallelize"))
-        sched_parallelize(tv, axis, p);
+    /* WF_MMA: once the marked axes make a tensor-core tile, lay it out (sched/mma.c). */
+    if (api_axis(tv, &axis, "parallelize") && sched_parallelize(tv, axis, p) && p == WF_MMA)
+        sched_mma_layout(tv);
 }
 
 void wf_tv_set_memory(wf_tv *tv, wf_memtype m) {

@@ -79,10 +79,3 @@ bool lower_copy_place_unsupported(lower_ctx *c, kir_node *stmt) {
     err_assert(&c->f->err, false);
     return false;
 }
-
-bool lower_lanes_unknown(lower_ctx *c, const wf_tv *out, const char *what, const wf_tv *of) {
-    return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                     "T%d: cannot check the lanes of its %s at compile time: the index of T%d "
-                     "depends on run-time sizes",
-                     out->id, what, of->id);
-}

@@ -44,7 +44,7 @@ static inline bool lower_copy_matrix(const ir_op *op) {
 }
 /* The refusal of a warp-collective instruction (`what` of out, e.g. "LdMatrix
    copy", "mma.sync") whose lanes cannot be checked at compile time because
-   the index of tensor `of` depends on run-time sizes: false (copy.c). */
+   the index of tensor `of` depends on run-time sizes: false (lanes.c). */
 bool lower_lanes_unknown(lower_ctx *c, const wf_tv *out, const char *what, const wf_tv *of);
 /* Passes: every statement's index hook (after index), then place hook (after sync). */
 bool lower_copy_index(lower_ctx *c);

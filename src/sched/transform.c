@@ -210,5 +210,5 @@ bool sched_parallelize(wf_tv *tv, int axis, wf_ptype p) {
         return true;
     }
     id->ptype = p;
-    return p != WF_MMA || sched_mma_layout(tv);
+    return true;
 }
