@@ -161,6 +161,8 @@ _SIGS = {
     "wf_sum": (P, [P, I, ctypes.POINTER(I)]),
     "wf_max": (P, [P, I, ctypes.POINTER(I)]),
     "wf_reduce": (P, [I, P, I, ctypes.POINTER(I)]),
+    "wf_mma": (P, [P, P, I, ctypes.POINTER(I)]),
+    "wf_matmul": (P, [P, P]),
     "wf_tv_ndim": (I, [P]),
     "wf_tv_axis": (P, [P, I]),
     "wf_tv_loop_domain": (ctypes.POINTER(P), [P, ctypes.POINTER(I)]),

@@ -688,7 +688,8 @@ class Tensor:
     def definition_input(self, i):
         p = lib.wf_tv_definition_input(self._live(), int(i))
         self._f._check()
-        return self._f._tensors.get(p) if p else None
+        # a tensor the library made (wf_matmul's views) is wrapped on first sight
+        return self._f._wrap(p) if p else None
 
     # diagrams (draw.py)
     def dot(self):
@@ -1153,6 +1154,29 @@ def _axes(a, axes, name):
 def _reduce(op, a, axes, name):
     arr = (ctypes.c_int * max(1, len(axes)))(*axes)
     return _op(a, lib.wf_reduce, (int(op), a._ptr, len(axes), arr), "wf_" + name, ("reduce", _BINARY_OP(op), a, axes))
+
+
+def mma(a, b, axes):
+    """The sum over axes (an int or a list of ints) of a * b, one op (wf_mma,
+    nvFuser's fusedMultiplySum): a and b have the same rank, with broadcast dims
+    where one lacks a dim (a [M, 1, K], b [1, N, K]); 16-bit inputs accumulate
+    and return f32. A reduction for every schedule call; WF_MMA on its tile's
+    axes runs it on tensor cores (docs/tutorial-gemm.md)."""
+    a, b = _tensor(a, "mma"), _tensor(b, "mma")
+    if a._f is not b._f:
+        raise ArgumentError("weft.mma: T%d and T%d belong to different fusions" % (a.name, b.name))
+    axes = [int(axes)] if isinstance(axes, int) else [int(x) for x in axes]
+    arr = (ctypes.c_int * max(1, len(axes)))(*axes)
+    return _op(a, lib.wf_mma, (a._ptr, b._ptr, len(axes), arr), "wf_mma", ("mma", a, b, axes))
+
+
+def matmul(a, b):
+    """[..., M, K] x [..., K, N] -> [..., M, N] in f32 for 16-bit inputs (wf_matmul):
+    a viewed as [..., M, 1, K], b as [..., 1, N, K], then mma over the last axis."""
+    a, b = _tensor(a, "matmul"), _tensor(b, "matmul")
+    if a._f is not b._f:
+        raise ArgumentError("weft.matmul: T%d and T%d belong to different fusions" % (a.name, b.name))
+    return _op(a, lib.wf_matmul, (a._ptr, b._ptr), "wf_matmul", ("matmul", a, b))
 
 
 def _reduction(op, name, what):

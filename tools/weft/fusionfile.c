@@ -71,6 +71,8 @@ static const call calls[] = {
     {"transpose", "tii", 'T'},
     {"permute", "tI", 'T'},
     {"reduce", "btI", 'T'},
+    {"mma", "ttI", 'T'},
+    {"matmul", "tt", 'T'},
     {"rfactor", "tI", 'T'},
     {"cache_after", "t", 'T'},
     {"cache_before", "t", 'T'},
@@ -388,6 +390,10 @@ static wf_tv *apply(loader *L, const call *c, args *a) {
     }
     if (!strcmp(nm, "reduce"))
         return n = ints(a, 0, iv), wf_reduce((wf_binary_op)a->e[0], t, n, iv);
+    if (!strcmp(nm, "mma"))
+        return n = ints(a, 0, iv), wf_mma(t, a->t[1], n, iv);
+    if (!strcmp(nm, "matmul"))
+        return wf_matmul(t, a->t[1]);
     if (!strcmp(nm, "rfactor"))
         return n = ints(a, 0, iv), wf_tv_rfactor(t, n, iv);
     if (!strcmp(nm, "cache_after"))

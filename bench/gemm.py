@@ -1,0 +1,185 @@
+"""gemm.py -- weft's tensor-core GEMM (mma.sync.m16n8k16, the schedule of
+examples/gemm_mma_sync.py) against cuBLAS (torch.matmul) and, where Triton is
+installed, Triton's tutorial matmul, in one process, on the same torch CUDA
+tensors: bf16 8192^3 and 4096^3, f16 4096^3, a skinny 16384 x 1024 x 16384,
+and the bias + relu epilogue fused at 4096^3 (against torch.relu(A @ B + bias)).
+
+Each weft kernel is launched on the torch tensors themselves (k.run(a, b,
+outputs=c)); its result is checked against torch.matmul in f32 (the largest
+error over the largest |C|, < 1e-2 for 16-bit inputs summed in f32) before
+and after timing. Timings: back-to-back launches between two CUDA events
+after warm-up, median of rounds (bench/ldstmatrix.py's time_us). Prints per
+problem
+
+    RESULT gemm <what>: weft <us> us <TFLOP/s>; cuBLAS <us> us <TFLOP/s>; ratio <x>[; triton ...]
+
+(ratio: weft's speed over cuBLAS's). The schedule tried per shape is a short
+list of block / warp tiles (TILES); the best is reported. Skips (exit 0,
+saying why) without PyTorch, a CUDA device or the weft package's driver.
+"""
+
+import importlib.util
+import os
+import statistics
+import sys
+
+try:
+    import torch
+except ImportError:
+    print("skipped: PyTorch is not installed")
+    sys.exit(0)
+if not torch.cuda.is_available():
+    print("skipped: no CUDA device")
+    sys.exit(0)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+spec = importlib.util.spec_from_file_location("gemm_mma_sync", os.path.join(ROOT, "examples", "gemm_mma_sync.py"))
+example = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(example)  # imports weft (from python/ if not installed)
+weft = example.weft
+if not weft.cuda_available():
+    print("skipped: weft finds no CUDA driver or device")
+    sys.exit(0)
+
+WARMUP, REPS, ROUNDS = 2, 10, 5
+
+# (warps (M, N), 16 x 8 tiles per warp (M, N), 16s of K per shared-memory step)
+TILES = [((2, 2), (4, 8), 2), ((2, 4), (4, 4), 2), ((2, 2), (4, 8), 4), ((4, 2), (2, 8), 2)]
+
+PROBLEMS = [  # (name, M, N, K, dtype, epilogue)
+    ("bf16 8192^3", 8192, 8192, 8192, torch.bfloat16, False),
+    ("bf16 4096^3", 4096, 4096, 4096, torch.bfloat16, False),
+    ("f16 4096^3", 4096, 4096, 4096, torch.float16, False),
+    ("bf16 16384x1024x16384", 16384, 1024, 16384, torch.bfloat16, False),
+    ("bf16 4096^3 + bias + relu", 4096, 4096, 4096, torch.bfloat16, True),
+]
+
+
+def time_us(fn):
+    for _ in range(WARMUP):
+        fn()
+    torch.cuda.synchronize()
+    rounds = []
+    for _ in range(ROUNDS):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        fn()
+        a.record()
+        for _ in range(REPS):
+            fn()
+        b.record()
+        b.synchronize()
+        rounds.append(a.elapsed_time(b) * 1000.0 / REPS)
+    return statistics.median(rounds)
+
+
+def triton_matmul():
+    """Triton's tutorial matmul (autotuned over a few configs), or None."""
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    configs = [triton.Config({"BM": 128, "BN": 256, "BK": 64, "G": 8}, num_stages=3, num_warps=8),
+               triton.Config({"BM": 128, "BN": 128, "BK": 64, "G": 8}, num_stages=4, num_warps=4),
+               triton.Config({"BM": 64, "BN": 256, "BK": 32, "G": 8}, num_stages=4, num_warps=4)]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K"])
+    @triton.jit
+    def kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn, BM: tl.constexpr, BN: tl.constexpr,
+               BK: tl.constexpr, G: tl.constexpr):
+        pid = tl.program_id(0)
+        npm, npn = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        group = pid // (G * npn)
+        first = group * G
+        size = min(npm - first, G)
+        pm = first + (pid % (G * npn)) % size
+        pn = (pid % (G * npn)) // size
+        rm = (pm * BM + tl.arange(0, BM)) % M
+        rn = (pn * BN + tl.arange(0, BN)) % N
+        rk = tl.arange(0, BK)
+        pa = a + rm[:, None] * sam + rk[None, :] * sak
+        pb = b + rk[:, None] * sbk + rn[None, :] * sbn
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, tl.cdiv(K, BK)):
+            x = tl.load(pa, mask=rk[None, :] < K - k0 * BK, other=0.0)
+            y = tl.load(pb, mask=rk[:, None] < K - k0 * BK, other=0.0)
+            acc = tl.dot(x, y, acc)
+            pa += BK * sak
+            pb += BK * sbk
+        cm = pm * BM + tl.arange(0, BM)
+        cn = pn * BN + tl.arange(0, BN)
+        tl.store(c + cm[:, None] * scm + cn[None, :] * scn, acc, mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+    def run(x, y, out):
+        M, K = x.shape
+        N = y.shape[1]
+        grid = lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)  # noqa: E731
+        kernel[grid](x, y, out, M, N, K, x.stride(0), x.stride(1), y.stride(0), y.stride(1), out.stride(0),
+                     out.stride(1))
+
+    return run
+
+
+def error(c, want):
+    return ((c - want).abs().max() / want.abs().max()).item()
+
+
+def main():
+    torch.manual_seed(23)
+    tri = triton_matmul()
+    failed = False
+    for name, m, n, k, dt, epi in PROBLEMS:
+        a = torch.randn(m, k, dtype=dt, device="cuda")
+        b = torch.randn(k, n, dtype=dt, device="cuda")
+        bias = torch.randn(n, dtype=torch.float32, device="cuda") if epi else None
+        c = torch.empty(m, n, dtype=torch.float32, device="cuda")
+        want = a.float() @ b.float()
+        if epi:
+            want = torch.relu(want + bias)
+            torch_fn = lambda: torch.relu(torch.addmm(bias.to(dt), a, b))  # noqa: E731
+        else:
+            torch_fn = lambda: torch.matmul(a, b)  # noqa: E731
+        torch_us = time_us(torch_fn)
+        flops = 2.0 * m * n * k
+        best = None
+        for warps, frags, kt in TILES:
+            f, _, _ = example.gemm(m, n, k, weft.bf16 if dt == torch.bfloat16 else weft.f16, warps=warps,
+                                   frags=frags, kt=kt, epilogue=epi)
+            kern = f.compile()
+            args = (a, b, bias) if epi else (a, b)
+            c.zero_()
+            kern.run(*args, outputs=c)
+            torch.cuda.synchronize()
+            e = error(c, want)
+            if not e < 1e-2:
+                print("FAIL: %s, tile %s %s %s: error %.2e" % (name, warps, frags, kt, e))
+                failed = True
+                continue
+            us = time_us(lambda: kern.run(*args, outputs=c))
+            e = error(c, want)
+            if not e < 1e-2:
+                print("FAIL: %s after timing: error %.2e" % (name, e))
+                failed = True
+                continue
+            bm, bn = 16 * warps[0] * frags[0], 8 * warps[1] * frags[1]
+            print("%s: block %d x %d, warps %s, K step %d: %.1f us, %.1f TFLOP/s, %.2f of cuBLAS (error %.1e)"
+                  % (name, bm, bn, warps, 16 * kt, us, flops / us / 1e6, torch_us / us, e))
+            if best is None or us < best[0]:
+                best = (us, "block %d x %d, K step %d" % (bm, bn, 16 * kt))
+        if best is None:
+            continue
+        line = "RESULT gemm %s (%s): weft %.1f us %.1f TFLOP/s; cuBLAS %.1f us %.1f TFLOP/s; ratio %.2f" % (
+            name, best[1], best[0], flops / best[0] / 1e6, torch_us, flops / torch_us / 1e6, torch_us / best[0])
+        if tri is not None and not epi:
+            out16 = torch.empty(m, n, dtype=dt, device="cuda")
+            tri(a, b, out16)
+            torch.cuda.synchronize()
+            tri_us = time_us(lambda: tri(a, b, out16))
+            line += "; triton %.1f us %.1f TFLOP/s" % (tri_us, flops / tri_us / 1e6)
+        print(line)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

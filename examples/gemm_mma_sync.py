@@ -1,0 +1,141 @@
+"""gemm_mma_sync.py -- a GEMM on tensor cores (mma.sync.m16n8k16) scheduled
+through the Python package: C[M, N] = A[M, K] x B[K, N] in bf16 or f16 with an
+f32 accumulator, optionally with a fused epilogue relu(C + bias[N]).
+
+The schedule (the same as tests/unit/test_mma_sync.c's shared-memory one):
+  - C is wf_mma over K of A viewed [M, K, 1] and B viewed [1, K, N];
+  - the accumulator [M, N, rK] -> [Mb (BIDy), Nb (BIDx), wm (TIDz), wn (TIDy),
+    Ko, kt, tm, tn, m16, n8, k16]: blocks of wm x wn warps, each warp tm x tn
+    instruction tiles of 16 x 8, K in steps of kt x 16;
+  - A's and B's block tiles in shared memory at each K step, fetched by all
+    threads with `vec`-element vector accesses;
+  - the fragments (the wf_mma's operands) loaded from there at each 16 of K;
+  - WF_MMA on the accumulator's, the operands' and the store's tile axes lays
+    them out as the instruction's fragments (docs/tutorial-gemm.md).
+
+Run from the repository root after `make`: python3 examples/gemm_mma_sync.py
+(checks the kernel on the CPU executor; with PyTorch and a GPU, at 2048^3 on
+torch tensors against torch.matmul). bench/gemm.py imports gemm() from here.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+try:
+    import weft
+except ImportError:  # run from a source tree: the package is in python/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+    import weft
+
+
+def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epilogue=False):
+    """The fusion and its inputs/output (f, (a, b[, bias]), out). warps: warps per
+    block along M and N; frags: 16 x 8 tiles per warp along M and N; kt: 16s of
+    K per shared-memory step; epilogue: out = relu(C + bias[N]) instead of C."""
+    wm, wn = warps
+    tm, tn = frags
+    f = weft.Fusion()
+    a = f.input(dtype, [m, k])
+    b = f.input(dtype, [k, n])
+    a_s, b_s = weft.set(a), weft.set(b)
+    xa = weft.broadcast(a_s, [False, False, True])  # [M, K, 1]
+    xb = weft.broadcast(b_s, [True, False, False])  # [1, K, N]
+    c = weft.mma(xa, xb, 1)  # [M, rK, N], f32
+    ins, between = (a, b), []
+    if epilogue:
+        bias = f.input(weft.f32, [n])
+        biased = weft.add(c, weft.broadcast(bias, [True, False]))
+        out = weft.relu(biased)
+        ins, between = (a, b, bias), [biased]
+        acc = c
+    else:
+        out = c
+    f.output(out)
+    if not epilogue:
+        acc = c.cache_before()
+    a_s.set_memory(weft.SHARED)
+    b_s.set_memory(weft.SHARED)
+
+    acc.reorder_all([0, 2, 1])  # [M, N, rK]
+    acc.split(0, 16).split(0, tm).split(0, wm)  # [Mb, wm, tm, m16, N, rK]
+    acc.split(4, 8).split(4, tn).split(4, wn)  # [.., Nb, wn, tn, n8, rK]
+    acc.split(8, 16).split(8, kt)  # [.., Ko, kt, k16]
+    acc.reorder_all([0, 2, 6, 8, 1, 3, 7, 9, 4, 5, 10])  # [Mb, Nb, wm, wn, Ko, kt, tm, tn, m16, n8, k16]
+    acc.parallelize(0, weft.BIDY).parallelize(1, weft.BIDX)
+    acc.parallelize(2, weft.TIDZ).parallelize(3, weft.TIDY)
+    # the fragments at kt: [.., kt | tm, m16, k16, b, b] (A), [.., kt | b, b, k16, tn, n8] (B);
+    # the shared tiles at Ko; the store at the warp: [.., wn | tm, m16, tn, n8]
+    weft.compute_at(xa, acc, 6)
+    weft.compute_at(xb, acc, 6)
+    weft.compute_at(a_s, xa, 5)
+    weft.compute_at(b_s, xb, 5)
+    weft.reverse_compute_at(out, acc, 4)
+    for i in (8, 9, 10):
+        acc.parallelize(i, weft.MMA)
+    xa.parallelize(7, weft.MMA).parallelize(8, weft.MMA)
+    xb.parallelize(8, weft.MMA).parallelize(10, weft.MMA)
+    for t in between + [out]:  # the epilogue in the accumulator's layout
+        t.inline_at(4)  # reverse_compute_at inlined the tensors between deeper
+        t.parallelize(5, weft.MMA).parallelize(7, weft.MMA)
+    for t in (a_s, b_s):  # [.., Ko | 5 axes] -> [.., Ko, o, TIDz, TIDy, TIDx, vec]
+        t.split(9, vec)
+        for _ in range(4):
+            t.merge(5)
+        t.split(5, 32).split(5, wn).split(5, wm)
+        t.parallelize(6, weft.TIDZ).parallelize(7, weft.TIDY).parallelize(8, weft.TIDX)
+        if vec > 1:
+            t.parallelize(9, weft.VECTORIZE)
+    f.inline_most()
+    return f, ins, out
+
+
+def reference(a, b, bias=None):
+    """float64 A B (+ bias, relu) of float32 arrays."""
+    c = a.astype(np.float64) @ b.astype(np.float64)
+    if bias is not None:
+        c = np.maximum(c + bias.astype(np.float64), 0)
+    return c
+
+
+def main():
+    bad = 0
+    rng = np.random.default_rng(1)
+    for (m, n, k), epi in (((128, 128, 64), False), ((100, 70, 50), True)):
+        vec = 8 if m % 8 == 0 and n % 8 == 0 and k % 8 == 0 else 1
+        f, _, _ = gemm(m, n, k, weft.f16, warps=(2, 2), frags=(2, 2), kt=2, vec=vec, epilogue=epi)
+        kern = f.compile()
+        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+        args = [a, b]
+        bias = None
+        if epi:
+            bias = rng.integers(-20, 20, n).astype(np.float32)
+            args.append(bias)
+        out = np.asarray(kern.run(*args))
+        ok = np.array_equal(out, reference(a, b, bias).astype(np.float32))
+        print("CPU executor %d x %d x %d%s: %s" % (m, n, k, " + bias + relu" if epi else "",
+                                                    "exact" if ok else "WRONG"))
+        bad |= not ok
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is None or not torch.cuda.is_available() or not weft.cuda_available():
+        print("GPU: skipped (needs PyTorch with CUDA and a device weft can use)")
+        return bad
+    s = 2048
+    f, _, _ = gemm(s, s, s)
+    kern = f.compile()
+    a = torch.randn(s, s, dtype=torch.bfloat16, device="cuda")
+    b = torch.randn(s, s, dtype=torch.bfloat16, device="cuda")
+    c = kern.run(a, b)
+    want = a.float() @ b.float()
+    err = ((c - want).abs().max() / want.abs().max()).item()
+    print("GPU %d^3 bf16: max error %.2e of the largest |C|" % (s, err))
+    return bad | (err > 1e-3)
+
+
+if __name__ == "__main__":
+    sys.exit(1 if main() else 0)
