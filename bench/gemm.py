@@ -43,8 +43,11 @@ if not weft.cuda_available():
 
 WARMUP, REPS, ROUNDS = 2, 10, 5
 
-# (warps (M, N), 16 x 8 tiles per warp (M, N), 16s of K per shared-memory step)
-TILES = [((2, 2), (4, 8), 2), ((2, 4), (4, 4), 2), ((2, 2), (4, 8), 4), ((4, 2), (2, 8), 2)]
+# gemm()'s choices: warps (M, N), 16 x 8 tiles per warp (M, N), 16s of K per
+# shared-memory step, TMA stages (0: the tiles fetched by all threads)
+TILES = [dict(warps=(2, 2), frags=(4, 8), kt=2, stages=0), dict(warps=(2, 2), frags=(4, 8), kt=4, stages=3),
+         dict(warps=(2, 2), frags=(4, 8), kt=4, stages=4), dict(warps=(4, 2), frags=(2, 8), kt=4, stages=3),
+         dict(warps=(2, 2), frags=(4, 8), kt=2, stages=4)]
 
 PROBLEMS = [  # (name, M, N, K, dtype, epilogue)
     ("bf16 8192^3", 8192, 8192, 8192, torch.bfloat16, False),
@@ -143,9 +146,9 @@ def main():
         torch_us = time_us(torch_fn)
         flops = 2.0 * m * n * k
         best = None
-        for warps, frags, kt in TILES:
-            f, _, _ = example.gemm(m, n, k, weft.bf16 if dt == torch.bfloat16 else weft.f16, warps=warps,
-                                   frags=frags, kt=kt, epilogue=epi)
+        for tile in TILES:
+            warps, frags, kt = tile["warps"], tile["frags"], tile["kt"]
+            f, _, _ = example.gemm(m, n, k, weft.bf16 if dt == torch.bfloat16 else weft.f16, epilogue=epi, **tile)
             kern = f.compile()
             args = (a, b, bias) if epi else (a, b)
             c.zero_()
@@ -153,7 +156,7 @@ def main():
             torch.cuda.synchronize()
             e = error(c, want)
             if not e < 1e-2:
-                print("FAIL: %s, tile %s %s %s: error %.2e" % (name, warps, frags, kt, e))
+                print("FAIL: %s, tile %s: error %.2e" % (name, tile, e))
                 failed = True
                 continue
             us = time_us(lambda: kern.run(*args, outputs=c))
@@ -163,10 +166,12 @@ def main():
                 failed = True
                 continue
             bm, bn = 16 * warps[0] * frags[0], 8 * warps[1] * frags[1]
-            print("%s: block %d x %d, warps %s, K step %d: %.1f us, %.1f TFLOP/s, %.2f of cuBLAS (error %.1e)"
-                  % (name, bm, bn, warps, 16 * kt, us, flops / us / 1e6, torch_us / us, e))
+            how = "block %d x %d, warps %s, K step %d, %s" % (
+                bm, bn, warps, 16 * kt, "TMA %d stages" % tile["stages"] if tile["stages"] else "all threads fetch")
+            print("%s: %s: %.1f us, %.1f TFLOP/s, %.2f of cuBLAS (error %.1e)"
+                  % (name, how, us, flops / us / 1e6, torch_us / us, e))
             if best is None or us < best[0]:
-                best = (us, "block %d x %d, K step %d" % (bm, bn, 16 * kt))
+                best = (us, how)
         if best is None:
             continue
         line = "RESULT gemm %s (%s): weft %.1f us %.1f TFLOP/s; cuBLAS %.1f us %.1f TFLOP/s; ratio %.2f" % (

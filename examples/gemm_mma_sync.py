@@ -9,7 +9,8 @@ The schedule (the same as tests/unit/test_mma_sync.c's shared-memory one):
     instruction tiles of 16 x 8, K in steps of kt x 16;
   - A's and B's block tiles in shared memory at each K step, fetched by all
     threads with `vec`-element vector accesses;
-  - the fragments (the wf_mma's operands) loaded from there at each 16 of K;
+  - the fragments (the wf_mma's operands) loaded from there at each 16 of K,
+    by ldmatrix;
   - WF_MMA on the accumulator's, the operands' and the store's tile axes lays
     them out as the instruction's fragments (docs/tutorial-gemm.md).
 
@@ -30,10 +31,14 @@ except ImportError:  # run from a source tree: the package is in python/
     import weft
 
 
-def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epilogue=False):
+def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epilogue=False, ldmatrix=True,
+         stages=0):
     """The fusion and its inputs/output (f, (a, b[, bias]), out). warps: warps per
     block along M and N; frags: 16 x 8 tiles per warp along M and N; kt: 16s of
-    K per shared-memory step; epilogue: out = relu(C + bias[N]) instead of C."""
+    K per shared-memory step; epilogue: out = relu(C + bias[N]) instead of C;
+    ldmatrix: the fragments loaded by ldmatrix (x4 for A, x2.trans for B);
+    stages > 0: the shared tiles loaded by TMA (swizzled), circular-buffered
+    over `stages` steps of K, instead of by all threads."""
     wm, wn = warps
     tm, tn = frags
     f = weft.Fusion()
@@ -59,9 +64,11 @@ def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epil
     b_s.set_memory(weft.SHARED)
 
     acc.reorder_all([0, 2, 1])  # [M, N, rK]
-    acc.split(0, 16).split(0, tm).split(0, wm)  # [Mb, wm, tm, m16, N, rK]
-    acc.split(4, 8).split(4, tn).split(4, wn)  # [.., Nb, wn, tn, n8, rK]
-    acc.split(8, 16).split(8, kt)  # [.., Ko, kt, k16]
+    # each dim split by the block's tile first, then inside it (a TMA box is
+    # then one range of each dim: tma_tiles)
+    acc.split(0, 16 * tm * wm).split(1, 16 * tm).split(2, 16)  # [Mb, wm, tm, m16, N, rK]
+    acc.split(4, 8 * tn * wn).split(5, 8 * tn).split(6, 8)  # [.., Nb, wn, tn, n8, rK]
+    acc.split(8, 16 * kt).split(9, 16)  # [.., Ko, kt, k16]
     acc.reorder_all([0, 2, 6, 8, 1, 3, 7, 9, 4, 5, 10])  # [Mb, Nb, wm, wn, Ko, kt, tm, tn, m16, n8, k16]
     acc.parallelize(0, weft.BIDY).parallelize(1, weft.BIDX)
     acc.parallelize(2, weft.TIDZ).parallelize(3, weft.TIDY)
@@ -76,10 +83,15 @@ def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epil
         acc.parallelize(i, weft.MMA)
     xa.parallelize(7, weft.MMA).parallelize(8, weft.MMA)
     xb.parallelize(8, weft.MMA).parallelize(10, weft.MMA)
+    if ldmatrix:  # each fragment's registers in one ldmatrix
+        for x in (xa, xb):
+            x.set_ldst(weft.LDMATRIX).parallelize(-1, weft.VECTORIZE)
     for t in between + [out]:  # the epilogue in the accumulator's layout
         t.inline_at(4)  # reverse_compute_at inlined the tensors between deeper
         t.parallelize(5, weft.MMA).parallelize(7, weft.MMA)
-    for t in (a_s, b_s):  # [.., Ko | 5 axes] -> [.., Ko, o, TIDz, TIDy, TIDx, vec]
+    if stages:
+        tma_tiles(a_s, b_s, kt, tn, stages)
+    for t in (a_s, b_s) if not stages else ():  # [.., Ko | 5 axes] -> [.., Ko, o, TIDz, TIDy, TIDx, vec]
         t.split(9, vec)
         for _ in range(4):
             t.merge(5)
@@ -88,7 +100,31 @@ def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epil
         if vec > 1:
             t.parallelize(9, weft.VECTORIZE)
     f.inline_most()
+    # each fragment loaded once per 16 of K (inline_most put them inside the
+    # other operand's tile loop), and the register tiles' loops unrolled, so
+    # that their arrays have constant indices and live in registers
+    xa.inline_at(6)
+    xb.inline_at(6)
+    for t, axes in ((acc, (5, 6, 7)), (xa, (6,)), (xb, (8,)), (out, (4, 5))):
+        for i in axes:
+            t.parallelize(i, weft.UNROLL)
     return f, ins, out
+
+
+def tma_tiles(a_s, b_s, kt, tn, stages):
+    """The shared tiles as TMA boxes, each circular-buffered over `stages` steps
+    of K: A's [.., Ko | wm, tm, m16, kt, k16] as one box [rows, K step] in a
+    K-step-wide swizzle; B's [.., Ko | kt, k16, wn, tn, n8] as one box
+    [K step, tn x 8] per warp column (wn), in a swizzle as wide."""
+    a_s.merge(5).merge(5).merge(6)  # [.., Ko, rows, K step]
+    a_s.parallelize(5, weft.BULK).parallelize(6, weft.BULK)
+    a_s.set_ldst(weft.TMA).tma_swizzle(32 * kt)
+    b_s.reorder({7: 5, 5: 6, 6: 7})  # [.., Ko, wn, kt, k16, tn, n8]
+    b_s.merge(6).merge(7)  # [.., Ko, wn, K step, tn x 8]
+    b_s.parallelize(6, weft.BULK).parallelize(7, weft.BULK)
+    b_s.set_ldst(weft.TMA).tma_swizzle(16 * tn)
+    for t in (a_s, b_s):
+        t.circular_buffer(stages)
 
 
 def reference(a, b, bias=None):

@@ -263,9 +263,11 @@ void wf_tv_set_memory(wf_tv *tv, wf_memtype m) {
 
 void wf_tv_set_ldst(wf_tv *tv, wf_ldst op) {
     TV_GATE(tv, );
-    if (!tv->def || !ir_op_is_copy(tv->def)) {
+    if (!tv->def || !ir_op_takes_ldst(tv->def, op)) {
         err_fail(&tv->f->err, WF_ERR_ARG,
-                 "T%d.set_ldst: T%d is not defined by a copy (set or permute)", tv->id, tv->id);
+                 "T%d.set_ldst: T%d is not defined by a copy (set or permute; a broadcast "
+                 "takes LdMatrix)",
+                 tv->id, tv->id);
         return;
     }
     if ((unsigned)op > WF_LDST_CP_ASYNC) {

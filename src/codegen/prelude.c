@@ -62,6 +62,11 @@ static const char *const prelude[] = {
     "#endif\n"
     "  __device__ operator float() const { return __uint_as_float(((unsigned)bits) << 16); }\n"
     "};\n"
+    /* two 16-bit elements as one 32-bit register, the first in the low half
+       (tensor-core operands: codegen/mma.c) */
+    "template <typename T> __device__ inline unsigned wf_pack2(T lo, T hi) {\n"
+    "  return (unsigned)lo.bits | ((unsigned)hi.bits << 16);\n"
+    "}\n"
     "template <typename T, int N> struct __align__(sizeof(T) * N) wf_vec { T v[N]; };\n"
     "template <typename T, int N> __device__ inline void wf_vec_copy(T *dst, const T *src) {\n"
     "  *reinterpret_cast<wf_vec<T, N> *>(dst) = *reinterpret_cast<const wf_vec<T, N> *>(src);\n"

@@ -302,6 +302,16 @@ const char *ir_op_name(op_kind k);
 static inline bool ir_op_is_copy(const ir_op *op) {
     return op->kind == OP_SET || op->kind == OP_PERMUTE;
 }
+/* May op carry copy kind k? A copy, or, for ldmatrix, a broadcast: the
+   fragment of a tensor-core operand is a broadcast view of a shared tile
+   (lower/mma.c) that ldmatrix loads. */
+static inline bool ir_op_takes_ldst(const ir_op *op, wf_ldst k) {
+    return ir_op_is_copy(op) || (op->kind == OP_BROADCAST && k == WF_LDST_LDMATRIX);
+}
+/* Is op's statement a data movement: a copy, or a broadcast done by ldmatrix? */
+static inline bool ir_op_moves(const ir_op *op) {
+    return ir_op_takes_ldst(op, op->ldst);
+}
 const char *ir_unary_name(int op);
 const char *ir_binary_name(int op);
 const char *ir_memtype_name(wf_memtype m);

@@ -44,7 +44,7 @@ static bool binds_index(const wf_iterdomain *id) {
 
 /* A vector access is a copy of adjacent elements; arithmetic is not. */
 static bool check_vectorized_op(lower_ctx *c, const wf_tv *tv, int i) {
-    if (tv->loop.ptr[i]->ptype != WF_VECTORIZE || !tv->def || ir_op_is_copy(tv->def))
+    if (tv->loop.ptr[i]->ptype != WF_VECTORIZE || !tv->def || ir_op_moves(tv->def))
         return true;
     return err_failb(&c->f->err, WF_ERR_SCHEDULE,
                      "T%d: axis %d is vectorized, but T%d is defined by %s, not by a copy (set or "

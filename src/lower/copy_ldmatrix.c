@@ -57,7 +57,9 @@ bool lower_copy_validate_ldmatrix(lower_ctx *c, const ir_op *op) {
     const wf_tv *in = op->in[0], *out = op->out;
     bool ld = is_ld(op);
     const wf_tv *smem = ld ? in : out, *regs = ld ? out : in;
-    if (op->kind != OP_SET)
+    /* A broadcast is a copy too: a tensor-core operand's fragment is the view
+       of a shared tile that wf_mma reads (lower/mma.c). */
+    if (op->kind != OP_SET && !(ld && op->kind == OP_BROADCAST))
         return err_failb(e, WF_ERR_SCHEDULE, "T%d: an %s copy must be a set, not %s", out->id,
                          kind_name(op), ir_op_name(op->kind));
     if (wf_dtype_size(out->dtype) != 2)

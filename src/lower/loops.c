@@ -33,7 +33,7 @@ static wf_ptype *group_ptypes(lower_ctx *c) {
 }
 
 static bool is_vector_set(const ir_op *op, const wf_iterdomain *id) {
-    return id->ptype == WF_VECTORIZE && ir_op_is_copy(op);
+    return id->ptype == WF_VECTORIZE && ir_op_moves(op);
 }
 
 /* A loop extent known only at launch may overflow int64 for some sizes (a

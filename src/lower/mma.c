@@ -302,6 +302,23 @@ static bool find_role(mma_lanes *k, int j) {
     return true;
 }
 
+/* The statement that first writes operand x's tile where its bounds fail
+   writes 0 instead: x's own, or, where x is loaded by ldmatrix (which reads
+   whole tiles, unpredicated), its shared tile's. A TMA load zero-fills by
+   itself. */
+static void fill_operand(lower_ctx *c, const wf_tv *x) {
+    for (int hops = 0; hops < 2 && c->op_pos[x->id] >= 0; hops++) {
+        kir_node *w = c->stmt_of[c->op_pos[x->id]];
+        if (w->u.stmt.copy == WF_LDST_SET && w->u.stmt.red == KRED_NONE) {
+            w->u.stmt.fill = true;
+            return;
+        }
+        if (w->u.stmt.copy != WF_LDST_LDMATRIX)
+            return;
+        x = w->u.stmt.op->in[0];
+    }
+}
+
 static kir_node *mma_loop(kir_node *s, bool reduction) {
     for (kir_node *n = s->parent; n; n = n->parent)
         if (n->kind == KIR_FOR && n->u.loop.ptype == WF_MMA && n->u.loop.vector &&
@@ -384,10 +401,8 @@ static bool lower_one(lower_ctx *c, kir_node *s) {
     s->u.stmt.mma = 1;
     s->u.stmt.mma_a = k.role[0] == MMA_ROLE_A ? 0 : 1;
     s->u.stmt.pred = NULL; /* warp-collective; the cells past the end are never stored */
-    for (int j = 0; j < 2; j++) {
-        kir_node *w = c->stmt_of[c->op_pos[k.op->in[j]->id]];
-        w->u.stmt.fill = true;
-    }
+    for (int j = 0; j < 2; j++)
+        fill_operand(c, k.op->in[j]);
     return true;
 }
 

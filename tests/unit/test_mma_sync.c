@@ -109,7 +109,7 @@ static mm_kn make_mm_kn(wf_dtype t, int64_t M, int64_t N, int64_t K) {
    the fragments loaded from there:
    acc [Mb, Nb, wm, wn, Ko, kt, tm, tn, m16, n8, k16]. */
 static mm mma_sync_gemm_smem(wf_dtype t, int64_t M, int64_t N, int64_t K, gemm_tile g, int kt,
-                             int vec) {
+                             int vec, bool ldmatrix) {
     mm_kn r = make_mm_kn(t, M, N, K);
     wf_tv_set_memory(r.as, WF_MEM_SHARED);
     wf_tv_set_memory(r.bs, WF_MEM_SHARED);
@@ -144,6 +144,11 @@ static mm mma_sync_gemm_smem(wf_dtype t, int64_t M, int64_t N, int64_t K, gemm_t
     wf_tv_parallelize(r.xa, 8, WF_MMA);
     wf_tv_parallelize(r.xb, 8, WF_MMA);
     wf_tv_parallelize(r.xb, 10, WF_MMA);
+    for (int i = 0; i < 2 && ldmatrix; i++) { /* the fragments' registers: one ldmatrix */
+        wf_tv *x = i ? r.xb : r.xa;
+        wf_tv_set_ldst(x, WF_LDST_LDMATRIX);
+        wf_tv_parallelize(x, -1, WF_VECTORIZE);
+    }
     wf_tv_parallelize(r.m.c, 5, WF_MMA);
     wf_tv_parallelize(r.m.c, 7, WF_MMA);
     wf_tv *st[2] = {r.as, r.bs};
@@ -165,13 +170,17 @@ static mm mma_sync_gemm_smem(wf_dtype t, int64_t M, int64_t N, int64_t K, gemm_t
 }
 
 static void check_gemm_smem(test_state *ts_, wf_dtype t, int64_t M, int64_t N, int64_t K,
-                            gemm_tile g, int kt, int vec) {
-    mm m = mma_sync_gemm_smem(t, M, N, K, g, kt, vec);
+                            gemm_tile g, int kt, int vec, bool ldmatrix) {
+    mm m = mma_sync_gemm_smem(t, M, N, K, g, kt, vec, ldmatrix);
     CHECK_STR(wf_fusion_error(m.f), "");
     wf_kernel *k = wf_compile(m.f, NULL);
     CHECK_STR(wf_fusion_error(m.f), "");
     if (k) {
         CHECK_HAS(wf_kernel_source(k), "__syncthreads();");
+        if (ldmatrix) { /* A row-major: x4; B [K, N] row-major: x2, transposed */
+            CHECK_HAS(wf_kernel_source(k), "ldmatrix.sync.aligned.x4.m8n8.shared.b16");
+            CHECK_HAS(wf_kernel_source(k), "ldmatrix.sync.aligned.x2.trans.m8n8.shared.b16");
+        }
         run_mm(k, t, M, N, K, true);
         CHECK_NVRTC(k, 80);
         CHECK_NVRTC(k, 0);
@@ -181,9 +190,17 @@ static void check_gemm_smem(test_state *ts_, wf_dtype t, int64_t M, int64_t N, i
 }
 
 TEST(mma_sync_shared_memory_tiles) {
-    check_gemm_smem(ts_, WF_BF16, 128, 128, 128, (gemm_tile){2, 2, 2, 4}, 2, 8);
-    check_gemm_smem(ts_, WF_F16, 64, 64, 96, (gemm_tile){1, 2, 4, 2}, 1, 8);
-    check_gemm_smem(ts_, WF_BF16, 70, 45, 50, (gemm_tile){2, 2, 1, 2}, 2, 1);
+    check_gemm_smem(ts_, WF_BF16, 128, 128, 128, (gemm_tile){2, 2, 2, 4}, 2, 8, false);
+    check_gemm_smem(ts_, WF_F16, 64, 64, 96, (gemm_tile){1, 2, 4, 2}, 1, 8, false);
+    check_gemm_smem(ts_, WF_BF16, 70, 45, 50, (gemm_tile){2, 2, 1, 2}, 2, 1, false);
+}
+
+/* The fragments loaded by ldmatrix from the shared tiles; past the end of M,
+   N or K the shared tiles fill with 0 (ldmatrix reads whole tiles). */
+TEST(mma_sync_ldmatrix_fragments) {
+    check_gemm_smem(ts_, WF_BF16, 128, 128, 128, (gemm_tile){2, 2, 2, 4}, 2, 8, true);
+    check_gemm_smem(ts_, WF_F16, 64, 96, 64, (gemm_tile){1, 2, 4, 2}, 1, 8, true);
+    check_gemm_smem(ts_, WF_BF16, 70, 45, 50, (gemm_tile){2, 2, 1, 2}, 2, 1, true);
 }
 
 TEST(mma_sync_one_warp_one_tile) {
