@@ -106,6 +106,16 @@ def _locate(msg, origin):
     return "%s\n(%s, line %d)" % (msg, filename, first + int(m.group(1)) - 1)
 
 
+def _func_name(script):
+    """The function's name in a printed program: its global_symbol where
+    T.func_attr gives one, else the name after def (main for a lone function)."""
+    m = re.search(r'T\.func_attr\(\{"global_symbol": "([^"]*)"', script)
+    if m:
+        return m.group(1)
+    m = re.search(r"^\s*def (\w+)\(", script, re.M)
+    return m.group(1) if m else "main"
+
+
 class PrimFunc:
     """A parsed @T.prim_func: its source text and name. Printing parses it
     once; each `Schedule` of it parses the text again (its own copy)."""
@@ -114,8 +124,7 @@ class PrimFunc:
         self.source = source
         self._origin = origin
         self._tir = _Tir(source, origin)
-        m = re.search(r'T\.func_attr\(\{"global_symbol": "([^"]*)"\}\)', self._tir.script())
-        self.name = m.group(1) if m else "main"
+        self.name = _func_name(self._tir.script())
 
     def script(self):
         """The program as TVMScript, in TVM's printer layout."""
@@ -224,8 +233,7 @@ class Schedule:
         source, origin = _source_of(mod)
         self._tir = _Tir(source, origin)
         self._version = 0
-        m = re.search(r'T\.func_attr\(\{"global_symbol": "([^"]*)"\}\)', self._tir.script())
-        self.func_name = m.group(1) if m else "main"
+        self.func_name = _func_name(self._tir.script())
 
     # ---- argument checks (a wrong type never reaches C)
     def _block(self, b, what="block"):

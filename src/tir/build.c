@@ -178,7 +178,7 @@ static bool is_accumulator(const tir_stmt *st, const tir_expr *e) {
 /* The reduction of a block with T.init(): its body is B[s] = B[s] op f (op + max min,
    the accumulator on either side), its init B[s] = the op's initial value. Returns
    the op, and f in *f; -1 (with the error set) otherwise. */
-static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
+static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f, double *init) {
     const tir_stmt *st = b->body, *in = b->init;
     const tir_expr *v = st->value;
     int op = -1;
@@ -211,7 +211,11 @@ static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
             : c->args[0]->kind == TE_INT ? (double)c->args[0]->ival
                                          : NAN;
     double want = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
-    if (x != want)
+    /* a max / min may start anywhere (T.min_value): block_value folds the start into
+       each value, max(init, max(f...)) = max(max(f, init)...), exactly */
+    if (init)
+        *init = x;
+    if (x != want && !(op != WF_ADD && !isnan(x)))
         return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                          "build: not supported yet: the T.init() of block \"%s\" stores a value "
                          "other than the reduction's initial value (%s for %s); the core starts "
@@ -352,7 +356,7 @@ static bool check_block(wf_tir *s, const tir_block *b) {
                              "build: not supported yet: block \"%s\" has reduce iters but no "
                              "T.init()",
                              b->name);
-        if (st->kind != TS_STORE || reduction_of(s, b, &f) < 0)
+        if (st->kind != TS_STORE || reduction_of(s, b, &f, NULL) < 0)
             return err_set(&s->err) ? false
                                     : err_failb(&s->err, WF_ERR_UNSUPPORTED,
                                                 "build: not supported yet: block \"%s\" is not "
@@ -565,8 +569,13 @@ static wf_tv *lower_call(bctx *c, const tir_block *b, const tir_expr *e) {
         return x ? made(c, wf_cast(x, e->dtype)) : NULL;
     case TC_EXP:
     case TC_SQRT:
+    case TC_SIGMOID:
+    case TC_TANH: {
+        static const wf_unary_op un[] = {
+            [TC_EXP] = WF_EXP, [TC_SQRT] = WF_SQRT, [TC_SIGMOID] = WF_SIGMOID, [TC_TANH] = WF_TANH};
         x = lower_value(c, b, e->args[0]);
-        return x ? made(c, wf_unary(e->op == TC_EXP ? WF_EXP : WF_SQRT, x)) : NULL;
+        return x ? made(c, wf_unary(un[e->op], x)) : NULL;
+    }
     case TC_IF_THEN_ELSE: {
         wf_tv *cond = lower_value(c, b, e->args[0]);
         if (!cond || !lower_pair(c, b, e->args[1], e->args[2], &x, &y))
@@ -602,11 +611,12 @@ static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
         return NULL;
     sbuf t = {0};
     tir_print_expr(&t, e);
-    err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-             "build: not supported yet: %s in block \"%s\" (the core computes a value from "
-             "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
-             "T.sqrt, T.if_then_else and casts; not from //, %% or an iter's value)",
-             sbuf_str(&t), b->name);
+    err_fail(
+        &c->s->err, WF_ERR_UNSUPPORTED,
+        "build: not supported yet: %s in block \"%s\" (the core computes a value from "
+        "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
+        "T.sqrt, T.sigmoid, T.tanh, T.if_then_else and casts; not from //, %% or an iter's value)",
+        sbuf_str(&t), b->name);
     sbuf_free(&t);
     return NULL;
 }
@@ -694,9 +704,13 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     const tir_stmt *st = b->body;
     const tir_expr *f = st->value;
     int op = -1;
-    if (b->init && (op = reduction_of(c->s, b, &f)) < 0)
+    double init = 0;
+    if (b->init && (op = reduction_of(c->s, b, &f, &init)) < 0)
         return NULL;
     wf_tv *tv = lower_value(c, b, f);
+    if (tv && !tv->scalar && (op == WF_MAX || op == WF_MIN) &&
+        init != (op == WF_MAX ? -INFINITY : INFINITY))
+        tv = made(c, wf_binary((wf_binary_op)op, tv, wf_full(c->f, tv->dtype, init)));
     if (tv && tv->scalar)
         return err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
                         "build: not supported yet: block \"%s\" stores a constant (its value "
@@ -720,9 +734,9 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
                 axes[na++] = k;
         /* no reduce iter (rfactor of a block's only reduce loop): each cell is its
            T.init() value combined with one value */
-        double init = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
+        double ident = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
         tv = made(c, na ? wf_reduce((wf_binary_op)op, tv, na, axes)
-                        : wf_binary((wf_binary_op)op, wf_full(c->f, tv->dtype, init), tv));
+                        : wf_binary((wf_binary_op)op, wf_full(c->f, tv->dtype, ident), tv));
     }
     if (tv && tv->dtype != st->buf->dtype)
         tv = made(c, wf_cast(tv, st->buf->dtype));

@@ -305,11 +305,15 @@ tir_stmt *tir_fuse(wf_tir *s, int n, tir_stmt *const *loops) {
     for (int i = 0; i < n; i++) {
         int64_t e = loops[i]->extent;
         inner /= e;
+        /* TVM's simplifier knows the fused loop's range: an extent-1 loop's digit is 0,
+           and the modulo is dropped where only extent-1 loops are outside */
         tir_expr *x = tir_var_ref(s, fv);
-        if (i > 0)
+        if (prod / (e * inner) > 1)
             x = tir_bin(s, TB_MOD, x, tir_int(s, e * inner));
         if (inner != 1)
             x = tir_bin(s, TB_FLOORDIV, x, tir_int(s, inner));
+        if (e == 1)
+            x = tir_int(s, 0);
         from[i] = loops[i]->loop_var, to[i] = tir_simplify(s, x);
     }
     if (err_set(&s->err))
