@@ -159,6 +159,14 @@ bool tir_ann_remove(tir_anns *anns, const char *key) {
     return false;
 }
 
+bool tir_ann_copy(wf_tir *s, tir_anns *to, const tir_anns *from) {
+    memset(to, 0, sizeof *to);
+    for (int i = 0; i < from->n; i++)
+        if (!vec_push_arena(&s->arena, to, from->ptr[i]))
+            return err_failb(&s->err, WF_ERR_MEMORY, "out of memory");
+    return true;
+}
+
 const char *tir_ann_get(const tir_anns *anns, const char *key) {
     for (int i = 0; i < anns->n; i++)
         if (!strcmp(anns->ptr[i].key, key))

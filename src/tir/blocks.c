@@ -223,7 +223,8 @@ static tir_block *init_block(wf_tir *s, tir_block *b, tir_var *const *from, tir_
         return err_fail(&s->err, WF_ERR_MEMORY, "out of memory");
     ib->name = suffixed(s, b->name, "_init");
     ib->stmt = st, st->block = ib;
-    ib->anns = b->anns;
+    if (!tir_ann_copy(s, &ib->anns, &b->anns))
+        return NULL;
     for (int k = 0; k < b->niters; k++) {
         if (b->iters[k].reduce)
             continue;
@@ -277,8 +278,10 @@ tir_block *tir_decompose_reduction(wf_tir *s, tir_block *b, tir_stmt *loop) {
     tir_stmt *top = ib->stmt;
     for (int i = nc - 1; i >= 0 && top; i--) {
         tir_stmt *l = tir_for_new(s, to[i]->var, copy[i]->extent, top);
+        if (l && !tir_ann_copy(s, &l->anns, &copy[i]->anns))
+            return NULL;
         if (l)
-            l->for_kind = copy[i]->for_kind, l->thread = copy[i]->thread, l->anns = copy[i]->anns;
+            l->for_kind = copy[i]->for_kind, l->thread = copy[i]->thread;
         top = l;
     }
     if (!top)

@@ -253,6 +253,8 @@ bool tir_ann_set(wf_tir *s, tir_anns *anns, const char *key, const char *value);
 /* Removes key from anns; false if it is not there. */
 bool tir_ann_remove(tir_anns *anns, const char *key);
 const char *tir_ann_get(const tir_anns *anns, const char *key);
+/* A copy of from's annotations (their own array: each list is changed alone). */
+bool tir_ann_copy(wf_tir *s, tir_anns *to, const tir_anns *from);
 /* {"key": value, ...} */
 void tir_print_anns(sbuf *out, const tir_anns *anns);
 
