@@ -31,6 +31,7 @@ typedef struct {
     const tir_expr *x[TIR_MAX_TERMS];               /* a fused part's fused value */
     int64_t div[TIR_MAX_TERMS], mod[TIR_MAX_TERMS]; /* mod 0: none */
     int64_t comp[TIR_MAX_TERMS];                    /* a fused part's extent */
+    bool zero;                                      /* bound to 0: an extent-1 iter of a fuse */
 } binding;
 
 static int loop_index(tir_stmt *const *loops, int nl, const tir_var *v) {
@@ -89,6 +90,7 @@ static bool parse_binding(wf_tir *s, const tir_block *b, int k, tir_stmt *const 
         sbuf_free(&t);
         return false;
     }
+    bd->zero = bd->n == 0;
     /* Placed at pos loops by compute_at (the core's wf_compute_at gave those): the
        terms over them lead, and what remains is the binding of the dim's region
        inside them, of the last dropped term's stride. */
@@ -334,8 +336,8 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
         err_assert(&s->err, find_tag(&t, iter_tag(k)) >= 0);
         if (find_tag(&t, iter_tag(k)) < 0)
             return -1;
-        if (bd[k].n == 0 ? !drop_unit(s, b, tv, &t, k, pos)
-                         : !split_iter(s, tv, &t, &bd[k], k, loops))
+        if (bd[k].zero ? !drop_unit(s, b, tv, &t, k, pos)
+                       : !split_iter(s, tv, &t, &bd[k], k, loops))
             return -1;
     }
     /* Before the fused parts are merged and split again (over threads, with a tail):
