@@ -173,10 +173,3 @@ const char *tir_ann_get(const tir_anns *anns, const char *key) {
             return anns->ptr[i].value;
     return NULL;
 }
-
-void tir_print_anns(sbuf *out, const tir_anns *anns) {
-    sbuf_puts(out, "{");
-    for (int i = 0; i < anns->n; i++)
-        sbuf_printf(out, "%s\"%s\": %s", i ? ", " : "", anns->ptr[i].key, anns->ptr[i].value);
-    sbuf_puts(out, "}");
-}

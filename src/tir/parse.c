@@ -732,11 +732,13 @@ static bool parse_body(parser *ps) {
 
 /* @tvm.script.ir_module / @I.ir_module, then class NAME: (one @T.prim_func inside). */
 static bool parse_module_header(parser *ps) {
+    if (!tir_is_op(ps->t, "@")) /* checked first: the tokens after it exist */
+        return true;
     tok *t = ps->t + 1;
     bool tvm = tir_is_name(t, "tvm") && tir_is_op(t + 1, ".") && tir_is_name(t + 2, "script") &&
                tir_is_op(t + 3, ".") && tir_is_name(t + 4, "ir_module");
     bool ir = tir_is_name(t, "I") && tir_is_op(t + 1, ".") && tir_is_name(t + 2, "ir_module");
-    if (!tir_is_op(ps->t, "@") || (!tvm && !ir))
+    if (!tvm && !ir)
         return true;
     ps->t = t + (tvm ? 5 : 3);
     if (!tir_expect_kind(ps, TK_NEWLINE, "a new line"))

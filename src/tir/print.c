@@ -137,6 +137,13 @@ void tir_print_expr(sbuf *out, const tir_expr *e) {
     }
 }
 
+void tir_print_anns(sbuf *out, const tir_anns *anns) {
+    sbuf_puts(out, "{");
+    for (int i = 0; i < anns->n; i++)
+        sbuf_printf(out, "%s\"%s\": %s", i ? ", " : "", anns->ptr[i].key, anns->ptr[i].value);
+    sbuf_puts(out, "}");
+}
+
 /* ---- statements ---- */
 
 static void ind(sbuf *out, int depth) {

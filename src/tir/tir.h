@@ -198,6 +198,8 @@ bool tir_perfect_chain(wf_tir *s, int n, tir_stmt *const *loops, const char *fn)
 /* ---- print.c ---- */
 void tir_print(wf_tir *s, sbuf *out);
 void tir_print_expr(sbuf *out, const tir_expr *e);
+/* {"key": value, ...}: annotations as TVMScript writes them (annot.c keeps them). */
+void tir_print_anns(sbuf *out, const tir_anns *anns);
 /* A float as TVM prints one: an integral value with ".0" (fixed), else 17 digits. */
 void tir_print_float(sbuf *out, double v);
 const char *tir_dtype_name(wf_dtype t);
@@ -255,8 +257,6 @@ bool tir_ann_remove(tir_anns *anns, const char *key);
 const char *tir_ann_get(const tir_anns *anns, const char *key);
 /* A copy of from's annotations (their own array: each list is changed alone). */
 bool tir_ann_copy(wf_tir *s, tir_anns *to, const tir_anns *from);
-/* {"key": value, ...} */
-void tir_print_anns(sbuf *out, const tir_anns *anns);
 
 /* ---- blocks.c: block queries and the block primitives ---- */
 /* The live blocks under a block's body or a loop, outermost first, in program order
