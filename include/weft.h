@@ -650,6 +650,38 @@ WF_API void wf_tir_reverse_compute_at(wf_tir *s, wf_tir_block *b, wf_tir_loop *l
 WF_API void wf_tir_compute_inline(wf_tir *s, wf_tir_block *b);
 WF_API void wf_tir_reverse_compute_inline(wf_tir *s, wf_tir_block *b);
 WF_API wf_tir_block *wf_tir_rfactor(wf_tir *s, wf_tir_loop *l, int factor_axis);
+/* More of TVM's primitives. parallel: a T.parallel loop (built as a serial one: on the
+   GPU its iterations run in one thread). annotate / unannotate a loop or a block: value is
+   TVMScript text, an int ("16"), a float, a "string", True / False or a [list]
+   ("[0, 0, 1]"); printed as TVM prints them (annotations={...}, T.block_attr). The build
+   knows pragma_auto_unroll_max_step, pragma_unroll_explicit, software_pipeline_stage /
+   _order / _async_stages and buffer_dim_align, which change no result, and refuses other
+   keys. set_scope: the scope of the buffer b writes at buffer_index (renamed
+   <name>_<scope>, as TVM 0.27 does). storage_align: recorded and printed as TVM's
+   buffer_dim_align; the build does not pad the allocation. decompose_reduction: b's
+   T.init() becomes the block <name>_init just before l (returned); b becomes
+   <name>_update. blockize is refused (WF_ERR_UNSUPPORTED). */
+WF_API void wf_tir_parallel(wf_tir *s, wf_tir_loop *l);
+WF_API void wf_tir_annotate_loop(wf_tir *s, wf_tir_loop *l, const char *key, const char *value);
+WF_API void wf_tir_annotate_block(wf_tir *s, wf_tir_block *b, const char *key, const char *value);
+WF_API void wf_tir_unannotate_loop(wf_tir *s, wf_tir_loop *l, const char *key);
+WF_API void wf_tir_unannotate_block(wf_tir *s, wf_tir_block *b, const char *key);
+WF_API void wf_tir_set_scope(wf_tir *s, wf_tir_block *b, int buffer_index,
+                             const char *storage_scope);
+WF_API void wf_tir_storage_align(wf_tir *s, wf_tir_block *b, int buffer_index, int axis, int factor,
+                                 int offset);
+WF_API wf_tir_block *wf_tir_decompose_reduction(wf_tir *s, wf_tir_block *b, wf_tir_loop *l);
+WF_API wf_tir_block *wf_tir_blockize(wf_tir *s, wf_tir_loop *l);
+/* Block queries: each writes up to max blocks, in program order, and returns how many
+   there are (-1 on error). get_child_blocks of a block (wf_tir_get_block(s, "root") is
+   the function's root block) or of a loop: the blocks directly inside it; producers:
+   the blocks writing a buffer b reads; consumers: those reading a buffer b writes. */
+WF_API int wf_tir_get_child_blocks(wf_tir *s, wf_tir_block *b, wf_tir_block **blocks, int max);
+WF_API int wf_tir_get_loop_child_blocks(wf_tir *s, wf_tir_loop *l, wf_tir_block **blocks, int max);
+WF_API int wf_tir_get_producers(wf_tir *s, wf_tir_block *b, wf_tir_block **blocks, int max);
+WF_API int wf_tir_get_consumers(wf_tir *s, wf_tir_block *b, wf_tir_block **blocks, int max);
+/* The block's name as printed (NULL with the sticky error for a bad handle). */
+WF_API const char *wf_tir_block_name(wf_tir *s, wf_tir_block *b);
 /* The current program as TVMScript (TVM's printer layout, classic spelling), valid until
    the next call on s; and the trace of schedule calls made so far, as Python. */
 WF_API const char *wf_tir_script(wf_tir *s);

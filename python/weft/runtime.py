@@ -117,7 +117,7 @@ _SIG = re.compile(r'(\w+): T\.Buffer\(\(([^)]*)\), "(\w+)"\)')
 
 def params_of(script):
     """The parameters of a printed program (wf_tir_script's layout)."""
-    head = re.search(r"^def main\((.*)\):$", script, re.M)
+    head = re.search(r"^\s*def \w+\((.*)\):$", script, re.M)
     if not head:
         raise Error("weft: cannot read the signature of the program:\n" + script)
     stored = set(re.findall(r"^\s*(\w+)\[[^\n]*\] = ", script, re.M))

@@ -106,6 +106,16 @@ def _locate(msg, origin):
     return "%s\n(%s, line %d)" % (msg, filename, first + int(m.group(1)) - 1)
 
 
+def _func_name(script):
+    """The function's name in a printed program: its global_symbol where
+    T.func_attr gives one, else the name after def (main for a lone function)."""
+    m = re.search(r'T\.func_attr\(\{"global_symbol": "([^"]*)"', script)
+    if m:
+        return m.group(1)
+    m = re.search(r"^\s*def (\w+)\(", script, re.M)
+    return m.group(1) if m else "main"
+
+
 class PrimFunc:
     """A parsed @T.prim_func: its source text and name. Printing parses it
     once; each `Schedule` of it parses the text again (its own copy)."""
@@ -114,8 +124,7 @@ class PrimFunc:
         self.source = source
         self._origin = origin
         self._tir = _Tir(source, origin)
-        m = re.search(r'T\.func_attr\(\{"global_symbol": "([^"]*)"\}\)', self._tir.script())
-        self.name = m.group(1) if m else "main"
+        self.name = _func_name(self._tir.script())
 
     def script(self):
         """The program as TVMScript, in TVM's printer layout."""
@@ -224,8 +233,7 @@ class Schedule:
         source, origin = _source_of(mod)
         self._tir = _Tir(source, origin)
         self._version = 0
-        m = re.search(r'T\.func_attr\(\{"global_symbol": "([^"]*)"\}\)', self._tir.script())
-        self.func_name = m.group(1) if m else "main"
+        self.func_name = _func_name(self._tir.script())
 
     # ---- argument checks (a wrong type never reaches C)
     def _block(self, b, what="block"):
@@ -292,6 +300,8 @@ class Schedule:
         b = lib.wf_tir_get_block(self._tir.ptr, self._str(name, "the block name"))
         self._tir.check()
         return BlockRV(self, b, name)
+
+    get_sblock = get_block  # TVM 0.27's spelling
 
     def get_loops(self, block):
         bp = self._block(block)
@@ -395,6 +405,99 @@ class Schedule:
         lp = self._loop(loop)
         p = lib.wf_tir_rfactor(self._tir.ptr, lp, self._int(factor_axis, "factor_axis"))
         return self._done(BlockRV(self, p, None))
+
+    def parallel(self, loop):
+        lib.wf_tir_parallel(self._tir.ptr, self._loop(loop))
+        self._done()
+
+    # ---- annotations
+    @staticmethod
+    def _ann_text(v):
+        """An annotation value as the TVMScript text the C library takes."""
+        if isinstance(v, bool):
+            return "True" if v else "False"
+        if _is_int(v):
+            return str(int(v))
+        if isinstance(v, float):
+            return repr(v)
+        if isinstance(v, str):
+            if '"' in v or "\\" in v:
+                raise ArgumentError("weft: annotate: a string value may not hold quotes or backslashes")
+            return '"%s"' % v
+        if isinstance(v, (list, tuple)):
+            return "[%s]" % ", ".join(Schedule._ann_text(x) for x in v)
+        raise ArgumentError(
+            "weft: annotate: ann_val must be an int, a float, a str, a bool or a list of them, not %s"
+            % type(v).__name__
+        )
+
+    def annotate(self, block_or_loop, ann_key, ann_val):
+        key = self._str(ann_key, "ann_key")
+        val = self._ann_text(ann_val).encode("utf-8")
+        if isinstance(block_or_loop, BlockRV):
+            lib.wf_tir_annotate_block(self._tir.ptr, self._block(block_or_loop), key, val)
+        else:
+            lib.wf_tir_annotate_loop(self._tir.ptr, self._loop(block_or_loop, "block_or_loop"), key, val)
+        self._done()
+
+    def unannotate(self, block_or_loop, ann_key):
+        key = self._str(ann_key, "ann_key")
+        if isinstance(block_or_loop, BlockRV):
+            lib.wf_tir_unannotate_block(self._tir.ptr, self._block(block_or_loop), key)
+        else:
+            lib.wf_tir_unannotate_loop(self._tir.ptr, self._loop(block_or_loop, "block_or_loop"), key)
+        self._done()
+
+    # ---- block primitives and queries
+    def set_scope(self, block, buffer_index, storage_scope):
+        lib.wf_tir_set_scope(
+            self._tir.ptr,
+            self._block(block),
+            self._int(buffer_index, "buffer_index"),
+            self._str(storage_scope, "storage_scope"),
+        )
+        self._done()
+
+    def storage_align(self, block, buffer_index, axis, factor, offset):
+        lib.wf_tir_storage_align(
+            self._tir.ptr,
+            self._block(block),
+            self._int(buffer_index, "buffer_index"),
+            self._int(axis, "axis"),
+            self._int(factor, "factor"),
+            self._int(offset, "offset"),
+        )
+        self._done()
+
+    def decompose_reduction(self, block, loop):
+        p = lib.wf_tir_decompose_reduction(self._tir.ptr, self._block(block), self._loop(loop))
+        self._tir.check()
+        self._version += 1
+        return BlockRV(self, p, lib.wf_tir_block_name(self._tir.ptr, p).decode("utf-8"))
+
+    def blockize(self, target, preserve_unit_iters=True):
+        lib.wf_tir_blockize(self._tir.ptr, self._loop(target, "target"))
+        self._done()
+
+    def _blocks(self, fn, handle):
+        arr = (ctypes.c_void_p * 64)()
+        n = fn(self._tir.ptr, handle, arr, 64)
+        self._tir.check()
+        return [
+            BlockRV(self, arr[i], lib.wf_tir_block_name(self._tir.ptr, arr[i]).decode("utf-8"))
+            for i in range(min(n, 64))
+        ]
+
+    def get_child_blocks(self, block_or_loop):
+        if isinstance(block_or_loop, BlockRV):
+            return self._blocks(lib.wf_tir_get_child_blocks, self._block(block_or_loop))
+        return self._blocks(lib.wf_tir_get_loop_child_blocks, self._loop(block_or_loop, "block_or_loop"))
+
+    def get_producers(self, block):
+        return self._blocks(lib.wf_tir_get_producers, self._block(block))
+
+    def get_consumers(self, block):
+        return self._blocks(lib.wf_tir_get_consumers, self._block(block))
 
     def __repr__(self):
         return "<weft.tir.Schedule of %s>" % self.func_name

@@ -77,6 +77,11 @@ void wf_tir_clear_error(wf_tir *s) {
 
 static tir_block *block_of(wf_tir *s, wf_tir_block *h, const char *fn) {
     tir_block *b = (tir_block *)h;
+    if (b && b == &s->root)
+        return err_fail(&s->err, WF_ERR_ARG,
+                        "%s: the block \"root\" is the function's root block, which %s does not "
+                        "take (give a block inside it)",
+                        fn, fn);
     for (int i = 0; b && i < s->blocks.n; i++)
         if (s->blocks.ptr[i] == b) {
             if (b->dead)
@@ -156,6 +161,8 @@ wf_tir_block *wf_tir_get_block(wf_tir *s, const char *name) {
     if (!name)
         return err_fail(&s->err, WF_ERR_ARG, "get_block: the name is NULL");
     tir_block *b = tir_find_block(s, name);
+    if (!b && !strcmp(name, "root"))
+        b = &s->root, b->name = "root";
     if (!b)
         return err_fail(&s->err, WF_ERR_ARG,
                         "get_block: Cannot find a block with the name: %s (the blocks are named "
@@ -289,6 +296,161 @@ void wf_tir_unroll(wf_tir *s, wf_tir_loop *h) {
         trace_line(s, "sch.unroll(loop=%s)", loop_rv(s, l));
 }
 
+void wf_tir_parallel(wf_tir *s, wf_tir_loop *h) {
+    TIR_GATE(s, );
+    tir_stmt *l = loop_of(s, h, "parallel");
+    if (l && tir_annotate(s, l, TIR_PARALLEL, NULL))
+        trace_line(s, "sch.parallel(loop=%s)", loop_rv(s, l));
+}
+
+/* ---- annotations ---- */
+
+static const char *ann_value(wf_tir *s, const char *key, const char *value) {
+    if (!key || !*key || !value)
+        return err_fail(&s->err, WF_ERR_ARG,
+                        "annotate: the key is NULL or empty, or the value "
+                        "is NULL");
+    const char *why = NULL;
+    const char *v = tir_ann_value(s, value, strlen(value), &why);
+    if (!v && !err_set(&s->err))
+        err_fail(&s->err, WF_ERR_ARG,
+                 "annotate: the value \"%s\" of the annotation \"%s\" is %s (ann_val is an "
+                 "int, a float, a \"string\", True / False or a [list] of them, as TVMScript "
+                 "writes it)",
+                 value, key, why);
+    return v;
+}
+
+static void annotate(wf_tir *s, tir_anns *anns, const char *rv, const char *key,
+                     const char *value) {
+    const char *v = ann_value(s, key, value);
+    if (v && tir_ann_set(s, anns, key, v))
+        trace_line(s, "sch.annotate(block_or_loop=%s, ann_key=\"%s\", ann_val=%s)", rv, key, v);
+}
+
+static void unannotate(wf_tir *s, tir_anns *anns, const char *rv, const char *what,
+                       const char *key) {
+    if (!key)
+        err_fail(&s->err, WF_ERR_ARG, "unannotate: the key is NULL");
+    else if (!tir_ann_remove(anns, key))
+        err_fail(&s->err, WF_ERR_ARG, "unannotate: Cannot find annotation key: %s (on %s)", key,
+                 what);
+    else
+        trace_line(s, "sch.unannotate(block_or_loop=%s, ann_key=\"%s\")", rv, key);
+}
+
+void wf_tir_annotate_loop(wf_tir *s, wf_tir_loop *h, const char *key, const char *value) {
+    TIR_GATE(s, );
+    tir_stmt *l = loop_of(s, h, "annotate");
+    if (l)
+        annotate(s, &l->anns, loop_rv(s, l), key, value);
+}
+
+void wf_tir_annotate_block(wf_tir *s, wf_tir_block *h, const char *key, const char *value) {
+    TIR_GATE(s, );
+    tir_block *b = block_of(s, h, "annotate");
+    if (b)
+        annotate(s, &b->anns, block_rv(s, b), key, value);
+}
+
+void wf_tir_unannotate_loop(wf_tir *s, wf_tir_loop *h, const char *key) {
+    TIR_GATE(s, );
+    tir_stmt *l = loop_of(s, h, "unannotate");
+    char what[300];
+    if (l) {
+        snprintf(what, sizeof what, "the loop %.250s", l->loop_var->name);
+        unannotate(s, &l->anns, loop_rv(s, l), what, key);
+    }
+}
+
+void wf_tir_unannotate_block(wf_tir *s, wf_tir_block *h, const char *key) {
+    TIR_GATE(s, );
+    tir_block *b = block_of(s, h, "unannotate");
+    char what[300];
+    if (b) {
+        snprintf(what, sizeof what, "the block \"%.250s\"", b->name);
+        unannotate(s, &b->anns, block_rv(s, b), what, key);
+    }
+}
+
+/* ---- block queries ---- */
+
+/* "b3, b4 = " (or "b3, = "; nothing for none) and the blocks written out. */
+static int block_list_out(wf_tir *s, const char *call, tir_block **all, int n, wf_tir_block **out,
+                          int max) {
+    if (n < 0)
+        return -1;
+    sbuf lhs = {0};
+    for (int i = 0; i < n && i < TIR_MAX_BUFFERS; i++) {
+        name_block(s, all[i]);
+        sbuf_printf(&lhs, i ? ", %s" : "%s", block_rv(s, all[i]));
+    }
+    trace_line(s, "%s%s%s", sbuf_str(&lhs), n == 0 ? "" : n == 1 ? ", = " : " = ", call);
+    sbuf_free(&lhs);
+    for (int i = 0; i < n && i < max && i < TIR_MAX_BUFFERS; i++)
+        out[i] = (wf_tir_block *)all[i];
+    return n;
+}
+
+static bool check_out(wf_tir *s, wf_tir_block **out, int max, const char *fn) {
+    if (max < 0 || (max > 0 && !out))
+        return err_failb(&s->err, WF_ERR_ARG, "%s: blocks is NULL or max is negative", fn);
+    return true;
+}
+
+int wf_tir_get_child_blocks(wf_tir *s, wf_tir_block *h, wf_tir_block **out, int max) {
+    TIR_GATE(s, -1);
+    tir_block *b = h == (wf_tir_block *)&s->root ? &s->root : block_of(s, h, "get_child_blocks");
+    if (!b || !check_out(s, out, max, "get_child_blocks"))
+        return -1;
+    tir_block *all[TIR_MAX_BUFFERS];
+    int n = tir_child_blocks(s, b == &s->root ? s->body : b->body, all, TIR_MAX_BUFFERS);
+    char call[64];
+    snprintf(call, sizeof call, "sch.get_child_blocks(%s)", block_rv(s, b));
+    return block_list_out(s, call, all, n, out, max);
+}
+
+int wf_tir_get_loop_child_blocks(wf_tir *s, wf_tir_loop *h, wf_tir_block **out, int max) {
+    TIR_GATE(s, -1);
+    tir_stmt *l = loop_of(s, h, "get_child_blocks");
+    if (!l || !check_out(s, out, max, "get_child_blocks"))
+        return -1;
+    tir_block *all[TIR_MAX_BUFFERS];
+    int n = tir_child_blocks(s, l->body, all, TIR_MAX_BUFFERS);
+    char call[64];
+    snprintf(call, sizeof call, "sch.get_child_blocks(%s)", loop_rv(s, l));
+    return block_list_out(s, call, all, n, out, max);
+}
+
+static int deps(wf_tir *s, wf_tir_block *h, wf_tir_block **out, int max, bool consumers) {
+    const char *fn = consumers ? "get_consumers" : "get_producers";
+    TIR_GATE(s, -1);
+    tir_block *b = block_of(s, h, fn);
+    if (!b || !check_out(s, out, max, fn))
+        return -1;
+    tir_block *all[TIR_MAX_BUFFERS];
+    int n = tir_block_deps(s, b, consumers, all, TIR_MAX_BUFFERS);
+    char call[64];
+    snprintf(call, sizeof call, "sch.%s(block=%s)", fn, block_rv(s, b));
+    return block_list_out(s, call, all, n, out, max);
+}
+
+int wf_tir_get_producers(wf_tir *s, wf_tir_block *b, wf_tir_block **out, int max) {
+    return deps(s, b, out, max, false);
+}
+
+int wf_tir_get_consumers(wf_tir *s, wf_tir_block *b, wf_tir_block **out, int max) {
+    return deps(s, b, out, max, true);
+}
+
+const char *wf_tir_block_name(wf_tir *s, wf_tir_block *h) {
+    TIR_GATE(s, NULL);
+    if (h && h == (wf_tir_block *)&s->root)
+        return "root";
+    tir_block *b = block_of(s, h, "wf_tir_block_name");
+    return b ? b->name : NULL;
+}
+
 /* ---- caches and moves ---- */
 
 static bool scope_of(wf_tir *s, const char *scope, tir_scope *out, const char *fn) {
@@ -361,6 +523,48 @@ void wf_tir_reverse_compute_inline(wf_tir *s, wf_tir_block *h) {
     tir_block *b = block_of(s, h, "reverse_compute_inline");
     if (b && tir_reverse_compute_inline(s, b))
         trace_line(s, "sch.reverse_compute_inline(block=%s)", block_rv(s, b));
+}
+
+void wf_tir_set_scope(wf_tir *s, wf_tir_block *h, int index, const char *scope) {
+    TIR_GATE(s, );
+    tir_block *b = block_of(s, h, "set_scope");
+    tir_scope sc = TIR_GLOBAL;
+    if (b && scope_of(s, scope, &sc, "set_scope") && tir_set_scope(s, b, index, sc))
+        trace_line(s, "sch.set_scope(block=%s, buffer_index=%d, storage_scope=\"%s\")",
+                   block_rv(s, b), index, scope);
+}
+
+void wf_tir_storage_align(wf_tir *s, wf_tir_block *h, int index, int axis, int factor, int offset) {
+    TIR_GATE(s, );
+    tir_block *b = block_of(s, h, "storage_align");
+    if (b && tir_storage_align(s, b, index, axis, factor, offset))
+        trace_line(s, "sch.storage_align(block=%s, buffer_index=%d, axis=%d, factor=%d, offset=%d)",
+                   block_rv(s, b), index, axis, factor, offset);
+}
+
+wf_tir_block *wf_tir_decompose_reduction(wf_tir *s, wf_tir_block *h, wf_tir_loop *lh) {
+    TIR_GATE(s, NULL);
+    tir_block *b = block_of(s, h, "decompose_reduction");
+    tir_stmt *l = b ? loop_of(s, lh, "decompose_reduction") : NULL;
+    const char *brv = b ? block_rv(s, b) : NULL, *lrv = l ? loop_rv(s, l) : NULL;
+    tir_block *ib = l ? tir_decompose_reduction(s, b, l) : NULL;
+    if (!ib)
+        return NULL;
+    name_block(s, ib);
+    trace_line(s, "%s = sch.decompose_reduction(block=%s, loop=%s)", block_rv(s, ib), brv, lrv);
+    return (wf_tir_block *)ib;
+}
+
+wf_tir_block *wf_tir_blockize(wf_tir *s, wf_tir_loop *h) {
+    TIR_GATE(s, NULL);
+    tir_stmt *l = loop_of(s, h, "blockize");
+    if (!l)
+        return NULL;
+    return err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                    "blockize: not supported yet: blockize (the loop %s and the loops inside it "
+                    "as one outer block around the block inside them); weft's blocks hold no "
+                    "blocks, so tensorize and blockize-based schedules are refused",
+                    l->loop_var->name);
 }
 
 wf_tir_block *wf_tir_rfactor(wf_tir *s, wf_tir_loop *h, int factor_axis) {

@@ -178,8 +178,61 @@ static bool is_accumulator(const tir_stmt *st, const tir_expr *e) {
 /* The reduction of a block with T.init(): its body is B[s] = B[s] op f (op + max min,
    the accumulator on either side), its init B[s] = the op's initial value. Returns
    the op, and f in *f; -1 (with the error set) otherwise. */
-static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
-    const tir_stmt *st = b->body, *in = b->init;
+/* ---- decompose_reduction's pair: an init block and its update block ---- */
+
+typedef struct {
+    const tir_block *b;    /* the update block */
+    const tir_block *last; /* the last block before it writing its buffer */
+    bool reached;
+} split_ctx;
+
+static bool last_writer(tir_block *x, void *vctx) {
+    split_ctx *c = vctx;
+    if (x == c->b)
+        c->reached = true;
+    else if (!c->reached && !x->dead && x->body->kind == TS_STORE &&
+             x->body->buf == c->b->body->buf)
+        c->last = x;
+    return !c->reached;
+}
+
+static bool is_const_value(const tir_expr *e) {
+    if (e->kind == TE_CALL && e->op == TC_CAST && e->nargs == 1)
+        e = e->args[0];
+    return e->kind == TE_INT || e->kind == TE_FLOAT;
+}
+
+/* The init block decompose_reduction made for b (a block with reduce iters and no
+   T.init()): the last block before b writing b's buffer, one store of a constant at
+   its iters (none reduced) in order, over the whole buffer; or NULL. The build lowers
+   the pair as one reduction whose T.init() is that store. */
+static const tir_block *split_init(const wf_tir *s, const tir_block *b) {
+    if (b->init || b->body->kind != TS_STORE || !has_reduce_iter(b))
+        return NULL;
+    split_ctx c = {b, NULL, false};
+    tir_each_block(s->body, last_writer, &c);
+    const tir_block *x = c.last;
+    if (!x || x->init || has_reduce_iter(x) || !is_const_value(x->body->value) ||
+        x->body->nidx != x->niters)
+        return NULL;
+    for (int d = 0; d < x->niters; d++)
+        if (x->body->idx[d]->kind != TE_VAR || x->body->idx[d]->var != x->iters[d].var ||
+            x->iters[d].extent != x->body->buf->shape[d])
+            return NULL;
+    return x;
+}
+
+/* Is x the init block of a later update block (lowered with it)? */
+static bool is_split_init(const wf_tir *s, const tir_block *x) {
+    for (int i = 0; i < s->blocks.n; i++)
+        if (!s->blocks.ptr[i]->dead && split_init(s, s->blocks.ptr[i]) == x)
+            return true;
+    return false;
+}
+
+static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f, double *init) {
+    const tir_block *ib = split_init(s, b);
+    const tir_stmt *st = b->body, *in = ib ? ib->body : b->init;
     const tir_expr *v = st->value;
     int op = -1;
     if (v->kind == TE_BIN && v->op == TB_ADD)
@@ -198,7 +251,7 @@ static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
                          b->name, st->buf->name, st->buf->name),
                -1;
     tir_expr acc = {.kind = TE_LOAD, .buf = st->buf, .nargs = st->nidx, .args = st->idx};
-    if (!in || in->kind != TS_STORE || in->buf != st->buf || !is_accumulator(in, &acc))
+    if (!in || in->kind != TS_STORE || in->buf != st->buf || (!ib && !is_accumulator(in, &acc)))
         return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                          "build: not supported yet: the T.init() of block \"%s\" must be one "
                          "store to %s at the indices its body writes",
@@ -211,7 +264,11 @@ static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f) {
             : c->args[0]->kind == TE_INT ? (double)c->args[0]->ival
                                          : NAN;
     double want = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
-    if (x != want)
+    /* a max / min may start anywhere (T.min_value): block_value folds the start into
+       each value, max(init, max(f...)) = max(max(f, init)...), exactly */
+    if (init)
+        *init = x;
+    if (x != want && !(op != WF_ADD && !isnan(x)))
         return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                          "build: not supported yet: the T.init() of block \"%s\" stores a value "
                          "other than the reduction's initial value (%s for %s); the core starts "
@@ -276,6 +333,8 @@ static bool bound_alike(const tir_block *w, const tir_stmt *wl, const tir_block 
    wrote). */
 static bool check_thread_reads(wf_tir *s, const block_list *l, const tir_block *b) {
     const tir_buffer *x = b->body->kind == TS_STORE ? b->body->buf : NULL;
+    if (is_split_init(s, b)) /* lowered as its update block's T.init() */
+        return true;
     if (!x || x->is_param || tir_rf_role_of(s, b) == TIR_RF_PARTIAL) /* a pair: one reduction */
         return true;
     for (const tir_stmt *p = b->stmt->parent; p; p = p->parent) {
@@ -331,8 +390,86 @@ static bool check_bindings(wf_tir *s, const tir_block *b) {
     return true;
 }
 
+/* The annotation keys the build knows: hints for TVM's code generator and its software
+   pipeliner, and storage_align's padding, none of which changes a result (the core unrolls
+   and pipelines by its own schedule, and does not pad). Another key may ask for anything:
+   it is refused rather than ignored. */
+static bool known_annotation(const char *key) {
+    static const char *const known[] = {"pragma_auto_unroll_max_step",    "pragma_unroll_explicit",
+                                        "software_pipeline_stage",        "software_pipeline_order",
+                                        "software_pipeline_async_stages", "buffer_dim_align"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(key, known[i]))
+            return true;
+    return false;
+}
+
+static bool check_annotations(wf_tir *s, const tir_block *b) {
+    for (int i = 0; i < b->anns.n; i++)
+        if (!known_annotation(b->anns.ptr[i].key))
+            return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: the annotation \"%s\" of block \"%s\" "
+                             "(the build knows pragma_auto_unroll_max_step, "
+                             "pragma_unroll_explicit, software_pipeline_* and buffer_dim_align)",
+                             b->anns.ptr[i].key, b->name);
+    tir_stmt *loops[TIR_MAX_LOOPS];
+    int nl = tir_loops_of(b, loops, TIR_MAX_LOOPS);
+    for (int j = 0; j < nl; j++)
+        for (int i = 0; i < loops[j]->anns.n; i++)
+            if (!known_annotation(loops[j]->anns.ptr[i].key))
+                return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                                 "build: not supported yet: the annotation \"%s\" of the loop %s "
+                                 "around block \"%s\" (the build knows "
+                                 "pragma_auto_unroll_max_step, pragma_unroll_explicit, "
+                                 "software_pipeline_* and buffer_dim_align)",
+                                 loops[j]->anns.ptr[i].key, loops[j]->loop_var->name, b->name);
+    return true;
+}
+
+/* Shifted reads (A[vi + 1], a stencil): an index iter + c whose values leave the
+   buffer is an error; one inside it, a request the core cannot express yet (it reads a
+   buffer at its iters, each dim over the whole buffer). */
+static bool check_shifts(wf_tir *s, const tir_block *b, const tir_expr *e) {
+    for (int i = 0; i < e->nargs; i++)
+        if (!check_shifts(s, b, e->args[i]))
+            return false;
+    for (int d = 0; e->kind == TE_LOAD && d < e->nargs; d++) {
+        const tir_expr *x = e->args[d];
+        if (x->kind != TE_BIN || (x->op != TB_ADD && x->op != TB_SUB) ||
+            x->args[0]->kind != TE_VAR || x->args[1]->kind != TE_INT)
+            continue;
+        const tir_iter *it = NULL;
+        for (int k = 0; k < b->niters; k++)
+            it = b->iters[k].var == x->args[0]->var ? &b->iters[k] : it;
+        if (!it)
+            continue;
+        int64_t c = x->op == TB_ADD ? x->args[1]->ival : -x->args[1]->ival;
+        sbuf ts = {0};
+        tir_print_expr(&ts, e);
+        if (c < 0 || it->extent - 1 + c >= e->buf->shape[d])
+            err_fail(&s->err, WF_ERR_ARG,
+                     "build: block \"%s\" reads %s out of bounds: index %d runs from %lld to "
+                     "%lld, but dim %d of %s has %lld elements",
+                     b->name, sbuf_str(&ts), d, (long long)c, (long long)(it->extent - 1 + c), d,
+                     e->buf->name, (long long)e->buf->shape[d]);
+        else
+            err_fail(&s->err, WF_ERR_UNSUPPORTED,
+                     "build: not supported yet: block \"%s\" reads %s, its iter %s shifted by "
+                     "%lld (a stencil): the core reads a buffer at the block's iters, each dim "
+                     "over the whole buffer",
+                     b->name, sbuf_str(&ts), it->var->name, (long long)c);
+        sbuf_free(&ts);
+        return false;
+    }
+    return true;
+}
+
 static bool check_block(wf_tir *s, const tir_block *b) {
-    if (!check_bindings(s, b))
+    if (!check_annotations(s, b) || !check_bindings(s, b))
+        return false;
+    if (is_split_init(s, b))
+        return true;
+    if (b->body->kind == TS_STORE && !check_shifts(s, b, b->body->value))
         return false;
     tir_rf_role role = tir_rf_role_of(s, b); /* rfactor's pair: build_rfactor.c checks it */
     if (role != TIR_RF_NONE)
@@ -347,12 +484,14 @@ static bool check_block(wf_tir *s, const tir_block *b) {
         sp[k] = k;
     if (b->init || has_reduce_iter(b)) {
         const tir_expr *f;
-        if (!b->init)
+        if (!b->init && !split_init(s, b))
             return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                              "build: not supported yet: block \"%s\" has reduce iters but no "
-                             "T.init()",
-                             b->name);
-        if (st->kind != TS_STORE || reduction_of(s, b, &f) < 0)
+                             "T.init(), and no block before it stores a constant to all of %s "
+                             "(as decompose_reduction's init block does)",
+                             b->name,
+                             b->body->kind == TS_STORE ? b->body->buf->name : "its buffer");
+        if (st->kind != TS_STORE || reduction_of(s, b, &f, NULL) < 0)
             return err_set(&s->err) ? false
                                     : err_failb(&s->err, WF_ERR_UNSUPPORTED,
                                                 "build: not supported yet: block \"%s\" is not "
@@ -565,8 +704,13 @@ static wf_tv *lower_call(bctx *c, const tir_block *b, const tir_expr *e) {
         return x ? made(c, wf_cast(x, e->dtype)) : NULL;
     case TC_EXP:
     case TC_SQRT:
+    case TC_SIGMOID:
+    case TC_TANH: {
+        static const wf_unary_op un[] = {
+            [TC_EXP] = WF_EXP, [TC_SQRT] = WF_SQRT, [TC_SIGMOID] = WF_SIGMOID, [TC_TANH] = WF_TANH};
         x = lower_value(c, b, e->args[0]);
-        return x ? made(c, wf_unary(e->op == TC_EXP ? WF_EXP : WF_SQRT, x)) : NULL;
+        return x ? made(c, wf_unary(un[e->op], x)) : NULL;
+    }
     case TC_IF_THEN_ELSE: {
         wf_tv *cond = lower_value(c, b, e->args[0]);
         if (!cond || !lower_pair(c, b, e->args[1], e->args[2], &x, &y))
@@ -602,11 +746,12 @@ static wf_tv *lower_value(bctx *c, const tir_block *b, const tir_expr *e) {
         return NULL;
     sbuf t = {0};
     tir_print_expr(&t, e);
-    err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
-             "build: not supported yet: %s in block \"%s\" (the core computes a value from "
-             "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
-             "T.sqrt, T.if_then_else and casts; not from //, %% or an iter's value)",
-             sbuf_str(&t), b->name);
+    err_fail(
+        &c->s->err, WF_ERR_UNSUPPORTED,
+        "build: not supported yet: %s in block \"%s\" (the core computes a value from "
+        "loads, constants, + - * /, comparisons, and / or / not, T.max, T.min, T.exp, "
+        "T.sqrt, T.sigmoid, T.tanh, T.if_then_else and casts; not from //, %% or an iter's value)",
+        sbuf_str(&t), b->name);
     sbuf_free(&t);
     return NULL;
 }
@@ -694,9 +839,13 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     const tir_stmt *st = b->body;
     const tir_expr *f = st->value;
     int op = -1;
-    if (b->init && (op = reduction_of(c->s, b, &f)) < 0)
+    double init = 0;
+    if ((b->init || split_init(c->s, b)) && (op = reduction_of(c->s, b, &f, &init)) < 0)
         return NULL;
     wf_tv *tv = lower_value(c, b, f);
+    if (tv && !tv->scalar && (op == WF_MAX || op == WF_MIN) &&
+        init != (op == WF_MAX ? -INFINITY : INFINITY))
+        tv = made(c, wf_binary((wf_binary_op)op, tv, wf_full(c->f, tv->dtype, init)));
     if (tv && tv->scalar)
         return err_fail(&c->s->err, WF_ERR_UNSUPPORTED,
                         "build: not supported yet: block \"%s\" stores a constant (its value "
@@ -720,9 +869,9 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
                 axes[na++] = k;
         /* no reduce iter (rfactor of a block's only reduce loop): each cell is its
            T.init() value combined with one value */
-        double init = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
+        double ident = op == WF_ADD ? 0.0 : op == WF_MAX ? -INFINITY : INFINITY;
         tv = made(c, na ? wf_reduce((wf_binary_op)op, tv, na, axes)
-                        : wf_binary((wf_binary_op)op, wf_full(c->f, tv->dtype, init), tv));
+                        : wf_binary((wf_binary_op)op, wf_full(c->f, tv->dtype, ident), tv));
     }
     if (tv && tv->dtype != st->buf->dtype)
         tv = made(c, wf_cast(tv, st->buf->dtype));
@@ -733,6 +882,8 @@ static const tir_build_ops rf_ops;
 
 static bool lower_block(bctx *c, tir_block *b) {
     const tir_stmt *st = b->body;
+    if (is_split_init(c->s, b)) /* lowered as its update block's T.init() */
+        return true;
     tir_rf_role role = tir_rf_role_of(c->s, b); /* rfactor's pair: lowered at its write-back */
     if (role == TIR_RF_REFUSED || !check_vectorize(c->s, b))
         return false;

@@ -31,6 +31,7 @@ typedef struct {
     const tir_expr *x[TIR_MAX_TERMS];               /* a fused part's fused value */
     int64_t div[TIR_MAX_TERMS], mod[TIR_MAX_TERMS]; /* mod 0: none */
     int64_t comp[TIR_MAX_TERMS];                    /* a fused part's extent */
+    bool zero;                                      /* bound to 0: an extent-1 iter of a fuse */
 } binding;
 
 static int loop_index(tir_stmt *const *loops, int nl, const tir_var *v) {
@@ -65,6 +66,8 @@ static bool add_term(binding *bd, const tir_expr *t, tir_stmt *const *loops, int
 }
 
 static bool add_sum(binding *bd, const tir_expr *v, tir_stmt *const *loops, int nl) {
+    if (v->kind == TE_INT && v->ival == 0) /* an extent-1 iter of a fuse: no term */
+        return true;
     if (v->kind == TE_BIN && v->op == TB_ADD)
         return add_sum(bd, v->args[0], loops, nl) && add_sum(bd, v->args[1], loops, nl);
     return add_term(bd, v, loops, nl);
@@ -76,7 +79,7 @@ static bool add_sum(binding *bd, const tir_expr *v, tir_stmt *const *loops, int 
 static bool parse_binding(wf_tir *s, const tir_block *b, int k, tir_stmt *const *loops, int nl,
                           int pos, binding *bd) {
     memset(bd, 0, sizeof *bd);
-    if (!add_sum(bd, b->iters[k].value, loops, nl)) {
+    if (!add_sum(bd, b->iters[k].value, loops, nl) || (bd->n == 0 && b->iters[k].extent != 1)) {
         sbuf t = {0};
         tir_print_expr(&t, b->iters[k].value);
         err_fail(&s->err, WF_ERR_UNSUPPORTED,
@@ -87,6 +90,7 @@ static bool parse_binding(wf_tir *s, const tir_block *b, int k, tir_stmt *const 
         sbuf_free(&t);
         return false;
     }
+    bd->zero = bd->n == 0;
     /* Placed at pos loops by compute_at (the core's wf_compute_at gave those): the
        terms over them lead, and what remains is the binding of the dim's region
        inside them, of the last dropped term's stride. */
@@ -180,6 +184,25 @@ static bool split_axis(wf_tir *s, wf_tv *tv, tags *t, int d, const int *tg, cons
     memmove(t->tag + d + m, t->tag + d + 1, sizeof t->tag[0] * (size_t)(t->n - d - 1));
     memcpy(t->tag + d, tg, sizeof tg[0] * (size_t)m);
     t->n += m - 1;
+    return true;
+}
+
+/* An extent-1 iter bound to 0 (TVM's fuse of an extent-1 loop) has no loop: its axis
+   is merged into the next axis (the previous one for the last), which keeps that axis's
+   loop, as fuse merged the loops. */
+static bool drop_unit(wf_tir *s, const tir_block *b, wf_tv *tv, tags *t, int k, int pos) {
+    int p = find_tag(t, iter_tag(k));
+    int q = p + 1 < t->n ? p + 1 : p - 1;
+    if (q < pos)
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: block \"%s\" binds its extent-1 iter %s to 0 "
+                         "and has no loop of its own to join it to",
+                         b->name, b->iters[k].var->name);
+    wf_tv_merge_axes(tv, p < q ? p : q, p < q ? q : p);
+    t->tag[p < q ? p : q] = t->tag[q];
+    int hi = p < q ? q : p;
+    memmove(t->tag + hi, t->tag + hi + 1, sizeof t->tag[0] * (size_t)(t->n - hi - 1));
+    t->n--;
     return true;
 }
 
@@ -313,7 +336,8 @@ static int split_dims(wf_tir *s, const tir_block *b, wf_tv *tv, uint32_t mask,
         err_assert(&s->err, find_tag(&t, iter_tag(k)) >= 0);
         if (find_tag(&t, iter_tag(k)) < 0)
             return -1;
-        if (!split_iter(s, tv, &t, &bd[k], k, loops))
+        if (bd[k].zero ? !drop_unit(s, b, tv, &t, k, pos)
+                       : !split_iter(s, tv, &t, &bd[k], k, loops))
             return -1;
     }
     /* Before the fused parts are merged and split again (over threads, with a tail):

@@ -70,6 +70,12 @@ static tir_for_kind loop_kind(parser *ps, const tok *fn, const char **thread) {
     return (tir_for_kind)-1;
 }
 
+/* The token naming a loop's iterator: range, or the attribute of T.<kind>. */
+static const tok *fn_tok_of(parser *ps, const tok *at) {
+    (void)ps;
+    return tir_is_name(at, "T") ? at + 2 : at;
+}
+
 static const char *const thread_names[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
                                            "threadIdx.x", "threadIdx.y", "threadIdx.z"};
 
@@ -80,9 +86,50 @@ const char *tir_thread_name(const char *p, int len) {
     return NULL;
 }
 
-/* range(n) / range(0, n) / T.serial(n) / T.thread_binding(n, thread="x") / T.grid(...) */
+/* {"key": value, ...}: T.block_attr's and a loop's annotations=; each value is
+   checked and normalized as annotate's are (annot.c). */
+static bool parse_ann_dict(parser *ps, tir_anns *out) {
+    if (!tir_expect_op(ps, "{"))
+        return false;
+    while (tir_ok(ps) && !tir_is_op(ps->t, "}")) {
+        const tok *k = ps->t;
+        if (!tir_expect_kind(ps, TK_STRING, "a string key") || !tir_expect_op(ps, ":"))
+            return false;
+        const tok *v0 = ps->t;
+        sbuf text = {0};
+        for (int depth = 0; ps->t->kind != TK_EOF && ps->t->kind != TK_NEWLINE; tir_next(ps)) {
+            if (depth == 0 && (tir_is_op(ps->t, ",") || tir_is_op(ps->t, "}")))
+                break;
+            depth += tir_is_op(ps->t, "[") - tir_is_op(ps->t, "]");
+            if (ps->t->kind == TK_STRING)
+                sbuf_printf(&text, "\"%.*s\"", ps->t->len, ps->t->p);
+            else
+                sbuf_printf(&text, "%.*s", ps->t->len, ps->t->p);
+        }
+        const char *why = "out of memory";
+        const char *key = tir_tok_str(ps, k);
+        const char *val = text.oom ? NULL : tir_ann_value(ps->s, sbuf_str(&text), text.len, &why);
+        sbuf_free(&text);
+        if (!tir_ok(ps))
+            return false;
+        if (!val) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "the value of the annotation \"%.*s\" is %s",
+                     k->len > 60 ? 60 : k->len, k->p, why);
+            return tir_fail_at(ps, v0, WF_ERR_ARG, msg);
+        }
+        if (!key || !tir_ann_set(ps->s, out, key, val))
+            return false;
+        if (!tir_accept_op(ps, ","))
+            break;
+    }
+    return tir_expect_op(ps, "}");
+}
+
+/* range(n) / range(0, n) / T.serial(n) / T.thread_binding(n, thread="x") / T.grid(...);
+   a loop kind's annotations={...} go to anns[0]. */
 static bool parse_iter(parser *ps, int nvars, int64_t *ext, tir_for_kind *kinds,
-                       const char **threads) {
+                       const char **threads, tir_anns *anns) {
     const tok *at = ps->t;
     if (tir_accept_t(ps, "grid")) {
         if (!tir_expect_op(ps, "("))
@@ -129,7 +176,13 @@ static bool parse_iter(parser *ps, int nvars, int64_t *ext, tir_for_kind *kinds,
                                "are)");
         tir_next(ps);
     }
-    return tir_expect_op(ps, ")");
+    if (tir_is_name(fn_tok_of(ps, at), "range") || !tir_accept_op(ps, ",") || tir_is_op(ps->t, ")"))
+        return tir_expect_op(ps, ")");
+    if (!(tir_is_name(ps->t, "annotations") && tir_is_op(ps->t + 1, "=")))
+        return tir_fail_at(ps, ps->t, WF_ERR_UNSUPPORTED,
+                           "unsupported: this loop argument (annotations= is supported)");
+    ps->t += 2;
+    return parse_ann_dict(ps, &anns[0]) && (tir_accept_op(ps, ","), tir_expect_op(ps, ")"));
 }
 
 static tir_stmt *parse_for(parser *ps) {
@@ -153,7 +206,8 @@ static tir_stmt *parse_for(parser *ps) {
     int64_t ext[TIR_MAX_LOOPS];
     tir_for_kind kinds[TIR_MAX_LOOPS];
     const char *threads[TIR_MAX_LOOPS];
-    if (!parse_iter(ps, n, ext, kinds, threads))
+    tir_anns anns = {0};
+    if (!parse_iter(ps, n, ext, kinds, threads, &anns))
         return NULL;
     int nsyms = ps->syms.n;
     tir_var *vars[TIR_MAX_LOOPS];
@@ -185,6 +239,8 @@ static tir_stmt *parse_for(parser *ps) {
         body = tir_for_new(ps->s, vars[i], ext[i], body);
         if (body)
             body->for_kind = kinds[i], body->thread = threads[i];
+        if (body && n == 1)
+            body->anns = anns;
     }
     return body;
 }
@@ -247,10 +303,10 @@ static bool parse_axis(parser *ps, tir_block *b, const tok **names, int n) {
     }
     if (n != 1)
         return tir_fail_at(ps, names[1], WF_ERR_ARG, "one variable per T.axis.spatial / reduce");
-    bool reduce = tir_is_name(kind, "reduce");
-    if (!reduce && !tir_is_name(kind, "spatial"))
+    bool reduce = tir_is_name(kind, "reduce") || tir_is_name(kind, "R");
+    if (!reduce && !tir_is_name(kind, "spatial") && !tir_is_name(kind, "S"))
         return tir_fail_at(ps, kind, WF_ERR_UNSUPPORTED,
-                           "unsupported: this axis kind (spatial, reduce and remap are)");
+                           "unsupported: this axis kind (spatial / S, reduce / R and remap are)");
     tir_iter *it = &b->iters[b->niters];
     it->reduce = reduce;
     if (!tir_expect_op(ps, "(") || !tir_parse_int(ps, &it->extent, "an axis extent") ||
@@ -325,6 +381,10 @@ static tir_stmt *parse_block_item(parser *ps, const tok *attr) {
         if (!tir_parse_args(ps, 1, a, "T.where"))
             return NULL;
         b->where = a[0];
+    } else if (tir_is_name(attr, "block_attr") || tir_is_name(attr, "sblock_attr")) {
+        ps->t += 3;
+        if (!tir_expect_op(ps, "(") || !parse_ann_dict(ps, &b->anns) || !tir_expect_op(ps, ")"))
+            return NULL;
     } else {
         ps->t += 3;
         if (!tir_is_op(ps->t, "(")) {
@@ -395,6 +455,42 @@ static tir_stmt *parse_store(parser *ps, sym *x) {
     return st;
 }
 
+/* NAME = T.match_buffer(handle, shape, dtype): the buffer of a T.handle parameter, at
+   the top of the function's body. */
+static tir_stmt *parse_match_buffer(parser *ps, const tok *name) {
+    const tok *h = ps->t + 1;
+    if (!tir_expect_op(ps, "("))
+        return NULL;
+    sym *x = h->kind == TK_NAME ? tir_lookup(ps, h) : NULL;
+    tir_buffer *b = x && x->buf && x->buf->handle && !x->buf->matched ? x->buf : NULL;
+    if (ps->blk || ps->nloops || !b) {
+        tir_fail_at(ps, ps->blk || ps->nloops ? name : h, WF_ERR_UNSUPPORTED,
+                    ps->blk || ps->nloops
+                        ? "unsupported: T.match_buffer inside a block or loop (it binds a "
+                          "T.handle parameter, at the top of the function)"
+                        : "T.match_buffer takes a T.handle parameter not matched yet");
+        return NULL;
+    }
+    sym *old = tir_lookup(ps, name);
+    if (old && old->buf) {
+        tir_fail_at(ps, name, WF_ERR_ARG, "a buffer of this name exists already");
+        return NULL;
+    }
+    tir_next(ps);
+    if (!tir_expect_op(ps, ","))
+        return NULL;
+    b->ndim = 0;
+    if (!tir_parse_shape(ps, b) || !tir_parse_buffer_args(ps, b) || !end_of_line(ps))
+        return NULL;
+    if (b->scope != TIR_GLOBAL) {
+        tir_fail_at(ps, name, WF_ERR_UNSUPPORTED, "unsupported: a parameter not in global");
+        return NULL;
+    }
+    b->name = tir_tok_str(ps, name);
+    b->matched = true;
+    return b->name && tir_bind_name(ps, b->name, NULL, b) ? (tir_stmt *)ps : NULL;
+}
+
 /* NAME = T.alloc_buffer(...) / NAME = T.axis...(...) / a, b = T.axis.remap(...) */
 static tir_stmt *parse_assign(parser *ps) {
     const tok *names[TIR_MAX_LOOPS];
@@ -417,7 +513,10 @@ static tir_stmt *parse_assign(parser *ps) {
         }
         return parse_axis(ps, b, names, n) && end_of_line(ps) ? (tir_stmt *)ps : NULL;
     }
-    if (n == 1 && (tir_accept_t(ps, "alloc_buffer") || tir_accept_t(ps, "Buffer"))) {
+    if (n == 1 && tir_accept_t(ps, "match_buffer"))
+        return parse_match_buffer(ps, names[0]);
+    if (n == 1 && (tir_accept_t(ps, "alloc_buffer") || tir_accept_t(ps, "sblock_alloc_buffer") ||
+                   tir_accept_t(ps, "Buffer"))) {
         tir_buffer *buf = tir_new_buffer(ps, names[0]);
         if (!buf || !tir_expect_op(ps, "(") || !tir_parse_shape(ps, buf) ||
             !tir_parse_buffer_args(ps, buf) || !end_of_line(ps))
@@ -437,7 +536,7 @@ static tir_stmt *parse_with(parser *ps) {
     const tok *t = ps->t;
     const tok *attr =
         tir_is_name(t + 1, "T") && tir_is_op(t + 2, ".") && t[3].kind == TK_NAME ? t + 3 : NULL;
-    if (attr && tir_is_name(attr, "block"))
+    if (attr && (tir_is_name(attr, "block") || tir_is_name(attr, "sblock")))
         return parse_block(ps);
     if (attr && tir_is_name(attr, "init"))
         return parse_init(ps);
@@ -458,11 +557,17 @@ static tir_stmt *parse_stmt(parser *ps) {
         return end_of_line(ps) ? (tir_stmt *)ps : NULL;
     }
     const tok *attr = tir_t_attr(ps);
-    if (attr && (tir_is_name(attr, "reads") || tir_is_name(attr, "writes") ||
-                 tir_is_name(attr, "where") || tir_is_name(attr, "block_attr")))
+    if (attr &&
+        (tir_is_name(attr, "reads") || tir_is_name(attr, "writes") || tir_is_name(attr, "where") ||
+         tir_is_name(attr, "block_attr") || tir_is_name(attr, "sblock_attr")))
         return parse_block_item(ps, attr);
     if (t->kind == TK_NAME && tir_is_op(t + 1, "[")) {
         sym *x = tir_lookup(ps, t);
+        if (x && x->buf && x->buf->handle && x->name == x->buf->handle) {
+            tir_fail_at(ps, t, WF_ERR_ARG,
+                        "a T.handle is not a buffer: use the buffer T.match_buffer makes of it");
+            return NULL;
+        }
         if (x && x->buf)
             return parse_store(ps, x);
     }
@@ -485,12 +590,17 @@ static bool parse_params(parser *ps) {
         const tok *name = ps->t;
         if (!tir_expect_kind(ps, TK_NAME, "a parameter name") || !tir_expect_op(ps, ":"))
             return false;
-        if (!tir_accept_t(ps, "Buffer"))
+        bool handle = tir_accept_t(ps, "handle");
+        if (!handle && !tir_accept_t(ps, "Buffer"))
             return tir_fail_at(ps, ps->t, WF_ERR_UNSUPPORTED,
-                               "unsupported: a parameter that is not a T.Buffer");
+                               "unsupported: a parameter that is not a T.Buffer or a T.handle");
         tir_buffer *b = tir_new_buffer(ps, name);
-        if (!b || !tir_expect_op(ps, "(") || !tir_parse_shape(ps, b) ||
-            !tir_parse_buffer_args(ps, b))
+        if (!b)
+            return false;
+        if (handle)
+            b->handle = b->name, b->dtype = WF_F32;
+        else if (!tir_expect_op(ps, "(") || !tir_parse_shape(ps, b) ||
+                 !tir_parse_buffer_args(ps, b))
             return false;
         if (b->scope != TIR_GLOBAL)
             return tir_fail_at(ps, name, WF_ERR_UNSUPPORTED,
@@ -510,6 +620,38 @@ static bool parse_params(parser *ps) {
 }
 
 /* T.func_attr({"global_symbol": "name", ...}) */
+/* One value of T.func_attr: global_symbol's string and "tir.noalias"'s True / False
+   (or T.bool(True)) are kept; other keys' strings, ints and bools are skipped. */
+static bool parse_func_attr_item(parser *ps, const tok *k, const tok *at) {
+    if (k->len == 13 && !strncmp(k->p, "global_symbol", 13)) {
+        if (ps->t->kind != TK_STRING)
+            return tir_fail_at(ps, ps->t, WF_ERR_ARG, "global_symbol is a string");
+        ps->s->name = tir_tok_str(ps, ps->t);
+        tir_next(ps);
+        return ps->s->name != NULL;
+    }
+    bool is_t = tir_is_name(ps->t, "T") && tir_is_op(ps->t + 1, ".") &&
+                tir_is_name(ps->t + 2, "bool") && tir_is_op(ps->t + 3, "(");
+    const tok *v = is_t ? ps->t + 4 : ps->t;
+    int truth = tir_is_name(v, "True") || (v->kind == TK_INT && v->ival == 1)    ? 1
+                : tir_is_name(v, "False") || (v->kind == TK_INT && v->ival == 0) ? 2
+                                                                                 : 0;
+    if (k->len == 11 && !strncmp(k->p, "tir.noalias", 11)) {
+        if (!truth || (is_t && !tir_is_op(v + 1, ")")))
+            return tir_fail_at(ps, ps->t, WF_ERR_ARG, "tir.noalias is True or False");
+        ps->s->noalias = truth;
+    }
+    if (is_t) {
+        ps->t += 3;
+        return skip_call(ps);
+    }
+    if (!truth && ps->t->kind != TK_STRING && ps->t->kind != TK_INT)
+        return tir_fail_at(ps, at, WF_ERR_UNSUPPORTED, "unsupported: this function attribute");
+    tir_next(ps);
+    return true;
+}
+
+/* T.func_attr({"global_symbol": "name", "tir.noalias": True, ...}) */
 static bool parse_func_attr(parser *ps) {
     const tok *at = ps->t;
     ps->t += 3;
@@ -517,18 +659,9 @@ static bool parse_func_attr(parser *ps) {
         return false;
     while (tir_ok(ps) && !tir_is_op(ps->t, "}")) {
         const tok *k = ps->t;
-        if (!tir_expect_kind(ps, TK_STRING, "a string key") || !tir_expect_op(ps, ":"))
+        if (!tir_expect_kind(ps, TK_STRING, "a string key") || !tir_expect_op(ps, ":") ||
+            !parse_func_attr_item(ps, k, at))
             return false;
-        if (k->len == 13 && !strncmp(k->p, "global_symbol", 13)) {
-            if (ps->t->kind != TK_STRING)
-                return tir_fail_at(ps, ps->t, WF_ERR_ARG, "global_symbol is a string");
-            ps->s->name = tir_tok_str(ps, ps->t);
-            tir_next(ps);
-        } else if (!(tir_accept_t(ps, "bool") && skip_call(ps)) && ps->t->kind != TK_STRING &&
-                   ps->t->kind != TK_INT)
-            return tir_fail_at(ps, at, WF_ERR_UNSUPPORTED, "unsupported: this function attribute");
-        else if (ps->t->kind == TK_STRING || ps->t->kind == TK_INT)
-            tir_next(ps);
         if (!tir_accept_op(ps, ","))
             break;
     }
@@ -575,7 +708,8 @@ static bool parse_body(parser *ps) {
         }
         if (tir_is_name(ps->t, "with") &&
             (attr = (ps->t + 1)->kind == TK_NAME ? ps->t + 3 : NULL) &&
-            tir_is_name(ps->t + 1, "T") && tir_is_name(attr, "block") &&
+            tir_is_name(ps->t + 1, "T") &&
+            (tir_is_name(attr, "block") || tir_is_name(attr, "sblock")) &&
             ps->t[5].kind == TK_STRING && ps->t[5].len == 4 && !strncmp(ps->t[5].p, "root", 4)) {
             ps->t += 7;
             if (!tir_expect_op(ps, ":") || !tir_expect_kind(ps, TK_NEWLINE, "a new line") ||
@@ -596,20 +730,65 @@ static bool parse_body(parser *ps) {
     return tir_ok(ps);
 }
 
+/* @tvm.script.ir_module / @I.ir_module, then class NAME: (one @T.prim_func inside). */
+static bool parse_module_header(parser *ps) {
+    if (!tir_is_op(ps->t, "@")) /* checked first: the tokens after it exist */
+        return true;
+    tok *t = ps->t + 1;
+    bool tvm = tir_is_name(t, "tvm") && tir_is_op(t + 1, ".") && tir_is_name(t + 2, "script") &&
+               tir_is_op(t + 3, ".") && tir_is_name(t + 4, "ir_module");
+    bool ir = tir_is_name(t, "I") && tir_is_op(t + 1, ".") && tir_is_name(t + 2, "ir_module");
+    if (!tvm && !ir)
+        return true;
+    ps->t = t + (tvm ? 5 : 3);
+    if (!tir_expect_kind(ps, TK_NEWLINE, "a new line"))
+        return false;
+    const tok *name = ps->t + 1;
+    if (!tir_is_name(ps->t, "class") || name->kind != TK_NAME)
+        return tir_fail_at(ps, ps->t, WF_ERR_ARG, "expected class <name>: after @I.ir_module");
+    ps->t += 2;
+    ps->s->in_module = true;
+    ps->s->module = tir_tok_str(ps, name);
+    return ps->s->module && tir_expect_op(ps, ":") &&
+           tir_expect_kind(ps, TK_NEWLINE, "a new line") &&
+           tir_expect_kind(ps, TK_INDENT, "the indented class body");
+}
+
+/* Every T.handle parameter got its buffer from a T.match_buffer. */
+static bool check_handles(parser *ps, const tok *at) {
+    for (int i = 0; i < ps->s->params.n; i++) {
+        const tir_buffer *b = ps->s->params.ptr[i];
+        if (b->handle && !b->matched) {
+            char msg[512];
+            snprintf(msg, sizeof msg,
+                     "the T.handle parameter %.100s has no T.match_buffer (write %.100s_buf = "
+                     "T.match_buffer(%.100s, shape, dtype) at the top of the body)",
+                     b->handle, b->handle, b->handle);
+            return tir_fail_at(ps, at, WF_ERR_ARG, msg);
+        }
+    }
+    return true;
+}
+
 bool tir_parse(wf_tir *s, const char *src) {
     lexer lx = {.s = s, .src = src};
     if (!tir_lex(&lx))
         return false;
     parser ps = {.s = s, .src = src, .t = lx.toks.ptr};
     skip_imports(&ps);
-    if (!parse_decorator(&ps))
+    if (!parse_module_header(&ps) || !parse_decorator(&ps))
         return false;
     const tok *name = ps.t + 1;
     if (!tir_is_name(ps.t, "def") || name->kind != TK_NAME)
         return tir_fail_at(&ps, ps.t, WF_ERR_ARG, "expected def <name>(...)");
     ps.t += 2;
-    s->name = tir_tok_str(&ps, name);
-    if (!s->name || !parse_params(&ps) || !parse_body(&ps))
+    s->name = s->fname = tir_tok_str(&ps, name);
+    if (!s->name || !parse_params(&ps) || !parse_body(&ps) || !check_handles(&ps, name))
+        return false;
+    if (s->in_module && tir_is_op(ps.t, "@"))
+        return tir_fail_at(&ps, ps.t, WF_ERR_UNSUPPORTED,
+                           "unsupported: an IRModule of more than one function");
+    if (s->in_module && !tir_expect_kind(&ps, TK_DEDENT, "the end of the class"))
         return false;
     if (ps.t->kind != TK_EOF)
         return tir_fail_at(&ps, ps.t, WF_ERR_UNSUPPORTED,

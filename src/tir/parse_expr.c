@@ -79,6 +79,40 @@ static tir_expr *parse_special_float(parser *ps, wf_dtype dt) {
     return NULL;
 }
 
+/* T.min_value("float32") / T.max_value("int8"): the type's extreme value, a constant
+   (TVM prints it as one: T.float32(-340282346638528859811704183484516925440.0)). */
+static tir_expr *parse_limit(parser *ps, bool max) {
+    static const struct {
+        wf_dtype t;
+        double lo, hi;
+    } lim[] = {{WF_F32, -3.4028234663852886e38, 3.4028234663852886e38},
+               {WF_F16, -65504.0, 65504.0},
+               {WF_BF16, -3.3895313892515355e38, 3.3895313892515355e38},
+               {WF_F64, -1.7976931348623157e308, 1.7976931348623157e308},
+               {WF_I8, -128, 127},
+               {WF_I16, -32768, 32767},
+               {WF_I32, -2147483648.0, 2147483647.0},
+               {WF_U8, 0, 255}};
+    wf_dtype dt;
+    if (!tir_expect_op(ps, "(") || !tir_parse_dtype_string(ps, &dt) || !tir_expect_op(ps, ")"))
+        return NULL;
+    bool is_f = dt == WF_F32 || dt == WF_F16 || dt == WF_BF16 || dt == WF_F64;
+    tir_expr *c = tir_new_expr(ps, is_f ? TE_FLOAT : TE_INT, 0);
+    if (!c)
+        return NULL;
+    c->dtype = dt;
+    if (dt == WF_I64)
+        c->ival = max ? INT64_MAX : INT64_MIN;
+    else if (dt == WF_BOOL)
+        c->ival = max;
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++)
+        if (lim[i].t == dt) {
+            c->fval = max ? lim[i].hi : lim[i].lo;
+            c->ival = (int64_t)c->fval;
+        }
+    return c;
+}
+
 static tir_expr *parse_call(parser *ps, const tok *fn) {
     static const struct {
         const char *name;
@@ -88,7 +122,9 @@ static tir_expr *parse_call(parser *ps, const tok *fn) {
                  {"min", TC_MIN, 2},
                  {"exp", TC_EXP, 1},
                  {"sqrt", TC_SQRT, 1},
-                 {"if_then_else", TC_IF_THEN_ELSE, 3}};
+                 {"if_then_else", TC_IF_THEN_ELSE, 3},
+                 {"sigmoid", TC_SIGMOID, 1},
+                 {"tanh", TC_TANH, 1}};
     wf_dtype dt;
     if (tir_dtype_of(fn, &dt) && tir_is_op(ps->t, "(") && ps->t[1].kind == TK_STRING)
         return parse_special_float(ps, dt);
@@ -116,6 +152,8 @@ static tir_expr *parse_call(parser *ps, const tok *fn) {
             c->op = TC_CAST, c->dtype = dt, c->args[0] = a[0];
         return c;
     }
+    if (tir_is_name(fn, "min_value") || tir_is_name(fn, "max_value"))
+        return parse_limit(ps, tir_is_name(fn, "max_value"));
     if (tir_is_name(fn, "Cast")) { /* T.Cast("float16", x): how TVM prints a cast */
         tir_expr *c = tir_new_expr(ps, TE_CALL, 1);
         if (!c || !tir_expect_op(ps, "(") || !tir_parse_dtype_string(ps, &c->dtype) ||
@@ -199,6 +237,11 @@ static tir_expr *parse_primary(parser *ps) {
             snprintf(msg, sizeof msg, "name '%.*s' is not defined", t->len > 100 ? 100 : t->len,
                      t->p);
             tir_fail_at(ps, t, WF_ERR_ARG, msg);
+            return NULL;
+        }
+        if (x->buf && x->buf->handle && x->name == x->buf->handle) {
+            tir_fail_at(ps, t, WF_ERR_ARG,
+                        "a T.handle is not a buffer: use the buffer T.match_buffer makes of it");
             return NULL;
         }
         tir_next(ps);

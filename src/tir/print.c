@@ -28,21 +28,17 @@ const char *tir_scope_name(tir_scope sc) {
     return sc == TIR_SHARED ? "shared" : sc == TIR_LOCAL ? "local" : "global";
 }
 
-/* Python's repr of a float: the shortest digits that read back exactly, with ".0". */
-static void print_float(sbuf *out, double v) {
-    char buf[64];
+/* TVM's float layout: an integral value in fixed notation with ".0"
+   (100000000000000000000.0), any other with 17 significant digits (0.10000000000000001). */
+void tir_print_float(sbuf *out, double v) {
     if (isinf(v) || isnan(v)) {
         sbuf_puts(out, isnan(v) ? "\"nan\"" : v > 0 ? "\"inf\"" : "\"-inf\"");
         return;
     }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    sbuf_puts(out, buf);
-    if (!strpbrk(buf, ".eni"))
-        sbuf_puts(out, ".0");
+    if (v == floor(v))
+        sbuf_printf(out, "%.1f", v);
+    else
+        sbuf_printf(out, "%.17g", v);
 }
 
 static int prec_of(const tir_expr *e) {
@@ -83,7 +79,8 @@ static void print_sub(sbuf *out, const tir_expr *e, bool paren) {
 }
 
 static void print_call(sbuf *out, const tir_expr *e) {
-    static const char *const names[] = {"T.max", "T.min", "T.exp", "T.sqrt", "T.if_then_else"};
+    static const char *const names[] = {"T.max",          "T.min", "T.exp",     "T.sqrt",
+                                        "T.if_then_else", "",      "T.sigmoid", "T.tanh"};
     if (e->op == TC_CAST)
         sbuf_printf(out, "T.Cast(\"%s\", ", tir_dtype_name(e->dtype));
     else
@@ -108,7 +105,7 @@ void tir_print_expr(sbuf *out, const tir_expr *e) {
         return;
     case TE_FLOAT:
         sbuf_printf(out, "T.%s(", tir_dtype_name(e->dtype));
-        print_float(out, e->fval);
+        tir_print_float(out, e->fval);
         sbuf_puts(out, ")");
         return;
     case TE_VAR:
@@ -138,6 +135,13 @@ void tir_print_expr(sbuf *out, const tir_expr *e) {
         return;
     }
     }
+}
+
+void tir_print_anns(sbuf *out, const tir_anns *anns) {
+    sbuf_puts(out, "{");
+    for (int i = 0; i < anns->n; i++)
+        sbuf_printf(out, "%s\"%s\": %s", i ? ", " : "", anns->ptr[i].key, anns->ptr[i].value);
+    sbuf_puts(out, "}");
 }
 
 /* ---- statements ---- */
@@ -267,6 +271,12 @@ static void print_block(printer *p, const tir_block *b, int depth) {
         print_regions(out, "reads", &reads, depth);
         print_regions(out, "writes", &writes, depth);
     }
+    if (b->anns.n) {
+        ind(out, depth);
+        sbuf_puts(out, "T.block_attr(");
+        tir_print_anns(out, &b->anns);
+        sbuf_puts(out, ")\n");
+    }
     for (int i = 0; i < b->allocs.n; i++)
         print_alloc(out, b->allocs.ptr[i], depth);
     if (b->init) {
@@ -278,7 +288,7 @@ static void print_block(printer *p, const tir_block *b, int depth) {
 }
 
 static bool plain_serial(const tir_stmt *st) {
-    return st->kind == TS_FOR && st->for_kind == TIR_SERIAL;
+    return st->kind == TS_FOR && st->for_kind == TIR_SERIAL && !st->anns.n;
 }
 
 static void print_for(printer *p, const tir_stmt *st, int depth) {
@@ -294,18 +304,25 @@ static void print_for(printer *p, const tir_stmt *st, int depth) {
     sbuf_puts(out, "for ");
     for (int i = 0; i < n; i++)
         sbuf_printf(out, i ? ", %s" : "%s", chain[i]->loop_var->name);
-    static const char *const kinds[] = {"range", "T.unroll", "T.vectorized", "T.thread_binding",
+    static const char *const kinds[] = {"T.serial", "T.unroll", "T.vectorized", "T.thread_binding",
                                         "T.parallel"};
     if (n > 1) {
         sbuf_puts(out, " in T.grid(");
         for (int i = 0; i < n; i++)
             sbuf_printf(out, i ? ", %lld" : "%lld", (long long)chain[i]->extent);
         sbuf_puts(out, "):\n");
-    } else if (st->for_kind == TIR_THREAD)
-        sbuf_printf(out, " in T.thread_binding(%lld, thread=\"%s\"):\n", (long long)st->extent,
-                    st->thread);
-    else
-        sbuf_printf(out, " in %s(%lld):\n", kinds[st->for_kind], (long long)st->extent);
+    } else if (st->for_kind == TIR_SERIAL && !st->anns.n)
+        sbuf_printf(out, " in range(%lld):\n", (long long)st->extent);
+    else {
+        sbuf_printf(out, " in %s(%lld", kinds[st->for_kind], (long long)st->extent);
+        if (st->for_kind == TIR_THREAD)
+            sbuf_printf(out, ", thread=\"%s\"", st->thread);
+        if (st->anns.n) {
+            sbuf_puts(out, ", annotations=");
+            tir_print_anns(out, &st->anns);
+        }
+        sbuf_puts(out, "):\n");
+    }
     int saved = p->nloops;
     for (int i = 0; i < n && p->nloops < (int)(sizeof p->loops / sizeof p->loops[0]); i++)
         p->loops[p->nloops++] = chain[i];
@@ -343,18 +360,44 @@ static void print_stmt(printer *p, const tir_stmt *st, int depth) {
     }
 }
 
+/* TVM prints global_symbol when it is not the function's name in the module ("main"
+   for a lone function) and "tir.noalias" when the function has it. */
+static void print_func_attr(wf_tir *s, sbuf *out, int depth) {
+    const char *gvar = s->in_module ? s->fname : "main";
+    bool sym = strcmp(s->name, gvar) != 0;
+    if (!sym && !s->noalias)
+        return;
+    ind(out, depth);
+    sbuf_puts(out, "T.func_attr({");
+    if (sym)
+        sbuf_printf(out, "\"global_symbol\": \"%s\"", s->name);
+    if (s->noalias)
+        sbuf_printf(out, "%s\"tir.noalias\": %s", sym ? ", " : "",
+                    s->noalias == 1 ? "True" : "False");
+    sbuf_puts(out, "})\n");
+}
+
 void tir_print(wf_tir *s, sbuf *out) {
-    sbuf_puts(out, "# from tvm.script import tir as T\n\n@T.prim_func\ndef main(");
+    int d = s->in_module;
+    if (s->in_module)
+        sbuf_printf(out,
+                    "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n"
+                    "@I.ir_module\nclass %s:\n    @T.prim_func\n    def %s(",
+                    s->module, s->fname);
+    else
+        sbuf_puts(out, "# from tvm.script import tir as T\n\n@T.prim_func\ndef main(");
     for (int i = 0; i < s->params.n; i++) {
         const tir_buffer *b = s->params.ptr[i];
         sbuf_printf(out, "%s%s: T.Buffer(", i ? ", " : "", b->name);
         print_shape(out, b);
         sbuf_printf(out, ", \"%s\")", tir_dtype_name(b->dtype));
     }
-    sbuf_printf(out, "):\n    T.func_attr({\"global_symbol\": \"%s\"})\n", s->name);
-    sbuf_puts(out, "    # with T.block(\"root\"):\n");
+    sbuf_puts(out, "):\n");
+    print_func_attr(s, out, d + 1);
+    ind(out, d + 1);
+    sbuf_puts(out, "# with T.block(\"root\"):\n");
     for (int i = 0; i < s->root_allocs.n; i++)
-        print_alloc(out, s->root_allocs.ptr[i], 1);
+        print_alloc(out, s->root_allocs.ptr[i], d + 1);
     printer p = {.out = out, .s = s};
-    print_stmt(&p, s->body, 1);
+    print_stmt(&p, s->body, d + 1);
 }

@@ -305,11 +305,15 @@ tir_stmt *tir_fuse(wf_tir *s, int n, tir_stmt *const *loops) {
     for (int i = 0; i < n; i++) {
         int64_t e = loops[i]->extent;
         inner /= e;
+        /* TVM's simplifier knows the fused loop's range: an extent-1 loop's digit is 0,
+           and the modulo is dropped where only extent-1 loops are outside */
         tir_expr *x = tir_var_ref(s, fv);
-        if (i > 0)
+        if (prod / (e * inner) > 1)
             x = tir_bin(s, TB_MOD, x, tir_int(s, e * inner));
         if (inner != 1)
             x = tir_bin(s, TB_FLOORDIV, x, tir_int(s, inner));
+        if (e == 1)
+            x = tir_int(s, 0);
         from[i] = loops[i]->loop_var, to[i] = tir_simplify(s, x);
     }
     if (err_set(&s->err))
@@ -403,7 +407,8 @@ bool tir_reorder(wf_tir *s, int n, tir_stmt *const *loops) {
 /* ---- bind / vectorize / unroll ---- */
 
 bool tir_annotate(wf_tir *s, tir_stmt *l, tir_for_kind kind, const char *thread) {
-    static const char *const what[] = {"serial", "unrolled", "vectorized", "bound", "parallel"};
+    static const char *const what[] = {"serial", "unrolled", "vectorized", "bound", "parallelized"};
+    static const char *const fns[] = {"serial", "unroll", "vectorize", "bind", "parallel"};
     /* a reduction loop on threadIdx is TVM's cross-thread reduction (built once the core
        has reductions); on blockIdx, vectorized or parallel it is refused */
     bool cross_thread_ok = kind == TIR_THREAD && thread && !strncmp(thread, "threadIdx", 9);
@@ -414,11 +419,11 @@ bool tir_annotate(wf_tir *s, tir_stmt *l, tir_for_kind kind, const char *thread)
         return err_failb(&s->err, WF_ERR_SCHEDULE,
                          "%s: The loop %s cannot be %s because the block iter %s of block \"%s\" "
                          "is of reduction type and is bound to it",
-                         kind == TIR_THREAD ? "bind" : "vectorize", l->loop_var->name, what[kind],
-                         c.hit->iters[c.iter].var->name, c.hit->name);
+                         fns[kind], l->loop_var->name, what[kind], c.hit->iters[c.iter].var->name,
+                         c.hit->name);
     if (l->for_kind == TIR_THREAD && kind != TIR_THREAD)
         return err_failb(&s->err, WF_ERR_SCHEDULE, "%s: the loop %s is bound to %s already",
-                         kind == TIR_UNROLL ? "unroll" : "vectorize", l->loop_var->name, l->thread);
+                         fns[kind], l->loop_var->name, l->thread);
     l->for_kind = kind;
     l->thread = thread;
     return true;

@@ -35,8 +35,18 @@ typedef struct tir_buffer {
     int ndim;
     int64_t shape[WF_MAX_RANK];
     tir_scope scope;
-    bool is_param; /* a function parameter (else allocated in a block) */
+    bool is_param;      /* a function parameter (else allocated in a block) */
+    const char *handle; /* a T.handle parameter: its name (the buffer is T.match_buffer's) */
+    bool matched;       /* a T.handle parameter given its buffer by T.match_buffer */
 } tir_buffer;
+
+/* An annotation of a loop or a block (TVM's annotate; T.block_attr): a key and its
+   value as TVMScript prints it (normalized: 16, 1.5, "s", [0, 0, 1]). */
+typedef struct {
+    const char *key;
+    const char *value;
+} tir_ann;
+typedef VEC(tir_ann) tir_anns;
 
 typedef enum { TE_INT, TE_FLOAT, TE_VAR, TE_LOAD, TE_BIN, TE_CALL, TE_NOT } tir_expr_kind;
 
@@ -58,7 +68,16 @@ typedef enum {
     TB_OR
 } tir_binop;
 
-typedef enum { TC_MAX, TC_MIN, TC_EXP, TC_SQRT, TC_IF_THEN_ELSE, TC_CAST } tir_callee;
+typedef enum {
+    TC_MAX,
+    TC_MIN,
+    TC_EXP,
+    TC_SQRT,
+    TC_IF_THEN_ELSE,
+    TC_CAST,
+    TC_SIGMOID,
+    TC_TANH
+} tir_callee;
 
 typedef struct tir_expr tir_expr;
 struct tir_expr {
@@ -98,6 +117,7 @@ struct tir_block {
     bool dead;                /* removed by compute_inline: its handles are stale */
     int rv;                   /* the trace's number of the last handle given out */
     const char *rv_name;      /* "b0" ... or NULL before any */
+    tir_anns anns;            /* T.block_attr, sorted by key */
 };
 
 struct tir_stmt {
@@ -112,6 +132,7 @@ struct tir_stmt {
     bool dead;           /* replaced by a primitive: handles to it are stale */
     int rv;              /* loops: the trace's number of the last handle given out */
     const char *rv_name; /* "l1" ... or NULL before any */
+    tir_anns anns;       /* the loop's annotations, sorted by key */
     /* TS_SEQ */
     VEC(tir_stmt *) seq;
     /* TS_STORE */
@@ -132,7 +153,12 @@ struct tir_stmt {
 struct wf_tir {
     wf_arena arena;
     wf_err err;
-    const char *name; /* the function's name (global_symbol) */
+    const char *name;   /* the function's global_symbol (its name unless T.func_attr says) */
+    const char *fname;  /* the name after def */
+    bool in_module;     /* given as an IRModule class (printed as one, the function by fname) */
+    const char *module; /* that class's name */
+    int noalias;        /* T.func_attr's "tir.noalias": 0 absent, 1 True, 2 False */
+    tir_block root;     /* the root block's handle (get_block("root"), get_child_blocks) */
     VEC(tir_buffer *) params;
     VEC(tir_buffer *) root_allocs; /* allocated in the implicit root block */
     tir_stmt *body;                /* the root block's body */
@@ -172,6 +198,10 @@ bool tir_perfect_chain(wf_tir *s, int n, tir_stmt *const *loops, const char *fn)
 /* ---- print.c ---- */
 void tir_print(wf_tir *s, sbuf *out);
 void tir_print_expr(sbuf *out, const tir_expr *e);
+/* {"key": value, ...}: annotations as TVMScript writes them (annot.c keeps them). */
+void tir_print_anns(sbuf *out, const tir_anns *anns);
+/* A float as TVM prints one: an integral value with ".0" (fixed), else 17 digits. */
+void tir_print_float(sbuf *out, double v);
 const char *tir_dtype_name(wf_dtype t);
 const char *tir_scope_name(tir_scope sc);
 
@@ -215,6 +245,30 @@ void tir_replace(wf_tir *s, tir_stmt *old, tir_stmt *repl);
 /* Iterates every block statement in program order. */
 typedef bool (*tir_block_fn)(tir_block *b, void *ctx);
 bool tir_each_block(tir_stmt *st, tir_block_fn fn, void *ctx);
+
+/* ---- annot.c: annotations (TVM's annotate / unannotate, T.block_attr) ---- */
+/* The value text[0..len) (an int, a float, a "string", True / False or a [list] of
+   them) as TVMScript prints it, in the arena; NULL with *why set if it is none. */
+const char *tir_ann_value(wf_tir *s, const char *text, size_t len, const char **why);
+/* Sets key to value in anns (replacing its value), keeping the keys sorted. */
+bool tir_ann_set(wf_tir *s, tir_anns *anns, const char *key, const char *value);
+/* Removes key from anns; false if it is not there. */
+bool tir_ann_remove(tir_anns *anns, const char *key);
+const char *tir_ann_get(const tir_anns *anns, const char *key);
+/* A copy of from's annotations (their own array: each list is changed alone). */
+bool tir_ann_copy(wf_tir *s, tir_anns *to, const tir_anns *from);
+
+/* ---- blocks.c: block queries and the block primitives ---- */
+/* The live blocks under a block's body or a loop, outermost first, in program order
+   (TVM's get_child_blocks: nested blocks are not listed); up to max written. */
+int tir_child_blocks(wf_tir *s, tir_stmt *under, tir_block **out, int max);
+/* The blocks writing what b reads (producers) or reading what b writes (consumers),
+   in program order. */
+int tir_block_deps(wf_tir *s, tir_block *b, bool consumers, tir_block **out, int max);
+bool tir_set_scope(wf_tir *s, tir_block *b, int index, tir_scope scope);
+bool tir_storage_align(wf_tir *s, tir_block *b, int index, int axis, int64_t factor,
+                       int64_t offset);
+tir_block *tir_decompose_reduction(wf_tir *s, tir_block *b, tir_stmt *loop);
 
 /* ---- build.c ---- */
 wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt);

@@ -73,7 +73,7 @@ TEST(tir_parse_error_axis_kind) {
                  HEAD "    for i in range(4):\n        with T.block(\"b\"):\n            vi = "
                       "T.axis.opaque(4, i)\n",
                  WF_ERR_UNSUPPORTED,
-                 "5:25: unsupported: this axis kind (spatial, reduce and remap are)\n"
+                 "5:25: unsupported: this axis kind (spatial / S, reduce / R and remap are)\n"
                  "            vi = T.axis.opaque(4, i)\n"
                  "                        ^");
 }
@@ -86,9 +86,9 @@ TEST(tir_parse_error_integer_division) {
 }
 
 TEST(tir_parse_error_unknown_intrinsic) {
-    expect_error(ts_, BLOCK "            A[vi] = T.tanh(A[vi])\n", WF_ERR_UNSUPPORTED,
-                 "6:23: unsupported: T.tanh in an expression\n"
-                 "            A[vi] = T.tanh(A[vi])\n"
+    expect_error(ts_, BLOCK "            A[vi] = T.erf(A[vi])\n", WF_ERR_UNSUPPORTED,
+                 "6:23: unsupported: T.erf in an expression\n"
+                 "            A[vi] = T.erf(A[vi])\n"
                  "                      ^");
 }
 
@@ -251,4 +251,74 @@ TEST(tir_parse_error_too_many_loops) {
     CHECK_EQ_I64(wf_tir_status(s), WF_ERR_UNSUPPORTED);
     CHECK_HAS(wf_tir_error(s), "35:137: unsupported: more than 32 loops around one statement");
     wf_tir_free(s);
+}
+
+/* ---- the spellings TVM users write (test_tir_prims.c: what they print) ---- */
+
+#define HANDLE_HEAD "@T.prim_func\ndef f(a: T.handle, b: T.handle):\n"
+
+TEST(tir_parse_error_handle_without_match_buffer) {
+    expect_error(ts_,
+                 HANDLE_HEAD "    A = T.match_buffer(a, (4,), \"float32\")\n"
+                             "    for i in range(4):\n        with T.block(\"b\"):\n"
+                             "            vi = T.axis.spatial(4, i)\n            A[vi] = A[vi]\n",
+                 WF_ERR_ARG,
+                 "2:5: the T.handle parameter b has no T.match_buffer (write b_buf = "
+                 "T.match_buffer(b, shape, dtype) at the top of the body)\n"
+                 "def f(a: T.handle, b: T.handle):\n"
+                 "    ^");
+}
+
+TEST(tir_parse_error_handle_used_as_buffer) {
+    expect_error(ts_,
+                 HANDLE_HEAD "    A = T.match_buffer(a, (4,), \"float32\")\n"
+                             "    B = T.match_buffer(b, (4,), \"float32\")\n"
+                             "    for i in range(4):\n        with T.block(\"b\"):\n"
+                             "            vi = T.axis.spatial(4, i)\n            B[vi] = a[vi]\n",
+                 WF_ERR_ARG,
+                 "8:21: a T.handle is not a buffer: use the buffer T.match_buffer makes of it\n"
+                 "            B[vi] = a[vi]\n"
+                 "                    ^");
+}
+
+TEST(tir_parse_error_match_buffer_twice) {
+    expect_error(ts_,
+                 HANDLE_HEAD "    A = T.match_buffer(a, (4,), \"float32\")\n"
+                             "    B = T.match_buffer(a, (4,), \"float32\")\n",
+                 WF_ERR_UNSUPPORTED,
+                 "4:24: T.match_buffer takes a T.handle parameter not matched yet\n"
+                 "    B = T.match_buffer(a, (4,), \"float32\")\n"
+                 "                       ^");
+}
+
+TEST(tir_parse_error_module_of_two_functions) {
+    const char *f = "    @T.prim_func\n    def f(A: T.Buffer((4,), \"float32\")):\n"
+                    "        for i in range(4):\n            with T.block(\"b\"):\n"
+                    "                vi = T.axis.spatial(4, i)\n"
+                    "                A[vi] = A[vi] + T.float32(1)\n";
+    char src[1024];
+    snprintf(src, sizeof src, "@I.ir_module\nclass Module:\n%s%s", f, f);
+    expect_error(ts_, src, WF_ERR_UNSUPPORTED,
+                 "9:5: unsupported: an IRModule of more than one function\n"
+                 "    @T.prim_func\n"
+                 "    ^");
+}
+
+TEST(tir_parse_error_noalias_not_bool) {
+    expect_error(ts_, HEAD "    T.func_attr({\"tir.noalias\": \"yes\"})\n", WF_ERR_ARG,
+                 "3:33: tir.noalias is True or False\n"
+                 "    T.func_attr({\"tir.noalias\": \"yes\"})\n"
+                 "                                ^");
+}
+
+TEST(tir_parse_error_annotation_value) {
+    expect_error(ts_,
+                 HEAD "    for i in T.serial(4, annotations={\"k\": [1, }):\n"
+                      "        with T.block(\"b\"):\n            vi = T.axis.spatial(4, i)\n"
+                      "            A[vi] = A[vi]\n",
+                 WF_ERR_ARG,
+                 "3:44: the value of the annotation \"k\" is not an int, a float, a \"string\", "
+                 "True, False or a [list] of them\n"
+                 "    for i in T.serial(4, annotations={\"k\": [1, }):\n"
+                 "                                           ^");
 }

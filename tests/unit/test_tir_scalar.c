@@ -207,7 +207,8 @@ TEST(tir_scalar_refusals_name_the_block) {
     CHECK_STR(wf_tir_error(s),
               "build: not supported yet: A[vi] % T.float32(2.0) in block \"B\" (the core "
               "computes a value from loads, constants, + - * /, comparisons, and / or / not, "
-              "T.max, T.min, T.exp, T.sqrt, T.if_then_else and casts; not from //, % or an "
+              "T.max, T.min, T.exp, T.sqrt, T.sigmoid, T.tanh, T.if_then_else and casts; not from "
+              "//, % or an "
               "iter's value)");
     wf_tir_free(s);
     s = wf_tir_parse(TIR_1D("float32", "float32", "T.if_then_else(A[vi], A[vi], T.float32(0))"));

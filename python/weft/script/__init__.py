@@ -1,3 +1,3 @@
-"""weft.script: TVMScript's names (`from weft.script import tir as T`)."""
+"""weft.script: TVMScript's names (`from weft.script import tir as T`, `ir as I`)."""
 
-from . import tir  # noqa: F401
+from . import ir, tir  # noqa: F401

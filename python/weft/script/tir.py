@@ -59,7 +59,8 @@ _NAMES = """grid block init reads writes where alloc_buffer match_buffer func_at
 thread_binding serial parallel vectorized unroll max min exp log sqrt rsqrt tanh sigmoid
 abs if_then_else cast Select float16 float32 float64 bfloat16 int8 int16 int32 int64
 uint8 bool handle evaluate launch_thread env_thread attr assume floordiv floormod truncdiv
-truncmod ceildiv""".split()
+truncmod ceildiv sblock sblock_alloc_buffer sblock_attr block_attr min_value max_value
+Cast""".split()
 for _n in _NAMES:
     globals()[_n] = _syntax(_n)
 del _n
