@@ -91,6 +91,7 @@ def test_there_are_tutorials():
     assert "tutorial-tma.md" in names
     assert "tutorial-tensorir.md" in names
     assert "tutorial-ldmatrix.md" in names
+    assert "tutorial-gemm.md" in names
 
 
 @pytest.mark.parametrize("page", TUTORIALS, ids=os.path.basename)
