@@ -203,6 +203,64 @@ TEST(mma_sync_ldmatrix_fragments) {
     check_gemm_smem(ts_, WF_BF16, 70, 45, 50, (gemm_tile){2, 2, 1, 2}, 2, 1, true);
 }
 
+/* Split-K by rfactor, the slices on warps: the producer P (an mma) sums its
+   slice of K per warp, [Mo (BIDy), No (BIDx), Ks (TIDz), rKo, m16, n8, rk16],
+   and C sums the S slices in a block reduction over threadIdx.z, in the
+   accumulator's layout. */
+static void check_split_k(test_state *ts_, wf_dtype t, int64_t M, int64_t N, int64_t K, int S) {
+    mm m = make_mm(t, M, N, K);
+    wf_tv_split(m.c, 2, 16);
+    wf_tv_split_outer(m.c, 2, S); /* [M, N, rKs, rKo, rk16] */
+    wf_tv_split(m.c, 1, 8);
+    wf_tv_split(m.c, 0, 16);
+    int o2n[7] = {0, 3, 1, 4, 2, 5, 6}; /* [Mo, No, rKs, m16, n8, rKo, rk16] */
+    wf_tv_reorder_all(m.c, o2n);
+    int slice[2] = {5, 6};
+    wf_tv *p = wf_tv_rfactor(m.c, 2, slice);
+    CHECK_STR(wf_fusion_error(m.f), "");
+    if (!p) {
+        wf_fusion_free(m.f);
+        return;
+    }
+    int po[7] = {0, 1, 2, 4, 5, 3, 6}; /* P: [Mo, No, Ks, rKo, m16, n8, rk16] */
+    wf_tv_reorder_all(p, po);
+    wf_tv_parallelize(p, 0, WF_BIDY);
+    wf_tv_parallelize(p, 1, WF_BIDX);
+    wf_tv_parallelize(p, 2, WF_TIDZ);
+    wf_tv *xa = wf_tv_definition_input(p, 0), *xb = wf_tv_definition_input(p, 1);
+    wf_compute_at(xa, p, 4); /* [.., Ko | m16, b8, k16] */
+    wf_compute_at(xb, p, 4); /* [.., Ko | b16, n8, k16] */
+    wf_tv_parallelize(m.c, 0, WF_BIDY);
+    wf_tv_parallelize(m.c, 1, WF_BIDX);
+    wf_tv_parallelize(m.c, 2, WF_TIDZ);
+    for (int i = 4; i < 7; i++)
+        wf_tv_parallelize(p, i, WF_MMA);
+    wf_tv_parallelize(xa, 4, WF_MMA);
+    wf_tv_parallelize(xa, 6, WF_MMA);
+    wf_tv_parallelize(xb, 5, WF_MMA);
+    wf_tv_parallelize(xb, 6, WF_MMA);
+    wf_tv_parallelize(m.c, 3, WF_MMA);
+    wf_tv_parallelize(m.c, 4, WF_MMA);
+    wf_inline_most(m.f);
+    CHECK_STR(wf_fusion_error(m.f), "");
+    wf_kernel *k = wf_compile(m.f, NULL);
+    CHECK_STR(wf_fusion_error(m.f), "");
+    if (k) {
+        CHECK_EQ_I64(wf_kernel_launch(k)->block[2], S);
+        CHECK_HAS(wf_kernel_source(k), "mma.sync.aligned.m16n8k16");
+        CHECK_HAS(wf_kernel_source(k), "wf_block_reduce<false, false, true>(");
+        run_mm(k, t, M, N, K, true);
+        CHECK_NVRTC(k, 80);
+    }
+    wf_kernel_free(k);
+    wf_fusion_free(m.f);
+}
+
+TEST(mma_sync_split_k_over_warps) {
+    check_split_k(ts_, WF_BF16, 32, 16, 64, 2);
+    check_split_k(ts_, WF_F16, 40, 20, 100, 4);
+}
+
 TEST(mma_sync_one_warp_one_tile) {
     check_gemm(ts_, WF_BF16, 16, 8, 16, (gemm_tile){1, 1, 1, 1});
     check_gemm(ts_, WF_F16, 16, 8, 48, (gemm_tile){1, 1, 1, 1});
