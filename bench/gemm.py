@@ -1,5 +1,5 @@
-"""gemm.py -- weft's tensor-core GEMM (mma.sync.m16n8k16, the schedule of
-examples/gemm_mma_sync.py) against cuBLAS (torch.matmul) and, where Triton is
+"""gemm.py -- weft's tensor-core GEMMs (mma.sync.m16n8k16 and Hopper's wgmma,
+the schedules of examples/gemm_mma_sync.py) against cuBLAS (torch.matmul) and, where Triton is
 installed, Triton's tutorial matmul, in one process, on the same torch CUDA
 tensors: bf16 8192^3 and 4096^3, f16 4096^3, a skinny 16384 x 1024 x 16384,
 and the bias + relu epilogue fused at 4096^3 (against torch.relu(A @ B + bias)).
@@ -46,8 +46,10 @@ WARMUP, REPS, ROUNDS = 2, 10, 5
 # gemm()'s choices: warps (M, N), 16 x 8 tiles per warp (M, N), 16s of K per
 # shared-memory step, TMA stages (0: the tiles fetched by all threads)
 TILES = [dict(warps=(2, 2), frags=(4, 8), kt=2, stages=0), dict(warps=(2, 2), frags=(4, 8), kt=4, stages=3),
-         dict(warps=(2, 2), frags=(4, 8), kt=4, stages=4), dict(warps=(4, 2), frags=(2, 8), kt=4, stages=3),
-         dict(warps=(2, 2), frags=(4, 8), kt=2, stages=4)]
+         dict(warps=(4, 2), frags=(2, 8), kt=4, stages=3)]
+# gemm_wgmma()'s: warp groups per block (64 rows each), N of the instruction, K step / 16, TMA stages
+WGMMA_TILES = [dict(groups=2, bn=128, kt=4, stages=3), dict(groups=2, bn=256, kt=4, stages=3),
+               dict(groups=2, bn=128, kt=4, stages=4)]
 
 PROBLEMS = [  # (name, M, N, K, dtype, epilogue)
     ("bf16 8192^3", 8192, 8192, 8192, torch.bfloat16, False),
@@ -146,9 +148,13 @@ def main():
         torch_us = time_us(torch_fn)
         flops = 2.0 * m * n * k
         best = None
-        for tile in TILES:
-            warps, frags, kt = tile["warps"], tile["frags"], tile["kt"]
-            f, _, _ = example.gemm(m, n, k, weft.bf16 if dt == torch.bfloat16 else weft.f16, epilogue=epi, **tile)
+        wdt = weft.bf16 if dt == torch.bfloat16 else weft.f16
+        for tile in TILES + WGMMA_TILES:
+            wg = "groups" in tile
+            if wg:
+                f, _, _ = example.gemm_wgmma(m, n, k, wdt, epilogue=epi, **tile)
+            else:
+                f, _, _ = example.gemm(m, n, k, wdt, epilogue=epi, **tile)
             kern = f.compile()
             args = (a, b, bias) if epi else (a, b)
             c.zero_()
@@ -165,9 +171,14 @@ def main():
                 print("FAIL: %s after timing: error %.2e" % (name, e))
                 failed = True
                 continue
-            bm, bn = 16 * warps[0] * frags[0], 8 * warps[1] * frags[1]
-            how = "block %d x %d, warps %s, K step %d, %s" % (
-                bm, bn, warps, 16 * kt, "TMA %d stages" % tile["stages"] if tile["stages"] else "all threads fetch")
+            if wg:
+                how = "wgmma, block %d x %d (%d warp groups), K step %d, TMA %d stages" % (
+                    64 * tile["groups"], tile["bn"], tile["groups"], 16 * tile["kt"], tile["stages"])
+            else:
+                warps, frags, kt = tile["warps"], tile["frags"], tile["kt"]
+                bm, bn = 16 * warps[0] * frags[0], 8 * warps[1] * frags[1]
+                how = "mma.sync, block %d x %d, warps %s, K step %d, %s" % (
+                    bm, bn, warps, 16 * kt, "TMA %d stages" % tile["stages"] if tile["stages"] else "all threads fetch")
             print("%s: %s: %.1f us, %.1f TFLOP/s, %.2f of cuBLAS (error %.1e)"
                   % (name, how, us, flops / us / 1e6, torch_us / us, e))
             if best is None or us < best[0]:

@@ -15,8 +15,9 @@ The schedule (the same as tests/unit/test_mma_sync.c's shared-memory one):
     them out as the instruction's fragments (docs/tutorial-gemm.md).
 
 Run from the repository root after `make`: python3 examples/gemm_mma_sync.py
-(checks the kernel on the CPU executor; with PyTorch and a GPU, at 2048^3 on
-torch tensors against torch.matmul). bench/gemm.py imports gemm() from here.
+(checks the kernels on the CPU executor; with PyTorch and a GPU, at 2048^3 on
+torch tensors against torch.matmul). gemm_wgmma() builds the same GEMM on
+Hopper's wgmma. bench/gemm.py imports both from here.
 """
 
 import os
@@ -127,6 +128,63 @@ def tma_tiles(a_s, b_s, kt, tn, stages):
         t.circular_buffer(stages)
 
 
+def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilogue=False):
+    """The same GEMM on Hopper's wgmma.m64nNk16 (sm_90a): blocks of `groups`
+    warp groups (TIDy), each a 64 x bn tile of C (N = bn, up to 256, one
+    instruction per 16 of K); A and B by TMA into 128-byte-swizzled shared
+    tiles, circular-buffered over `stages` steps of kt x 16 along K, which
+    wgmma reads directly (the operands are views: no registers). Returns
+    what gemm() returns."""
+    f = weft.Fusion()
+    a = f.input(dtype, [m, k])
+    b = f.input(dtype, [k, n])
+    a_s, b_s = weft.set(a), weft.set(b)
+    xa = weft.broadcast(a_s, [False, False, True])  # [M, K, 1]: a view of A's tile
+    xb = weft.broadcast(b_s, [True, False, False])  # [1, K, N]
+    c = weft.mma(xa, xb, 1)
+    ins, between = (a, b), []
+    if epilogue:
+        bias = f.input(weft.f32, [n])
+        biased = weft.add(c, weft.broadcast(bias, [True, False]))
+        out = weft.relu(biased)
+        ins, between, acc = (a, b, bias), [biased], c
+    else:
+        out = c
+    f.output(out)
+    if not epilogue:
+        acc = c.cache_before()
+    a_s.set_memory(weft.SHARED)
+    b_s.set_memory(weft.SHARED)
+    acc.reorder_all([0, 2, 1])  # [M, N, rK]
+    acc.split(0, 64 * groups).split(1, 64)  # [Mb, g, m64, N, rK]
+    acc.split(3, bn)  # [Mb, g, m64, Nb, n, rK]
+    acc.split(5, 16 * kt).split(6, 16)  # [Mb, g, m64, Nb, n, Ko, kt, k16]
+    acc.reorder_all([0, 2, 5, 1, 6, 3, 4, 7])  # [Mb, Nb, g, Ko, kt, m64, n, k16]
+    acc.parallelize(0, weft.BIDY).parallelize(1, weft.BIDX).parallelize(2, weft.TIDY)
+    weft.compute_at(xa, acc, 5)
+    weft.compute_at(xb, acc, 5)
+    weft.compute_at(a_s, xa, 4)  # [.., Ko | g, m64, kt, k16]
+    weft.compute_at(b_s, xb, 4)  # [.., Ko | kt, k16, n]
+    weft.reverse_compute_at(out, acc, 3)  # [Mb, Nb, g | m64, n]
+    a_s.merge(4).merge(5)  # [.., Ko, rows, K step]: one box
+    a_s.parallelize(4, weft.BULK).parallelize(5, weft.BULK)
+    a_s.set_ldst(weft.TMA).tma_swizzle(128)
+    b_s.merge(4)  # [.., Ko, K step, n]
+    b_s.split(5, 64).reorder({4: 5, 5: 4})  # [.., Ko, n / 64, K step, 64]: 128-byte boxes
+    b_s.parallelize(5, weft.BULK).parallelize(6, weft.BULK)
+    b_s.set_ldst(weft.TMA).tma_swizzle(128)
+    for t in (a_s, b_s):
+        t.circular_buffer(stages)
+    for i in (5, 6, 7):  # wgmma: [.., kt, lane{128} TIDx, e{bn / 2} MMA, k{16} MMA]
+        acc.parallelize(i, weft.MMA)
+    acc.parallelize(4, weft.UNROLL)  # the kt instructions of a step back to back
+    for t in between + [out]:  # the epilogue in the accumulator's layout
+        t.inline_at(3)
+        t.parallelize(3, weft.MMA).parallelize(4, weft.MMA)
+    f.inline_most()
+    return f, ins, out
+
+
 def reference(a, b, bias=None):
     """float64 A B (+ bias, relu) of float32 arrays."""
     c = a.astype(np.float64) @ b.astype(np.float64)
@@ -154,6 +212,21 @@ def main():
         print("CPU executor %d x %d x %d%s: %s" % (m, n, k, " + bias + relu" if epi else "",
                                                     "exact" if ok else "WRONG"))
         bad |= not ok
+    for (m, n, k), epi in (((256, 256, 128), False), ((200, 136, 104), True)):
+        f, _, _ = gemm_wgmma(m, n, k, weft.f16, groups=2, bn=128, kt=4, stages=2, epilogue=epi)
+        kern = f.compile()
+        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+        args = [a, b]
+        bias = None
+        if epi:
+            bias = rng.integers(-20, 20, n).astype(np.float32)
+            args.append(bias)
+        out = np.asarray(kern.run(*args))
+        ok = np.array_equal(out, reference(a, b, bias).astype(np.float32))
+        print("CPU executor, wgmma, %d x %d x %d%s: %s" % (m, n, k, " + bias + relu" if epi else "",
+                                                           "exact" if ok else "WRONG"))
+        bad |= not ok
     try:
         import torch
     except ImportError:
@@ -170,7 +243,11 @@ def main():
     want = a.float() @ b.float()
     err = ((c - want).abs().max() / want.abs().max()).item()
     print("GPU %d^3 bf16: max error %.2e of the largest |C|" % (s, err))
-    return bad | (err > 1e-3)
+    f, _, _ = gemm_wgmma(s, s, s)
+    c = f.compile().run(a, b)
+    err2 = ((c - want).abs().max() / want.abs().max()).item()
+    print("GPU %d^3 bf16, wgmma: max error %.2e of the largest |C|" % (s, err2))
+    return bad | (err > 1e-3) | (err2 > 1e-3)
 
 
 if __name__ == "__main__":

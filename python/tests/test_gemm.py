@@ -72,6 +72,43 @@ def test_gemm_exact_on_the_executor(m, n, k, dtype, opts):
         pass
 
 
+WGMMA_CASES = [  # (m, n, k, dtype, gemm_wgmma() options)
+    (256, 256, 128, weft.bf16, dict(groups=2, bn=128, kt=4, stages=2)),
+    (128, 64, 192, weft.f16, dict(groups=1, bn=64, kt=4, stages=3)),
+    (200, 136, 104, weft.bf16, dict(groups=2, bn=256, kt=4, stages=2)),
+]
+
+
+@pytest.mark.parametrize("m,n,k,dtype,opts", WGMMA_CASES, ids=lambda c: str(c) if not isinstance(c, dict) else
+                         "-".join("%s%s" % kv for kv in sorted(c.items())))
+def test_gemm_wgmma_exact_on_the_executor(m, n, k, dtype, opts):
+    f, _, _ = example.gemm_wgmma(m, n, k, dtype, **opts)
+    kern = f.compile()
+    src = kern.source
+    t = "bf16" if dtype == weft.bf16 else "f16"
+    assert "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s" % (opts["bn"], t, t) in src
+    for sync in ("wgmma.fence.sync.aligned;", "wgmma.commit_group.sync.aligned;",
+                 "wgmma.wait_group.sync.aligned 0;"):
+        assert sync in src
+    assert "mma.sync" not in src and "ldmatrix" not in src
+    # A K-major (trans 0), B as stored, N contiguous (trans 1)
+    assert ", p, 1, 1, 0, 1; }" in src
+    assert kern.launch.block[:3] == (128, opts["groups"], 1)
+    a, b, a16, b16 = operands(m, n, k, dtype)
+    out = np.asarray(kern.run(a16, b16))
+    assert np.array_equal(out, example.reference(a, b).astype(np.float32))
+    try:
+        kern.check_nvrtc(90)
+    except weft.UnsupportedError:
+        pass
+
+
+def test_wgmma_needs_sm90():
+    f, _, _ = example.gemm_wgmma(128, 128, 64, weft.bf16, groups=1, bn=128, kt=4, stages=1)
+    with pytest.raises(weft.UnsupportedError, match="wgmma.m64nNk16 needs sm_90a"):
+        f.compile(sm=80)
+
+
 def test_gemm_bias_relu_epilogue_exact():
     m, n, k = 100, 70, 50
     f, _, out_t = example.gemm(m, n, k, weft.f16, warps=(2, 2), frags=(2, 2), kt=2, vec=1, epilogue=True)

@@ -17,8 +17,9 @@
 #include "ir/ldst.def"
 #undef LDST
 
-/* mma.c: a tensor-core statement (kir_stmt.mma). */
+/* mma.c: a tensor-core statement (kir_stmt.mma): mma.sync, wgmma. */
 void cg_mma_emit(sbuf *b, const kir_stmt *s, int depth);
+void cg_wgmma_emit(sbuf *b, const kir_stmt *s, int depth);
 /* The statement's copy kind prints it (true), or it is a generic statement (false). */
 bool cg_copy_emit(sbuf *b, const kir_stmt *s, int depth);
 /* 32-bit cells one thread moves in a tensor-memory access. */

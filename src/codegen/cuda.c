@@ -190,10 +190,10 @@ static bool emit_fill(emitter *e, const kir_stmt *s, int depth) {
 }
 
 static void emit_stmt(emitter *e, const kir_stmt *s, int depth) {
-    if (emit_fill(e, s, depth))
+    if (s->view || emit_fill(e, s, depth))
         return;
     if (s->mma) {
-        cg_mma_emit(&e->b, s, depth);
+        (s->mma == 2 ? cg_wgmma_emit : cg_mma_emit)(&e->b, s, depth);
         return;
     }
     if (s->red != KRED_NONE) {
@@ -240,6 +240,8 @@ static void emit_for(emitter *e, const kir_for *l, int depth) {
 
 static void emit_alloc(emitter *e, const kir_alloc *a, int depth) {
     const char *t = cg_dtype_name(a->tv->dtype);
+    if (a->view) /* a wgmma operand's view of a shared tile */
+        return;
     if (a->mem == WF_MEM_TENSOR) {
         cg_tmem_alloc(&e->b, e->r, a, depth);
         return;
@@ -257,6 +259,8 @@ static void emit_alloc(emitter *e, const kir_alloc *a, int depth) {
 }
 
 static void emit_node(emitter *e, const kir_node *n, int depth) {
+    if (kir_runs_nothing(n))
+        return;
     switch (n->kind) {
     case KIR_FOR:
         emit_for(e, &n->u.loop, depth);

@@ -8,6 +8,13 @@
  * named as an array element (a pair of 16-bit elements packed by
  * wf_pack2): no address of a register array is taken, so that, once the
  * loops around are unrolled, the arrays stay in registers.
+ *
+ * A wgmma statement becomes
+ *   wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<t>.<t> {d0..d(N/2-1)}, descA, descB,
+ *     p, 1, 1, transA, transB;
+ * with p true (D = A B + D), the descriptors made by wf_wgmma_desc from the
+ * tiles' addresses (at the statement's start indices) and the byte offsets
+ * lowering inferred (lower/wgmma.c), trans 1 for an MN-major tile.
  */
 #include "codegen/copy.h"
 
@@ -52,4 +59,42 @@ void cg_mma_emit(sbuf *b, const kir_stmt *s, int depth) {
     sbuf_puts(b, ", ");
     pairs(b, bt, s->in_index[1 - s->mma_a], 2);
     sbuf_puts(b, ");\n");
+}
+
+/* The descriptor of shared tile `which` (0 = A, 1 = B) of a wgmma statement. */
+static void descriptor(sbuf *b, const kir_stmt *s, int which) {
+    sbuf_printf(b, "wf_wgmma_desc(&T%d[", s->hw.wg.smem[which]->id);
+    cg_print_val(b, s->hw.wg.start[which]);
+    sbuf_printf(b, "], %lldu, %lldu)", (long long)s->hw.wg.lbo[which],
+                (long long)s->hw.wg.sbo[which]);
+}
+
+void cg_wgmma_emit(sbuf *b, const kir_stmt *s, int depth) {
+    const wf_tv *a = s->hw.wg.smem[0], *d = s->op->out;
+    const char *t = a->dtype == WF_BF16 ? "bf16" : "f16";
+    int n = s->hw.wg.n, nd = n / 2;
+    sbuf_indent(b, depth);
+    sbuf_puts(b, "{ unsigned long long wf_da = ");
+    descriptor(b, s, 0);
+    sbuf_puts(b, ", wf_db = ");
+    descriptor(b, s, 1);
+    sbuf_puts(b, ";\n");
+    sbuf_indent(b, depth + 1);
+    sbuf_printf(b, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
+                   "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+                nd + 2, n, t, t);
+    for (int r = 0; r < nd; r++)
+        sbuf_printf(b, "%s%%%d", r ? ", " : "", r);
+    sbuf_printf(b, "}, %%%d, %%%d, p, 1, 1, %d, %d; }\"\n", nd, nd + 1,
+                s->hw.wg.mn_major[0] ? 1 : 0, s->hw.wg.mn_major[1] ? 1 : 0);
+    sbuf_indent(b, depth + 2);
+    sbuf_puts(b, ": ");
+    for (int r = 0; r < nd; r++) {
+        sbuf_puts(b, r ? ", \"+f\"(" : "\"+f\"(");
+        element(b, d, s->out_index, r);
+        sbuf_puts(b, ")");
+    }
+    sbuf_puts(b, "\n");
+    sbuf_indent(b, depth + 2);
+    sbuf_puts(b, ": \"l\"(wf_da), \"l\"(wf_db), \"r\"(1) : \"memory\"); }\n");
 }

@@ -19,9 +19,7 @@ static int max_mbar(const kir_list *l) {
         const kir_node *n = l->ptr[i];
         const kir_list *body = kir_body((kir_node *)n);
         kir_sync_kind sk = n->kind == KIR_SYNC ? n->u.sync.kind : KSYNC_BLOCK;
-        bool uses_mbar = n->kind == KIR_SYNC && sk != KSYNC_BLOCK &&
-                         sk != KSYNC_FENCE_PROXY_ASYNC && sk != KSYNC_BULK_COMMIT &&
-                         sk != KSYNC_BULK_WAIT_READ;
+        bool uses_mbar = n->kind == KIR_SYNC && kir_sync_uses_mbar(sk);
         int k = body ? max_mbar(body) : uses_mbar ? n->u.sync.mbar : -1;
         m = k > m ? k : m;
     }
@@ -117,6 +115,15 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
         break;
     case KSYNC_BULK_WAIT_READ:
         sbuf_puts(b, "asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");\n");
+        break;
+    case KSYNC_WGMMA_FENCE:
+        sbuf_puts(b, "asm volatile(\"wgmma.fence.sync.aligned;\" ::: \"memory\");\n");
+        break;
+    case KSYNC_WGMMA_COMMIT:
+        sbuf_puts(b, "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");\n");
+        break;
+    case KSYNC_WGMMA_WAIT:
+        sbuf_puts(b, "asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");\n");
         break;
     }
 }

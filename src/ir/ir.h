@@ -73,6 +73,8 @@ const wf_val *val_eq(wf_arena *a, const wf_val *x, const wf_val *y);
 const wf_val *val_and(wf_arena *a, const wf_val *x, const wf_val *y);
 /* The binary value of kind k (V_ADD ... V_AND) by its constructor; NULL for another kind. */
 const wf_val *val_binary(wf_arena *a, val_kind k, const wf_val *x, const wf_val *y);
+/* v with every symbol (sym, sym_a) replaced by `to` (NULL on out of memory). */
+const wf_val *val_subst(wf_arena *a, const wf_val *v, sym_kind sym, int sym_a, const wf_val *to);
 
 static inline bool val_is_const(const wf_val *v) {
     return v && v->kind == V_CONST;

@@ -772,3 +772,12 @@ void val_print(sbuf *b, const wf_val *v) {
 void val_print_with(sbuf *b, const wf_val *v, val_sym_printer sym) {
     print_prec(b, v, 0, sym);
 }
+
+const wf_val *val_subst(wf_arena *a, const wf_val *v, sym_kind sym, int sym_a, const wf_val *to) {
+    if (!v || v->kind == V_CONST)
+        return v;
+    if (v->kind == V_SYM)
+        return v->sym == sym && v->sym_a == sym_a ? to : v;
+    const wf_val *x = val_subst(a, v->a, sym, sym_a, to), *y = val_subst(a, v->b, sym, sym_a, to);
+    return x && y ? val_binary(a, v->kind, x, y) : NULL;
+}

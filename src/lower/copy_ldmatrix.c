@@ -94,14 +94,7 @@ enum { LDM_V = 0 };
 
 /* v with threadIdx.x replaced by tid and the vector position by vpos. */
 static const wf_val *subst(wf_arena *a, const wf_val *v, const wf_val *tid, const wf_val *vpos) {
-    if (v->kind == V_CONST)
-        return v;
-    if (v->kind == V_SYM) {
-        if (v->sym == SYM_TID && v->sym_a == 0)
-            return tid;
-        return v->sym == SYM_LOOP && v->sym_a == LDM_VSYM ? vpos : v;
-    }
-    return val_binary(a, v->kind, subst(a, v->a, tid, vpos), subst(a, v->b, tid, vpos));
+    return val_subst(a, val_subst(a, v, SYM_TID, 0, tid), SYM_LOOP, LDM_VSYM, vpos);
 }
 
 typedef struct {

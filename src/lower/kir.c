@@ -66,6 +66,20 @@ kir_list *kir_body(kir_node *n) {
     return NULL;
 }
 
+bool kir_runs_nothing(const kir_node *n) {
+    if (n->kind == KIR_STMT)
+        return n->u.stmt.view;
+    if (n->kind == KIR_ALLOC)
+        return n->u.alloc.view;
+    if (n->kind != KIR_FOR && n->kind != KIR_IF)
+        return false;
+    const kir_list *body = n->kind == KIR_FOR ? &n->u.loop.body : &n->u.cond.body;
+    for (int i = 0; i < body->n; i++)
+        if (!kir_runs_nothing(body->ptr[i]))
+            return false;
+    return body->n > 0;
+}
+
 bool kir_append(wf_arena *a, kir_list *l, kir_node *n, kir_node *parent) {
     if (!n || !vec_push_arena(a, l, n))
         return false;
@@ -169,8 +183,7 @@ static void print_mbar(sbuf *b, const kir_sync *s) {
 /* SYNC, or e.g. "MBAR_WAIT 0 phase=1". */
 static void print_sync(sbuf *b, const kir_sync *s) {
     sbuf_puts(b, kir_sync_name(s->kind));
-    if (s->kind != KSYNC_BLOCK && s->kind != KSYNC_FENCE_PROXY_ASYNC &&
-        s->kind != KSYNC_BULK_COMMIT && s->kind != KSYNC_BULK_WAIT_READ)
+    if (kir_sync_uses_mbar(s->kind))
         print_mbar(b, s);
     switch (s->kind) {
     case KSYNC_MBAR_INIT:

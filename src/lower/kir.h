@@ -47,6 +47,7 @@ typedef struct {
     int region;                /* tensor memory: region number (launch info index) */
     int64_t row;               /* tensor memory: elements per lane; index = lane * row + column */
     int stages; /* circular buffering (lower/tma_cb.c): copies of the buffer, 0 = 1 */
+    bool view;  /* a wgmma operand's view (kir_stmt.view): allocates nothing */
     const wf_val *stage_elems; /* circular buffering: elements from one stage to the next */
 } kir_alloc;
 
@@ -90,10 +91,12 @@ typedef struct {
     const wf_val *pred; /* bounds predicate from indexing, NULL = none */
     bool fill; /* out = pred ? value : 0, unguarded by pred (predicate.c): a tensor-core
                   operand tile, which the instruction reads whole (lower/mma.c) */
-    int mma;   /* > 0: the warp-collective tensor-core instruction of a wf_mma step
-                  (lower/mma.c: mma.sync.m16n8k16); its indices are the fragments'
-                  first registers, its A operand is in[mma_a] */
+    int mma;   /* > 0: the tensor-core instruction of a wf_mma step (lower/mma.c):
+                  1 = mma.sync.m16n8k16, its indices the fragments' first registers,
+                  its A operand in[mma_a]; 2 = wgmma.m64nNk16 (hw.wg) */
     int mma_a;
+    bool view; /* a wgmma operand's broadcast of its shared tile: nothing to compute (the
+                  instruction reads the tile; lower/mma.c) */
     union {             /* what the copy kind's index hook adds, by `copy` */
         struct {
             const wf_val *lane, *col; /* StTMem/LdTMem: lane and 32-bit column */
@@ -105,6 +108,14 @@ typedef struct {
             int rank;               /* dimensions of the tensor map */
             const wf_val *coord[5]; /* the box's first coordinates, dimension 0 innermost */
         } tma;
+        struct {               /* wgmma (mma == 2, lower/mma.c): A is operand 0 here */
+            int n;             /* the instruction's N */
+            const wf_tv *smem[2];    /* A's and B's shared-memory tiles */
+            const wf_val *start[2];  /* their element index at the tile's first element */
+            bool mn_major[2];        /* the tile's M (A) or N (B) is contiguous (.trans) */
+            int64_t lbo[2], sbo[2];  /* the descriptors' byte offsets (ir/mma_frag.h) */
+            int64_t base[2];         /* the tiles' byte offsets in shared memory */
+        } wg;
         struct {               /* LdMatrix / StMatrix (copy_ldmatrix.c) */
             int count;         /* 8x8 matrices per instruction: 1, 2, 4 (.x1/.x2/.x4) */
             bool trans;        /* .trans: lane t gets column t / 4 of stored rows */
@@ -129,12 +140,21 @@ typedef struct {
     X(KSYNC_MBAR_INVAL, "MBAR_INVAL")         /* mbarrier.inval: it may be initialized again       \
                                                */                                                  \
     X(KSYNC_BULK_COMMIT, "BULK_COMMIT")       /* cp.async.bulk.commit_group */                     \
-    X(KSYNC_BULK_WAIT_READ, "BULK_WAIT_READ") /* cp.async.bulk.wait_group.read 0 */
+    X(KSYNC_BULK_WAIT_READ, "BULK_WAIT_READ") /* cp.async.bulk.wait_group.read 0 */          \
+    X(KSYNC_WGMMA_FENCE, "WGMMA_FENCE")       /* wgmma.fence: registers before wgmma */     \
+    X(KSYNC_WGMMA_COMMIT, "WGMMA_COMMIT")     /* wgmma.commit_group */                       \
+    X(KSYNC_WGMMA_WAIT, "WGMMA_WAIT")         /* wgmma.wait_group 0 */
 typedef enum {
 #define X(kind, name) kind,
     KIR_SYNC_KINDS(X)
 #undef X
 } kir_sync_kind;
+
+/* Does a sync of this kind operate on an mbarrier (the MBAR_* kinds)? */
+static inline bool kir_sync_uses_mbar(kir_sync_kind k) {
+    return k == KSYNC_MBAR_INIT || k == KSYNC_MBAR_ARRIVE_TX || k == KSYNC_MBAR_COMPLETE_TX ||
+           k == KSYNC_MBAR_WAIT || k == KSYNC_MBAR_INVAL;
+}
 
 typedef struct {
     kir_sync_kind kind;
@@ -202,6 +222,9 @@ struct kir_node {
 };
 
 kir_node *kir_new(wf_arena *a, kir_kind k);
+/* Does n run nothing: a view statement (kir_stmt.view) or allocation, or a
+   loop or IF whose body runs nothing? Codegen and the executor skip it. */
+bool kir_runs_nothing(const kir_node *n);
 bool kir_append(wf_arena *a, kir_list *l, kir_node *n, kir_node *parent);
 bool kir_insert(wf_arena *a, kir_list *l, int at, kir_node *n, kir_node *parent);
 kir_list *kir_body(kir_node *n); /* the child list of a for/if/WARP0, NULL otherwise */

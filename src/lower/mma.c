@@ -34,9 +34,7 @@
  * another tensor, an operand outside registers), each naming the tensor, the
  * axis and the shapes that would work.
  */
-#include "ir/mma_frag.h"
-#include "lower/copy.h"
-#include "lower/eval.h"
+#include "lower/mma_int.h"
 
 #include <stdio.h>
 
@@ -68,22 +66,40 @@ static bool fail_axis(lower_ctx *c, wf_status st, const wf_tv *tv, int axis, con
     return false;
 }
 
-/* The fragment form: the two innermost loop axes are on MMA, an iteration
-   axis of 4 (the accumulator's registers) then a reduction axis of 16 (K),
-   and some axis of 32 is on TIDx (the lanes). */
-static bool fragment_form(const wf_tv *tv) {
+/* The instruction tv's axes on MMA stand for, from their layout: the two
+   innermost loop axes on MMA, an iteration axis of the accumulator's
+   registers then K's 16 as a reduction axis, and the lanes on TIDx: 32
+   lanes with 4 registers, mma.sync.m16n8k16; 128 with N/2 (N from 8 to 256
+   in steps of 8), wgmma.m64nNk16. */
+typedef enum { INST_NONE, INST_MMA_SYNC, INST_WGMMA } mma_inst;
+
+static mma_inst instruction_of(const wf_tv *tv) {
     int n = tv->loop.n, nmma = 0;
-    bool lanes = false;
+    int64_t lanes = 0;
     for (int i = 0; i < n; i++) {
         const wf_iterdomain *id = tv->loop.ptr[i];
         nmma += id->ptype == WF_MMA;
-        lanes |= id->ptype == WF_TIDX && ir_id_const_extent(id) == 32;
+        if (id->ptype == WF_TIDX && !lanes)
+            lanes = ir_id_const_extent(id);
     }
-    if (n < 3 || nmma != 2 || !lanes)
-        return false;
+    if (n < 3 || nmma != 2)
+        return INST_NONE;
     const wf_iterdomain *e = tv->loop.ptr[n - 2], *k = tv->loop.ptr[n - 1];
-    return e->ptype == WF_MMA && e->itype != IT_REDUCTION && ir_id_const_extent(e) == 4 &&
-           k->ptype == WF_MMA && k->itype == IT_REDUCTION && ir_id_const_extent(k) == MMA_K;
+    int64_t regs = ir_id_const_extent(e);
+    if (e->ptype != WF_MMA || e->itype == IT_REDUCTION || k->ptype != WF_MMA ||
+        k->itype != IT_REDUCTION || ir_id_const_extent(k) != MMA_K)
+        return INST_NONE;
+    if (lanes == 32 && regs == MMA_C_REGS)
+        return INST_MMA_SYNC;
+    if (lanes == WGMMA_THREADS && regs >= 4 && regs <= 128 && regs % 4 == 0)
+        return INST_WGMMA;
+    return INST_NONE;
+}
+
+/* wgmma's operand x: a broadcast view of a shared-memory tile, or NULL. */
+static const wf_tv *shared_tile_of(const wf_tv *x) {
+    const ir_op *d = x->def;
+    return d && d->kind == OP_BROADCAST && d->in[0]->mem == WF_MEM_SHARED ? d->in[0] : NULL;
 }
 
 bool lower_mma_check(lower_ctx *c, const wf_tv *tv, int axis) {
@@ -117,7 +133,15 @@ bool lower_mma_check(lower_ctx *c, const wf_tv *tv, int axis) {
         snprintf(why, sizeof why, "the target is sm_%d; %s", sm, works);
         return fail_axis(c, WF_ERR_UNSUPPORTED, tv, axis, why);
     }
-    if (!fragment_form(tv)) {
+    mma_inst inst = instruction_of(tv);
+    if (inst == INST_WGMMA && sm < 90) {
+        snprintf(why, sizeof why,
+                 "the target is sm_%d; wgmma.m64nNk16 needs sm_90a (a Hopper GPU); mma.sync "
+                 "(m16n8k16: M 16 x N 8 tiles on MMA) runs from sm_80",
+                 sm);
+        return fail_axis(c, WF_ERR_UNSUPPORTED, tv, axis, why);
+    }
+    if (inst == INST_NONE) {
         sbuf s = {0};
         mma_axes(&s, tv);
         snprintf(why, sizeof why,
@@ -136,7 +160,16 @@ bool lower_mma_check(lower_ctx *c, const wf_tv *tv, int axis) {
                  tv->id, ir_memtype_name(tv->mem));
         return fail_axis(c, WF_ERR_UNSUPPORTED, tv, axis, why);
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2 && inst == INST_WGMMA; k++)
+        if (!shared_tile_of(op->in[k])) {
+            snprintf(why, sizeof why,
+                     "its operand T%d is not a broadcast view of a shared-memory tile; wgmma "
+                     "reads both operands from shared memory (stage them with wf_cache_after "
+                     "and WF_MEM_SHARED, ideally by TMA with a 128-byte swizzle)",
+                     op->in[k]->id);
+            return fail_axis(c, WF_ERR_UNSUPPORTED, tv, axis, why);
+        }
+    for (int k = 0; k < 2 && inst == INST_MMA_SYNC; k++)
         if (op->in[k]->mem != WF_MEM_LOCAL) {
             snprintf(why, sizeof why,
                      "its operand T%d is in %s memory; mma.sync reads its operands from "
@@ -150,61 +183,33 @@ bool lower_mma_check(lower_ctx *c, const wf_tv *tv, int axis) {
 
 /* ---- the lanes ---- */
 
-typedef struct {
-    lower_ctx *c;
-    kir_node *s;
-    const ir_op *op;
-    const kir_node *eloop, *kloop; /* the instruction's register and K axes */
-    const wf_val *esym, *ksym;
-    int64_t block[3];
-    /* The accumulator: the tile's M and N logical dims, their indices, its register. */
-    int dm, dn;
-    const wf_val *cm, *cn, *cidx;
-    /* Per operand: its role, the index of each thread axis, its register. */
-    mma_role role[2];
-    const wf_val *tid[2][3], *idx[2];
-} mma_lanes;
-
-static bool runtime_sizes(mma_lanes *k) {
-    return lower_lanes_unknown(k->c, k->op->out, "mma.sync", k->op->out);
-}
-
-static bool fail_lane(mma_lanes *k, const char *what, int lane, int e, int64_t got, int64_t want) {
-    return err_failb(&k->c->f->err, WF_ERR_SCHEDULE,
-                     "T%d: the lanes of a warp do not hold mma.sync.m16n8k16's fragments: %s of "
-                     "lane %d's element %d is %lld, but the instruction needs %lld (the layouts: "
-                     "docs/tutorial-gemm.md)",
-                     k->op->out->id, what, lane, e, (long long)got, (long long)want);
-}
-
-/* The value of v at lane t of warp w, register position e, K position kk. */
-static bool at(mma_lanes *k, lower_point *p, int w, int t, int e, int kk, const wf_val *v,
-               int64_t *out) {
-    lower_point_thread(p, k->block, (int64_t)w * 32 + t);
-    p->b[0].val = e;
-    p->b[1].val = kk;
-    return lower_point_eval(p, v, out);
+/* (m, n) of the accumulator's element e in lane t (of the warp or warp group). */
+static void acc_frag(const mma_lanes *k, int t, int e, int *m, int *n) {
+    if (k->wg)
+        wgmma_frag_c(t, e, m, n);
+    else
+        mma_frag(MMA_ROLE_C, t, e, m, n);
 }
 
 /* The accumulator: lane t's element e is (m, n) of the tile, in register base + e. */
 static bool check_acc(mma_lanes *k, lower_point *p, int w) {
     int64_t m0, n0, base, m, n, r;
-    if (!at(k, p, w, 0, 0, 0, k->cm, &m0) || !at(k, p, w, 0, 0, 0, k->cn, &n0) ||
-        !at(k, p, w, 0, 0, 0, k->cidx, &base))
-        return runtime_sizes(k);
-    for (int t = 0; t < 32; t++)
-        for (int e = 0; e < MMA_C_REGS; e++) {
+    if (!lower_mma_at(k, p, w, 0, 0, 0, k->cm, &m0) || !lower_mma_at(k, p, w, 0, 0, 0, k->cn, &n0) ||
+        !lower_mma_at(k, p, w, 0, 0, 0, k->cidx, &base))
+        return lower_mma_runtime_sizes(k);
+    for (int t = 0; t < k->lanes; t++)
+        for (int e = 0; e < k->cregs; e++) {
             int wm, wn;
-            mma_frag(MMA_ROLE_C, t, e, &wm, &wn);
-            if (!at(k, p, w, t, e, 0, k->cm, &m) || !at(k, p, w, t, e, 0, k->cn, &n) ||
-                !at(k, p, w, t, e, 0, k->cidx, &r))
-                return runtime_sizes(k);
+            acc_frag(k, t, e, &wm, &wn);
+            if (!lower_mma_at(k, p, w, t, e, 0, k->cm, &m) || !lower_mma_at(k, p, w, t, e, 0, k->cn, &n) ||
+                !lower_mma_at(k, p, w, t, e, 0, k->cidx, &r))
+                return lower_mma_runtime_sizes(k);
             if (m - m0 != wm)
-                return fail_lane(k, "the accumulator's row (M)", t, e, m - m0, wm);
+                return lower_mma_fail_lane(k, "the accumulator's row (M)", t, e, m - m0, wm);
             if (n - n0 != wn)
-                return fail_lane(k, "the accumulator's column (N)", t, e, n - n0, wn);
+                return lower_mma_fail_lane(k, "the accumulator's column (N)", t, e, n - n0, wn);
             if (r - base != e)
-                return fail_lane(k, "the accumulator's register", t, e, r - base, e);
+                return lower_mma_fail_lane(k, "the accumulator's register", t, e, r - base, e);
         }
     return true;
 }
@@ -216,8 +221,8 @@ static bool check_acc(mma_lanes *k, lower_point *p, int w) {
 static bool check_operand(mma_lanes *k, lower_point *p, int w, int j) {
     mma_role r = k->role[j];
     int64_t base, v;
-    if (!at(k, p, w, 0, 0, 0, k->idx[j], &base))
-        return runtime_sizes(k);
+    if (!lower_mma_at(k, p, w, 0, 0, 0, k->idx[j], &base))
+        return lower_mma_runtime_sizes(k);
     for (int t = 0; t < 32; t++)
         for (int e = 0; e < mma_frag_regs(r); e++) {
             int row, col, ct, ce, kk;
@@ -232,32 +237,37 @@ static bool check_operand(mma_lanes *k, lower_point *p, int w, int j) {
             for (int d = 0; d < 3; d++) {
                 if (!k->tid[j][d])
                     continue;
-                if (!at(k, p, w, ct, ce, kk, k->tid[j][d], &v))
-                    return runtime_sizes(k);
+                if (!lower_mma_at(k, p, w, ct, ce, kk, k->tid[j][d], &v))
+                    return lower_mma_runtime_sizes(k);
                 if (v != want[d]) {
                     char what[96];
                     snprintf(what, sizeof what, "the threadIdx.%c holding operand T%d", "xyz"[d],
                              k->op->in[j]->id);
-                    return fail_lane(k, what, t, e, v, want[d]);
+                    return lower_mma_fail_lane(k, what, t, e, v, want[d]);
                 }
             }
-            if (!at(k, p, w, ct, ce, kk, k->idx[j], &v))
-                return runtime_sizes(k);
+            if (!lower_mma_at(k, p, w, ct, ce, kk, k->idx[j], &v))
+                return lower_mma_runtime_sizes(k);
             if (v - base != e) {
                 char what[96];
                 snprintf(what, sizeof what, "the register of operand T%d", k->op->in[j]->id);
-                return fail_lane(k, what, t, e, v - base, e);
+                return lower_mma_fail_lane(k, what, t, e, v - base, e);
             }
         }
     return true;
 }
 
-static bool each_warp(void *ctx, lower_point *p) {
+/* Every warp (warp group) of the block at the point p of the loops around. */
+static bool each_unit(void *ctx, lower_point *p) {
     mma_lanes *k = ctx;
-    int nwarps = (int)(k->block[0] * k->block[1] * k->block[2] / 32);
-    for (int w = 0; w < nwarps; w++)
-        if (!check_acc(k, p, w) || !check_operand(k, p, w, 0) || !check_operand(k, p, w, 1))
+    int units = (int)(k->block[0] * k->block[1] * k->block[2] / k->lanes);
+    for (int w = 0; w < units; w++) {
+        if (!check_acc(k, p, w))
             return false;
+        for (int j = 0; j < 2; j++)
+            if (!(k->wg ? lower_wgmma_operand(k, p, w, j) : check_operand(k, p, w, j)))
+                return false;
+    }
     return true;
 }
 
@@ -267,8 +277,8 @@ static bool find_tile_dims(mma_lanes *k, lower_point *p, const wf_val **idx, int
     k->dm = k->dn = -1;
     for (int d = 0; d < n; d++) {
         int64_t v0, v1, v4;
-        if (!idx[d] || !at(k, p, 0, 0, 0, 0, idx[d], &v0) || !at(k, p, 0, 1, 0, 0, idx[d], &v1) ||
-            !at(k, p, 0, 4, 0, 0, idx[d], &v4))
+        if (!idx[d] || !lower_mma_at(k, p, 0, 0, 0, 0, idx[d], &v0) || !lower_mma_at(k, p, 0, 1, 0, 0, idx[d], &v1) ||
+            !lower_mma_at(k, p, 0, 4, 0, 0, idx[d], &v4))
             continue;
         if (v4 != v0)
             k->dm = d;
@@ -277,10 +287,10 @@ static bool find_tile_dims(mma_lanes *k, lower_point *p, const wf_val **idx, int
     }
     if (k->dm < 0 || k->dn < 0)
         return err_failb(&k->c->f->err, WF_ERR_SCHEDULE,
-                         "T%d: the lanes of a warp do not hold mma.sync.m16n8k16's fragments: "
-                         "its lanes do not move along two of its dims (rows and columns of the "
-                         "16 x 8 accumulator tile)",
-                         k->op->out->id);
+                         "T%d: the lanes of a %s do not hold %s's fragments: its lanes do not "
+                         "move along two of its dims (rows and columns of the accumulator tile)",
+                         k->op->out->id, k->wg ? "warp group" : "warp",
+                         k->wg ? "wgmma.m64nNk16" : "mma.sync.m16n8k16");
     k->cm = idx[k->dm];
     k->cn = idx[k->dn];
     return true;
@@ -302,23 +312,6 @@ static bool find_role(mma_lanes *k, int j) {
     return true;
 }
 
-/* The statement that first writes operand x's tile where its bounds fail
-   writes 0 instead: x's own, or, where x is loaded by ldmatrix (which reads
-   whole tiles, unpredicated), its shared tile's. A TMA load zero-fills by
-   itself. */
-static void fill_operand(lower_ctx *c, const wf_tv *x) {
-    for (int hops = 0; hops < 2 && c->op_pos[x->id] >= 0; hops++) {
-        kir_node *w = c->stmt_of[c->op_pos[x->id]];
-        if (w->u.stmt.copy == WF_LDST_SET && w->u.stmt.red == KRED_NONE) {
-            w->u.stmt.fill = true;
-            return;
-        }
-        if (w->u.stmt.copy != WF_LDST_LDMATRIX)
-            return;
-        x = w->u.stmt.op->in[0];
-    }
-}
-
 static kir_node *mma_loop(kir_node *s, bool reduction) {
     for (kir_node *n = s->parent; n; n = n->parent)
         if (n->kind == KIR_FOR && n->u.loop.ptype == WF_MMA && n->u.loop.vector &&
@@ -327,24 +320,69 @@ static kir_node *mma_loop(kir_node *s, bool reduction) {
     return NULL;
 }
 
+/* mma.sync's operand j: its register tile's thread axes and register index,
+   as functions of the accumulator's lanes (check_operand compares them with
+   the table). */
+static bool register_operand(mma_lanes *k, int j, const kir_node *const *over,
+                             const wf_val *const *vals) {
+    lower_ctx *c = k->c;
+    wf_tv *x = k->op->in[j];
+    const wf_iterdomain *tids[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < x->loop.n; i++) {
+        /* A broadcast on a thread dim: each thread along it holds its own copy. */
+        if (x->loop.ptr[i]->itype == IT_BROADCAST || x->loop.ptr[i]->loop_only)
+            continue;
+        int d = lower_pdim_index(lower_loop_ptype(c, x->loop.ptr[i]));
+        if (d >= 0 && d < 3 && !tids[d])
+            tids[d] = x->loop.ptr[i];
+    }
+    if (!tids[0])
+        return err_failb(&c->f->err, WF_ERR_SCHEDULE,
+                         "T%d: its operand T%d has no axis on TIDx: mma.sync's operands are "
+                         "fragments held by the 32 lanes of a warp (WF_MMA on T%d's two tile "
+                         "axes lays it out so)",
+                         k->op->out->id, x->id, x->id);
+    const wf_iterdomain *ids[3];
+    const wf_val *got[3];
+    int nids = 0;
+    for (int d = 0; d < 3; d++)
+        if (tids[d])
+            ids[nids++] = tids[d];
+    k->idx[j] = lower_index_ids(c, k->s, x, 2, over, vals, nids, ids, got);
+    if (!k->idx[j])
+        return false;
+    for (int d = 0, i = 0; d < 3; d++)
+        if (tids[d] && !(k->tid[j][d] = got[i++]))
+            return lower_mma_runtime_sizes(k);
+    return true;
+}
+
 static bool lower_one(lower_ctx *c, kir_node *s) {
     wf_arena *a = c->a;
     mma_lanes k = {.c = c, .s = s, .op = s->u.stmt.op};
     k.eloop = mma_loop(s, false);
     k.kloop = mma_loop(s, true);
+    k.cregs = (int)ir_id_const_extent(k.eloop->u.loop.id);
+    k.wg = instruction_of(k.op->out) == INST_WGMMA;
+    k.lanes = k.wg ? WGMMA_THREADS : 32;
+    const char *inst = k.wg ? "wgmma" : "mma.sync";
     for (int d = 0; d < 3; d++) {
         if (!val_is_const(c->pdim[d]))
             return err_failb(&c->f->err, WF_ERR_UNSUPPORTED,
-                             "T%d: mma.sync needs a block size known at compile time",
-                             k.op->out->id);
+                             "T%d: %s needs a block size known at compile time", k.op->out->id,
+                             inst);
         k.block[d] = c->pdim[d]->c;
     }
-    if (k.block[0] % 32 != 0)
+    int64_t threads = k.block[0] * k.block[1] * k.block[2];
+    if (k.block[0] % 32 != 0 || threads % k.lanes != 0)
         return err_failb(&c->f->err, WF_ERR_SCHEDULE,
-                         "T%d: mma.sync is warp-collective: a warp is 32 consecutive threadIdx.x, "
-                         "so blockDim.x must be a multiple of 32, but it is %lld",
-                         k.op->out->id, (long long)k.block[0]);
-    k.esym = val_sym(a, SYM_LOOP, MMA_ESYM, 0, "e", 0, 3, NULL);
+                         "T%d: %s is collective over %s: %d consecutive threads, so blockDim.x "
+                         "must be a multiple of 32 and the block whole %ss, but it is %lld x "
+                         "%lld x %lld",
+                         k.op->out->id, inst, k.wg ? "a warp group" : "a warp", k.lanes,
+                         k.wg ? "warp group" : "warp", (long long)k.block[0],
+                         (long long)k.block[1], (long long)k.block[2]);
+    k.esym = val_sym(a, SYM_LOOP, MMA_ESYM, 0, "e", 0, k.cregs - 1, NULL);
     k.ksym = val_sym(a, SYM_LOOP, MMA_KSYM, 0, "k", 0, MMA_K - 1, NULL);
     const kir_node *over[2] = {k.eloop, k.kloop};
     const wf_val *vals[2] = {k.esym, k.ksym};
@@ -364,45 +402,18 @@ static bool lower_one(lower_ctx *c, kir_node *s) {
             cidx[d] = NULL;
     if (!find_tile_dims(&k, &p, cidx, n))
         return false;
-    for (int j = 0; j < 2; j++) {
-        wf_tv *x = k.op->in[j];
-        const wf_iterdomain *tids[3] = {NULL, NULL, NULL};
-        for (int i = 0; i < x->loop.n; i++) {
-            /* A broadcast on a thread dim: each thread along it holds its own copy. */
-            if (x->loop.ptr[i]->itype == IT_BROADCAST || x->loop.ptr[i]->loop_only)
-                continue;
-            int d = lower_pdim_index(lower_loop_ptype(c, x->loop.ptr[i]));
-            if (d >= 0 && d < 3 && !tids[d])
-                tids[d] = x->loop.ptr[i];
-        }
-        if (!find_role(&k, j))
+    for (int j = 0; j < 2; j++)
+        if (!find_role(&k, j) || (!k.wg && !register_operand(&k, j, over, vals)))
             return false;
-        if (!tids[0])
-            return err_failb(&c->f->err, WF_ERR_SCHEDULE,
-                             "T%d: its operand T%d has no axis on TIDx: mma.sync's operands are "
-                             "fragments held by the 32 lanes of a warp (WF_MMA on T%d's two tile "
-                             "axes lays it out so)",
-                             out->id, x->id, x->id);
-        const wf_iterdomain *ids[3];
-        const wf_val *got[3];
-        int nids = 0;
-        for (int d = 0; d < 3; d++)
-            if (tids[d])
-                ids[nids++] = tids[d];
-        k.idx[j] = lower_index_ids(c, s, x, 2, over, vals, nids, ids, got);
-        if (!k.idx[j])
-            return false;
-        for (int d = 0, i = 0; d < 3; d++)
-            if (tids[d] && !(k.tid[j][d] = got[i++]))
-                return runtime_sizes(&k);
-    }
-    if (!lower_point_each(&p, 2, 8, each_warp, &k))
+    if (!lower_point_each(&p, 2, 8, each_unit, &k))
         return false;
+    s->u.stmt.pred = NULL; /* collective; the cells past the end are never stored */
+    if (k.wg)
+        return lower_wgmma_place(c, s);
     s->u.stmt.mma = 1;
     s->u.stmt.mma_a = k.role[0] == MMA_ROLE_A ? 0 : 1;
-    s->u.stmt.pred = NULL; /* warp-collective; the cells past the end are never stored */
     for (int j = 0; j < 2; j++)
-        fill_operand(c, k.op->in[j]);
+        lower_mma_fill(c, k.op->in[j]);
     return true;
 }
 

@@ -295,6 +295,10 @@ static bool readers(cb_env *e, const wf_tv *S) {
             if (lower_copy_matrix(op) && !(s->hw.ldm.row = val_add(a, s->hw.ldm.row, off)))
                 return false;
         }
+        /* wgmma reads S through its descriptors' start (lower/wgmma.c) */
+        for (int j = 0; s && s->mma == 2 && j < 2; j++)
+            if (s->hw.wg.smem[j] == S && !(s->hw.wg.start[j] = val_add(a, s->hw.wg.start[j], off)))
+                return false;
     }
     return true;
 }

@@ -40,8 +40,7 @@ static void verify_sync(verifier *v, const kir_node *n, bool under_if) {
     bool tx = s->kind == KSYNC_MBAR_ARRIVE_TX || s->kind == KSYNC_MBAR_COMPLETE_TX;
     if (s->kind == KSYNC_BLOCK && under_if)
         v->ok = false;
-    bool mbar = s->kind != KSYNC_BLOCK && s->kind != KSYNC_FENCE_PROXY_ASYNC &&
-                s->kind != KSYNC_BULK_COMMIT && s->kind != KSYNC_BULK_WAIT_READ;
+    bool mbar = kir_sync_uses_mbar(s->kind);
     if (mbar && s->mbar < 0)
         v->ok = false;
     if ((s->kind == KSYNC_MBAR_INIT && s->count <= 0) || (tx && !s->bytes))

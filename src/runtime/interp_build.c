@@ -60,6 +60,16 @@ static void build_stmt(builder *b, in_node *n, const kir_stmt *s) {
     n->acc = s->acc;
     n->mma = s->mma;
     n->mma_a = s->mma_a;
+    n->view = s->view;
+    for (int j = 0; s->mma == 2 && j < 2; j++) {
+        n->wg_n = s->hw.wg.n;
+        n->wg_tile[j] = b->tensor_of_tv[s->hw.wg.smem[j]->id];
+        n->wg_start[j] = ix_build_expr(b, s->hw.wg.start[j]);
+        n->wg_mn[j] = s->hw.wg.mn_major[j];
+        n->wg_lbo[j] = s->hw.wg.lbo[j];
+        n->wg_sbo[j] = s->hw.wg.sbo[j];
+        n->wg_base[j] = s->hw.wg.base[j];
+    }
     n->fill = s->fill && s->pred;
     if (n->fill)
         n->fill_pred = ix_build_expr(b, s->pred);
@@ -118,6 +128,7 @@ static in_node *build_node(builder *b, const kir_node *k) {
     case KIR_ALLOC:
         n->kind = IN_ALLOC;
         n->tensor = b->tensor_of_tv[k->u.alloc.tv->id];
+        n->view = k->u.alloc.view;
         break;
     case KIR_STMT:
         n->kind = IN_STMT;
@@ -149,7 +160,7 @@ static in_node *build_list(builder *b, const kir_list *l, in_node *n) {
         return n;
     }
     for (int i = 0; i < l->n; i++)
-        if ((n->kids[n->nkids] = build_node(b, l->ptr[i])))
+        if (!kir_runs_nothing(l->ptr[i]) && (n->kids[n->nkids] = build_node(b, l->ptr[i])))
             n->nkids++;
     return n;
 }

@@ -101,8 +101,10 @@ static bool run_node(ix_exec *x, const in_node *n) {
     case IN_IF:
         return run_if(x, n);
     case IN_ALLOC:
-        return ix_alloc(x, n->tensor);
+        return n->view || ix_alloc(x, n->tensor);
     case IN_STMT:
+        if (n->view) /* a wgmma operand's view: the instruction reads the tile */
+            return true;
         return n->mma       ? ix_mma_stmt(x, n)
                : n->red != KRED_NONE ? ix_reduce_stmt(x, n)
                                      : ix_copy_execute(x, n);

@@ -208,9 +208,9 @@ static bool account(ix_exec *x, const ix_ref *h, ix_mbar *m) {
 
 bool ix_hw_sync(ix_exec *x, const in_node *n) {
     ix_ref ref, *h = &ref;
-    if (n->hw->sync == KSYNC_FENCE_PROXY_ASYNC || n->hw->sync == KSYNC_BLOCK ||
-        n->hw->sync == KSYNC_BULK_COMMIT || n->hw->sync == KSYNC_BULK_WAIT_READ)
-        return true; /* bulk stores complete at once here (interp_copy_tma.c) */
+    /* bulk stores and wgmma complete at once here (interp_copy_tma.c, interp_mma.c) */
+    if (!kir_sync_uses_mbar(n->hw->sync))
+        return true;
     if (!resolve(x, n, &ref))
         return false;
     ix_mbar *m = mbar_of(x, h->mbar);

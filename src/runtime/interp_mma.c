@@ -17,8 +17,11 @@
  * the last bits; on data whose partial sums are exact (the tests' integer
  * values) both are exact.
  */
+#include "base/heap.h"
 #include "ir/mma_frag.h"
 #include "runtime/interp_int.h"
+
+#include <stdlib.h>
 
 static bool partial_warp(ix_exec *x, const in_node *n, int w, int lane) {
     return ix_fail(x, WF_ERR_SCHEDULE,
@@ -86,10 +89,82 @@ static bool warp(ix_exec *x, const in_node *n, const int64_t *const idx[3], int 
     return true;
 }
 
+/* wgmma for warp group g: A and B from their shared tiles by the
+   descriptors' canonical layouts (ir/mma_frag.h), the accumulator from and
+   to the 128 threads' registers. Every element goes through the memory
+   model as an access of the group's first thread (shared) or of the thread
+   holding it (registers). */
+static bool wgmma_tiles(ix_exec *x, const in_node *n, const int64_t *const idx[3], int th0, int N,
+                        double (*a)[MMA_K], double (*b)[256], double (*c)[256]);
+
+static bool wgmma_group(ix_exec *x, const in_node *n, const int64_t *const idx[3], int g) {
+    int N = n->wg_n, th0 = g * WGMMA_THREADS;
+    for (int i = 0; i < WGMMA_THREADS; i++)
+        if (!x->mask[th0 + i])
+            return ix_fail(x, WF_ERR_SCHEDULE,
+                           "wgmma is collective over a warp group, but thread %d of warp group %d "
+                           "does not run it while others do, in statement: %s",
+                           i, g, n->text);
+    double(*a)[MMA_K] = heap_malloc(sizeof(double) * WGMMA_M * MMA_K);
+    double(*b)[256] = heap_malloc(sizeof(double) * MMA_K * 256);
+    double(*c)[256] = heap_malloc(sizeof(double) * WGMMA_M * 256);
+    bool ok = a && b && c ? wgmma_tiles(x, n, idx, th0, N, a, b, c)
+                          : ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    free(a);
+    free(b);
+    free(c);
+    return ok;
+}
+
+/* The products of wgmma_group: a, b, c are its scratch tiles. */
+static bool wgmma_tiles(ix_exec *x, const in_node *n, const int64_t *const idx[3], int th0, int N,
+                        double (*a)[MMA_K], double (*b)[256], double (*c)[256]) {
+    for (int j = 0; j < 2; j++) {
+        int tile = n->wg_tile[j], rows = j ? N : WGMMA_M;
+        wf_dtype t = x->p->tensors[tile].dtype;
+        int64_t start = n->wg_base[j] + 2 * idx[1 + j][th0];
+        for (int r = 0; r < rows; r++)
+            for (int k = 0; k < MMA_K; k++) {
+                int64_t byte = wgmma_smem_byte(n->wg_mn[j], n->wg_lbo[j], n->wg_sbo[j], start, r, k);
+                unsigned char *p = ix_access(x, n, tile, (byte - n->wg_base[j]) / 2, th0, false);
+                if (!p)
+                    return false;
+                double v = ix_load(t, p).f;
+                if (j)
+                    b[k][r] = v;
+                else
+                    a[r][k] = v;
+            }
+    }
+    unsigned char *p;
+    for (int t = 0; t < WGMMA_THREADS; t++)
+        for (int e = 0; e < N / 2; e++) {
+            int m, col;
+            wgmma_frag_c(t, e, &m, &col);
+            if (!(p = ix_access(x, n, n->out, idx[0][th0 + t] + e, th0 + t, false)))
+                return false;
+            c[m][col] = ix_load(WF_F32, p).f;
+        }
+    for (int t = 0; t < WGMMA_THREADS; t++)
+        for (int e = 0; e < N / 2; e++) {
+            int m, col;
+            wgmma_frag_c(t, e, &m, &col);
+            double s = c[m][col];
+            for (int k = 0; k < MMA_K; k++)
+                s += (double)(float)(a[m][k] * b[k][col]); /* exact: 16-bit x 16-bit */
+            if (!(p = ix_access(x, n, n->out, idx[0][th0 + t] + e, th0 + t, true)))
+                return false;
+            ix_store(WF_F32, p, (ix_value){.f = (float)s});
+        }
+    return true;
+}
+
 bool ix_mma_stmt(ix_exec *x, const in_node *n) {
     int T = x->nthreads;
     int64_t *copy[3];
-    const ix_expr *e[3] = {&n->out_index, &n->in_index[0], &n->in_index[1]};
+    bool wg = n->mma == 2;
+    const ix_expr *e[3] = {&n->out_index, wg ? &n->wg_start[0] : &n->in_index[0],
+                           wg ? &n->wg_start[1] : &n->in_index[1]};
     for (int i = 0; i < 3; i++) {
         const int64_t *v;
         bool vary;
@@ -100,16 +175,18 @@ bool ix_mma_stmt(ix_exec *x, const in_node *n) {
         for (int t = 0; t < T; t++)
             copy[i][t] = v[vary ? t : 0];
     }
-    if (T % 32 != 0)
+    int unit = wg ? WGMMA_THREADS : 32;
+    if (T % unit != 0)
         return ix_fail(x, WF_ERR_SCHEDULE,
-                       "mma.sync is warp-collective, but the block has %d threads, not whole "
-                       "warps, in statement: %s",
-                       T, n->text);
+                       "%s is collective, but the block has %d threads, not whole %ss, in "
+                       "statement: %s",
+                       wg ? "wgmma" : "mma.sync", T, wg ? "warp group" : "warp", n->text);
     const int64_t *const idx[3] = {copy[0], copy[1], copy[2]};
-    for (int w = 0; w < T / 32; w++)
-        if (!warp(x, n, idx, w))
+    for (int w = 0; w < T / unit; w++)
+        if (!(wg ? wgmma_group(x, n, idx, w) : warp(x, n, idx, w)))
             return false;
-    for (int i = 0; i < 3; i++)
-        ix_record_stats(x, n, i ? n->in[i - 1] : n->out, copy[i], true);
+    ix_record_stats(x, n, n->out, copy[0], true);
+    for (int i = 1; i < 3 && !wg; i++)
+        ix_record_stats(x, n, n->in[i - 1], copy[i], true);
     return true;
 }

@@ -12,7 +12,11 @@
  *  - an operand of a wf_mma: its K axis (the one that comes from the dim the
  *    wf_mma sums) and M 16 (A) or N 8 (B) -> [.., lane{32} TIDx, e{8 or 4}];
  *  - any other tensor (the accumulator's consumers: an epilogue): M 16 and
- *    N 8 iteration axes -> [.., lane{32} TIDx, e{4}], as the accumulator.
+ *    N 8 iteration axes -> [.., lane{32} TIDx, e{4}], as the accumulator;
+ *  - wgmma (sm_90a): the accumulator's M 64 and N (8 to 256, in steps of 8)
+ *    iteration axes and K 16 -> [.., lane{128} TIDx, e{N/2} MMA, k{16} MMA],
+ *    an epilogue's M 64 and N -> [.., lane{128} TIDx, e{N/2}]; the operands
+ *    stay in shared memory (no layout: lower/mma.c reads their tiles).
  * The tile's axes move to the end of the loop domain (M before N, or the
  * operand's row before its column), in the table's order. A set of MMA axes
  * that makes no tile is left as it is: compiling names what would work.
@@ -89,6 +93,26 @@ static bool lay_out(wf_tv *tv, int b, mma_role role) {
     return true;
 }
 
+/* wgmma's accumulator: [m64, nN] at b -> [w4, mh2, m8, nj, nq4, np2] ->
+   [(w4 m8 nq4){128} TIDx, (nj mh2 np2){N/2} MMA] (ir/mma_frag.h). */
+static bool lay_out_wgmma(wf_tv *tv, int b) {
+    for (int i = b; i < tv->loop.n; i++)
+        tv->loop.ptr[i]->ptype = WF_SERIAL;
+    bool ok = sched_split(tv, b, 16, true) && sched_split(tv, b + 1, 8, true) &&
+              sched_split(tv, b + 3, 8, true) && sched_split(tv, b + 4, 2, true);
+    int p[6] = {0, 4, 1, 3, 2, 5}; /* -> [w4, m8, nq4, nj, mh2, np2] */
+    int o2n[MAX_AXES];
+    for (int i = 0; i < tv->loop.n; i++)
+        o2n[i] = i >= b && i < b + 6 ? b + p[i - b] : i;
+    ok = ok && sched_reorder(tv, o2n) && sched_merge(tv, b, b + 1) && sched_merge(tv, b, b + 1) &&
+         sched_merge(tv, b + 1, b + 2) && sched_merge(tv, b + 1, b + 2);
+    if (!ok)
+        return false;
+    tv->loop.ptr[b]->ptype = WF_TIDX;
+    tv->loop.ptr[b + 1]->ptype = WF_MMA;
+    return true;
+}
+
 /* The wf_mma that reads tv, and which input tv is; NULL if none. */
 static const ir_op *mma_reader(const wf_tv *tv, int *j) {
     for (int u = 0; u < tv->uses.n; u++) {
@@ -102,18 +126,35 @@ static const ir_op *mma_reader(const wf_tv *tv, int *j) {
     return NULL;
 }
 
-/* The accumulator: [m16, n8, rk16] on MMA. */
+/* Is e a wgmma N: 8 to 256 in steps of 8? */
+static bool wgmma_n(int64_t e) {
+    return e >= 8 && e <= 256 && e % 8 == 0;
+}
+
+/* The accumulator: [m16, n8, rk16] on MMA (mma.sync), or [m64, nN, rk16] (wgmma). */
 static bool accumulator(wf_tv *tv, const int *at, int n) {
-    int m = -1, nn = -1, k = -1;
+    int m = -1, nn = -1, k = -1, its = 0;
+    int64_t em = -1;
     for (int i = 0; i < n; i++) {
         const wf_iterdomain *id = tv->loop.ptr[at[i]];
         int64_t e = ir_id_const_extent(id);
         if (id->itype == IT_REDUCTION && e == MMA_K && k < 0)
             k = at[i];
-        else if (id->itype != IT_REDUCTION && e == MMA_M && m < 0)
-            m = at[i];
-        else if (id->itype != IT_REDUCTION && e == MMA_N && nn < 0)
+        else if (id->itype != IT_REDUCTION && its++ == 0)
+            m = at[i], em = e;
+        else if (id->itype != IT_REDUCTION)
             nn = at[i];
+    }
+    /* M is the first iteration axis on MMA in loop order, N the second */
+    int64_t en = nn >= 0 ? ir_id_const_extent(tv->loop.ptr[nn]) : -1;
+    bool wg = em == WGMMA_M && wgmma_n(en);
+    if (!wg && !(em == MMA_M && en == MMA_N)) {
+        if (em == MMA_N && en == MMA_M) { /* mma.sync's tile in the other order */
+            int t = m;
+            m = nn, nn = t;
+        } else {
+            m = -1;
+        }
     }
     const ir_op *op = tv->def;
     bool sixteen = op->in[0]->dtype == op->in[1]->dtype &&
@@ -122,7 +163,7 @@ static bool accumulator(wf_tv *tv, const int *at, int n) {
         return true; /* no tile, or no instruction for the operands: lower/mma.c says */
     int order[3] = {m, nn, k};
     int b = move_to_end(tv, order, 3);
-    if (b < 0 || !lay_out(tv, b, MMA_ROLE_C))
+    if (b < 0 || !(wg ? lay_out_wgmma(tv, b) : lay_out(tv, b, MMA_ROLE_C)))
         return false;
     tv->loop.ptr[b + 1]->ptype = WF_MMA;
     tv->loop.ptr[b + 2]->ptype = WF_MMA;
@@ -159,6 +200,13 @@ static bool epilogue(wf_tv *tv, const int *at, int n) {
     int64_t e0 = ir_id_const_extent(tv->loop.ptr[at[0]]),
             e1 = ir_id_const_extent(tv->loop.ptr[at[1]]);
     bool iter = tv->loop.ptr[at[0]]->itype == IT_ITER && tv->loop.ptr[at[1]]->itype == IT_ITER;
+    if (iter && e0 == WGMMA_M && wgmma_n(e1)) { /* wgmma's accumulator: M first */
+        int b = move_to_end(tv, at, 2);
+        if (b < 0 || !lay_out_wgmma(tv, b))
+            return false;
+        tv->loop.ptr[b + 1]->ptype = WF_UNROLL;
+        return true;
+    }
     if (!iter || !((e0 == MMA_M && e1 == MMA_N) || (e0 == MMA_N && e1 == MMA_M)))
         return true;
     int order[2] = {e0 == MMA_M ? at[0] : at[1], e0 == MMA_M ? at[1] : at[0]};
