@@ -49,6 +49,12 @@ static bool index_zero(const wf_iterdomain *id) {
     return val_is_const_eq(id->extent, 1) && !id->loop_only; /* as analysis/idgraph.c's */
 }
 
+/* An axis whose index is always 0: a broadcast (a split one too: bS{3} holds
+   one value) or an axis of extent 1. */
+static bool always_zero(const wf_iterdomain *id) {
+    return id->itype == IT_BROADCAST || val_is_const_eq(id->extent, 1);
+}
+
 /* The merge of x with an axis whose index is always 0 that uses x, or NULL:
    merge(b{1}, x) iterates x (a broadcast's new axis merged in: forwarding). */
 static const wf_iterdomain *trivial_merge_of(const wf_iterdomain *x) {
@@ -116,15 +122,15 @@ static bool partner_is(const ir_op *op, const wf_iterdomain *p, const wf_iterdom
    i2). */
 static bool shares_loop(an_idgraph *g, const ir_op *op, const wf_iterdomain *p,
                         const wf_iterdomain *cid) {
-    bool always_zero = p->itype == IT_BROADCAST || val_is_const_eq(p->extent, 1);
+    bool zero = always_zero(p);
     /* A loop-only broadcast takes whatever loop its consumer has there (the
        consumers must agree: consumers_agree); a consumer's loop-only broadcast
        is a loop only producers that do not index it may share. */
     if (p->loop_only || cid->loop_only)
-        return p->loop_only || always_zero;
+        return p->loop_only || zero;
     if (!an_mapped(&g->permissive, p, cid))
         return false;
-    return always_zero || an_mapped(&g->exact, p, cid) || partner_is(op, p, cid);
+    return zero || an_mapped(&g->exact, p, cid) || partner_is(op, p, cid);
 }
 
 /* The reason a producer axis that indexes its data cannot share a consumer's
@@ -139,6 +145,47 @@ static void loop_only_why(const wf_tv *tv, const wf_tv *c, int i, char *why, siz
              i, tv->id, sbuf_str(&sp), c->id, sbuf_str(&sc), tv->id, i);
     sbuf_free(&sp);
     sbuf_free(&sc);
+}
+
+/* Refusing to inline costs speed; inlining wrongly, the result. */
+static int out_of_memory(const wf_tv *tv, char *why, size_t whysize) {
+    if (why)
+        snprintf(why, whysize, "out of memory while checking T%d's loops", tv->id);
+    return 0;
+}
+
+/* The rules below look at the loops inlining makes one (analysis/loopgraph.c:
+   a tensor's loop IDs left of its compute-at position are its consumers' at
+   the same positions). The groups with every tensor but tv at its position,
+   in m (heap memory: free m->parent); the rules add tv's, depth by depth
+   (unite_consumers_at), and see what tv's position would make one loop.
+   False on out of memory. */
+static bool others_groups(an_map *m, const wf_tv *tv) {
+    wf_fusion *f = tv->f;
+    m->n = f->ids.n;
+    m->parent = heap_malloc(((size_t)f->ids.n + 1) * sizeof(int));
+    if (!m->parent)
+        return false;
+    for (int k = 0; k < f->ids.n; k++)
+        m->parent[k] = k;
+    for (int t = 0; t < f->tvs.n; t++) {
+        const wf_tv *p = f->tvs.ptr[t];
+        for (int u = 0; p != tv && u < p->uses.n; u++) {
+            const wf_tv *c = p->uses.ptr[u]->out;
+            for (int i = 0; i < p->ca_pos && i < p->loop.n && i < c->loop.n; i++)
+                an_unite(m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
+        }
+    }
+    return true;
+}
+
+/* tv's loop i made one with its consumers' (tv inlined past i). */
+static void unite_consumers_at(an_map *m, const wf_tv *tv, int i) {
+    for (int u = 0; i < tv->loop.n && u < tv->uses.n; u++) {
+        const wf_tv *c = tv->uses.ptr[u]->out;
+        if (i < c->loop.n)
+            an_unite(m, tv->loop.ptr[i]->id, c->loop.ptr[i]->id);
+    }
 }
 
 /* A reduction's reader must not run inside the reduction's loop: it would read
@@ -211,24 +258,10 @@ static int reduction_reader_limit(an_idgraph *g, const wf_tv *tv, int limit, cha
     wf_fusion *f = tv->f;
     if (g->nreductions == 0 || limit == 0)
         return limit;
-    rr_state s = {{heap_calloc((size_t)f->ids.n + 1, sizeof(int)), f->ids.n},
-                  heap_calloc((size_t)f->tvs.n + 1, 1)};
-    bool ok = s.m.parent && s.after;
-    if (!ok) { /* refusing to inline costs speed, inlining wrongly the result */
-        if (why)
-            snprintf(why, whysize, "out of memory while checking T%d's loops", tv->id);
-        limit = 0;
-    }
-    for (int k = 0; ok && k < f->ids.n; k++)
-        s.m.parent[k] = k;
-    for (int t = 0; ok && t < f->tvs.n; t++) {
-        const wf_tv *p = f->tvs.ptr[t];
-        for (int u = 0; p != tv && u < p->uses.n; u++) {
-            const wf_tv *c = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < p->loop.n && i < c->loop.n; i++)
-                an_unite(&s.m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
-        }
-    }
+    rr_state s = {{NULL, 0}, heap_calloc((size_t)f->tvs.n + 1, 1)};
+    bool ok = s.after && others_groups(&s.m, tv);
+    if (!ok) /* refusing to inline costs speed, inlining wrongly the result */
+        limit = out_of_memory(tv, why, whysize);
     for (int i = 0; ok && i < limit; i++) {
         for (int t = 0; t < g->nreductions && i < limit; t++) {
             const wf_tv *r = g->reductions[t];
@@ -244,11 +277,7 @@ static int reduction_reader_limit(an_idgraph *g, const wf_tv *tv, int limit, cha
                 break;
             }
             memcpy(copy, s.m.parent, (size_t)f->ids.n * sizeof(int));
-            for (int u = 0; u < tv->uses.n; u++) {
-                const wf_tv *c = tv->uses.ptr[u]->out;
-                if (i < c->loop.n)
-                    an_unite(&s.m, tv->loop.ptr[i]->id, c->loop.ptr[i]->id);
-            }
+            unite_consumers_at(&s.m, tv, i);
             const wf_tv *c = reader_in_loop(&s, f, tv, r, i);
             memcpy(s.m.parent, copy, (size_t)f->ids.n * sizeof(int));
             free(copy);
@@ -258,11 +287,8 @@ static int reduction_reader_limit(an_idgraph *g, const wf_tv *tv, int limit, cha
                 limit = i;
             }
         }
-        for (int u = 0; i < limit && u < tv->uses.n; u++) {
-            const wf_tv *c = tv->uses.ptr[u]->out;
-            if (i < c->loop.n)
-                an_unite(&s.m, tv->loop.ptr[i]->id, c->loop.ptr[i]->id);
-        }
+        if (i < limit)
+            unite_consumers_at(&s.m, tv, i);
     }
     free(s.m.parent);
     free(s.after);
@@ -401,7 +427,7 @@ static int loop_order_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why
     if (g->nreductions == 0 || limit == 0 || !tv->uses.n)
         return limit;
     size_t nt = (size_t)f->tvs.n + 1, nid = (size_t)f->ids.n + 1;
-    ord_state s = {{heap_calloc(nid, sizeof(int)), f->ids.n},
+    ord_state s = {{NULL, 0},
                    f,
                    0,
                    heap_calloc(nt, 1),
@@ -413,27 +439,14 @@ static int loop_order_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why
                    heap_calloc(nt, sizeof(int)),
                    heap_calloc(nt, 1)};
     int *ids = heap_calloc((size_t)tv->uses.n + 1, sizeof(int));
-    bool ok = s.m.parent && s.live && s.key && s.head && s.next && s.queue && s.from_a &&
-              s.from_b && s.seen && ids;
-    if (!ok) { /* refusing to inline costs speed, a loop nest that cannot run the kernel */
-        if (why)
-            snprintf(why, whysize, "out of memory while checking T%d's loops", tv->id);
-        limit = 0;
-    }
-    for (int k = 0; ok && k < f->ids.n; k++)
-        s.m.parent[k] = k;
+    bool ok = s.live && s.key && s.head && s.next && s.queue && s.from_a && s.from_b && s.seen &&
+              ids && others_groups(&s.m, tv);
+    if (!ok) /* refusing to inline costs speed, a loop nest that cannot run the kernel */
+        limit = out_of_memory(tv, why, whysize);
     for (size_t k = 0; ok && k < nid + nt; k++)
         s.head[k] = -1;
     for (int o = 0; ok && o < f->outputs.n; o++)
         mark_live(&s, f->outputs.ptr[o]);
-    for (int t = 0; ok && t < f->tvs.n; t++) {
-        const wf_tv *p = f->tvs.ptr[t];
-        for (int u = 0; p != tv && u < p->uses.n; u++) {
-            const wf_tv *c = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < p->loop.n && i < c->loop.n; i++)
-                an_unite(&s.m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
-        }
-    }
     for (int i = 0; ok && i < limit && i < tv->loop.n; i++) {
         int n = 0, a, b, c;
         ids[n++] = tv->loop.ptr[i]->id;
@@ -469,6 +482,148 @@ static int loop_order_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why
     return limit;
 }
 
+static bool on_threads_or_blocks(const wf_iterdomain *id) {
+    return ir_id_is_thread(id->ptype) || ir_id_is_block(id->ptype);
+}
+
+/* A tensor that runs in the loop that writes one of its producers may read
+   only what that loop has written so far: the producer's cells of the
+   current iteration (the producer's axis there is the reader's own image of
+   it: shares_loop), or cells every iteration writes (an axis whose index is
+   always 0). Which loops are one is decided by inlining, and not by the pair
+   alone: in fuzz -s 780 -c 451267, T2 inlined into T3 and T10 made T3's
+   loop T10's, into which T4 = broadcast(T3) was inlined too (through the
+   sum T5 of its broadcast axis, permissively T10's axis): T4 read all of T3
+   in the first iteration, where only T3[0] was written (-c 246740: the same
+   with T3 an output in global memory, whose unwritten cells gave NaN). A
+   loop on threads or blocks is no sequence of iterations: reading across it
+   is reading across threads, which the memory rules and syncs govern. Such
+   reads are found once per graph (they depend on the loop domains, not on
+   the positions), then each position is checked on the loop groups it
+   makes, as reduction_reader_limit does. */
+struct an_crossing_read {
+    const ir_op *op; /* the reader's op */
+    const wf_tv *p;  /* the producer it reads */
+    int depth;       /* the loop position at which the two could be one loop */
+};
+
+/* Groups grow only by the pairs shares_loop allows (consumer_limit): their
+   union over every op and position holds every loop inlining can make. */
+static bool possible_loops(an_idgraph *g, wf_fusion *f, an_map *m) {
+    if (!an_map_init(m, f->ids.n, g->scratch))
+        return false;
+    for (int k = 0; k < f->ops.n; k++) {
+        const ir_op *op = f->ops.ptr[k];
+        const wf_tv *c = op->out;
+        for (int j = 0; j < op->nin; j++) {
+            const wf_tv *p = op->in[j];
+            for (int i = 0; i < p->loop.n && i < c->loop.n; i++)
+                if (shares_loop(g, op, p->loop.ptr[i], c->loop.ptr[i]))
+                    an_unite(m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
+        }
+    }
+    return true;
+}
+
+/* Would op's output, reading p, cross the iterations of its loop i if that
+   loop were the one that writes p? */
+static bool crosses(an_idgraph *g, an_map *possible, const ir_op *op, const wf_tv *p, int i) {
+    const wf_tv *c = op->out;
+    if (p->is_input || !g->live[c->id] || i >= p->loop.n || i >= c->loop.n)
+        return false;
+    const wf_iterdomain *pi = p->loop.ptr[i], *ci = c->loop.ptr[i];
+    return !always_zero(pi) && !on_threads_or_blocks(pi) && !on_threads_or_blocks(ci) &&
+           an_mapped(possible, pi, ci) && !shares_loop(g, op, pi, ci);
+}
+
+/* g->crossing: every (op, producer, position) that crosses. */
+static bool find_crossing_reads(an_idgraph *g, wf_fusion *f) {
+    an_map possible;
+    if (g->ncrossing >= 0)
+        return true;
+    if (!possible_loops(g, f, &possible))
+        return false;
+    for (int pass = 0, n = 0; pass < 2; pass++, n = 0) {
+        for (int k = 0; k < f->ops.n; k++) {
+            const ir_op *op = f->ops.ptr[k];
+            for (int j = 0; j < op->nin; j++)
+                for (int i = 0; i < op->in[j]->loop.n; i++) {
+                    if (!crosses(g, &possible, op, op->in[j], i))
+                        continue;
+                    if (pass == 1)
+                        g->crossing[n] = (an_crossing_read){op, op->in[j], i};
+                    n++;
+                }
+        }
+        if (pass == 0 && !(g->crossing = ARENA_ARRAY(g->scratch, an_crossing_read, n + 1)))
+            return false;
+        g->ncrossing = n;
+    }
+    return true;
+}
+
+/* Does crossing read x count at loop position i, where tv's inlining is
+   tried: its producer is another tensor, not inlined past i (inlined, it
+   would share the reader's loop as consumer_limit allowed it to)? */
+static bool crossing_at(const an_crossing_read *x, const wf_tv *tv, int i) {
+    return x->depth == i && x->p != tv && x->p->ca_pos <= i;
+}
+
+static bool one_loop(an_map *m, const an_crossing_read *x) {
+    return an_find(m, x->p->loop.ptr[x->depth]->id) ==
+           an_find(m, x->op->out->loop.ptr[x->depth]->id);
+}
+
+static void crossing_why(const wf_tv *tv, const an_crossing_read *x, char *why, size_t whysize) {
+    const wf_tv *c = x->op->out;
+    int i = x->depth;
+    sbuf sp = {0}, sc = {0};
+    ir_print_id(&sp, x->p->loop.ptr[i]);
+    ir_print_id(&sc, c->loop.ptr[i]);
+    snprintf(why, whysize,
+             "axis %d of T%d would make axis %d of T%d (%s) one loop with axis %d of its "
+             "producer T%d (%s), which is not inlined into T%d there: in each iteration T%d "
+             "would read cells of T%d that later iterations write",
+             i, tv->id, i, c->id, sbuf_str(&sc), i, x->p->id, sbuf_str(&sp), c->id, c->id,
+             x->p->id);
+    sbuf_free(&sp);
+    sbuf_free(&sc);
+}
+
+static int crossing_read_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why,
+                               size_t whysize) {
+    if (limit == 0)
+        return limit;
+    if (!find_crossing_reads(g, tv->f))
+        return out_of_memory(tv, why, whysize);
+    bool any = false;
+    for (int k = 0; k < g->ncrossing && !any; k++)
+        any =
+            g->crossing[k].depth < limit && crossing_at(&g->crossing[k], tv, g->crossing[k].depth);
+    if (!any)
+        return limit;
+    an_map m = {NULL, 0};
+    char *before = heap_calloc((size_t)g->ncrossing + 1, 1);
+    if (!before || !others_groups(&m, tv))
+        limit = out_of_memory(tv, why, whysize);
+    for (int i = 0; i < limit; i++) {
+        for (int k = 0; k < g->ncrossing; k++)
+            before[k] = crossing_at(&g->crossing[k], tv, i) && one_loop(&m, &g->crossing[k]);
+        unite_consumers_at(&m, tv, i);
+        for (int k = 0; k < g->ncrossing && i < limit; k++) {
+            const an_crossing_read *x = &g->crossing[k];
+            if (!crossing_at(x, tv, i) || before[k] || !one_loop(&m, x))
+                continue; /* a crossing made by other tensors' positions alone is theirs */
+            if (why)
+                crossing_why(tv, x, why, whysize);
+            limit = i;
+        }
+    }
+    free(m.parent);
+    free(before);
+    return limit;
+}
+
 /* x or one of the IDs it was made from, other than mine and not a broadcast,
    exactly mapped to loop_id; NULL if none. */
 static const wf_iterdomain *mapped_in_history(an_idgraph *g, const wf_iterdomain *x,
@@ -487,7 +642,6 @@ static const wf_iterdomain *mapped_in_history(an_idgraph *g, const wf_iterdomain
 const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
                                       const wf_iterdomain *loop_id) {
     const wf_iterdomain *mine = tv->loop.ptr[i];
-    bool always_zero = mine->itype == IT_BROADCAST || val_is_const_eq(mine->extent, 1);
     /* A loop-only broadcast takes its consumer's loop. On a thread or block
        position that loop is only a position (a cooperative fetch binds its own
        axes to the same threads); a loop that runs serially would iterate one of
@@ -496,7 +650,7 @@ const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
     ir_ptype_kind where = ir_ptype(loop_id->ptype)->kind;
     if (mine->loop_only && (where == IR_PT_THREAD || where == IR_PT_BLOCK))
         return NULL;
-    if (!always_zero || an_mapped(&g->exact, mine, loop_id))
+    if (!always_zero(mine) || an_mapped(&g->exact, mine, loop_id))
         return NULL;
     for (int k = 0; k < tv->logical.n; k++) {
         const wf_iterdomain *x = mapped_in_history(g, tv->logical.ptr[k], mine, loop_id);
@@ -566,9 +720,8 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
 /* Is a and b one loop for every consumer sharing a producer's loop-only
    broadcast: mapped, or both only ever at index 0? */
 static bool same_loop(an_idgraph *g, const wf_iterdomain *a, const wf_iterdomain *b) {
-    bool za = a->itype == IT_BROADCAST || val_is_const_eq(a->extent, 1);
-    bool zb = b->itype == IT_BROADCAST || val_is_const_eq(b->extent, 1);
-    return (za && zb) || (!a->loop_only && !b->loop_only && an_mapped(&g->permissive, a, b));
+    return (always_zero(a) && always_zero(b)) ||
+           (!a->loop_only && !b->loop_only && an_mapped(&g->permissive, a, b));
 }
 
 /* A loop-only broadcast maps to nothing, so nothing else makes the loops of
@@ -650,6 +803,7 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
     if (tv->uses.n > 1)
         limit = reductions_agree(g, tv, consumers_agree(g, tv, limit, why, whysize), why, whysize);
     limit = reduction_reader_limit(g, tv, limit, why, whysize);
+    limit = crossing_read_limit(g, tv, limit, why, whysize);
     return loop_order_limit(g, tv, limit, why, whysize);
 }
 
