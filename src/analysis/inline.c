@@ -624,6 +624,113 @@ static int crossing_read_limit(an_idgraph *g, const wf_tv *tv, int limit, char *
     return limit;
 }
 
+/* A reduction step runs once in each iteration of every loop around it, and
+   the accumulator is initialized just before the outermost reduction loop
+   that runs serially (lower/reduce.c, place_init): inside it, a loop that
+   iterates more than the reduction's own axis there adds each value again.
+   reductions_agree keeps a reduction axis out of the loops of its producer's
+   other consumers; an axis of extent 1 at or inside that loop must stay out
+   of longer loops too, whichever tensors make them one (fuzz -s 2811100 -c
+   166810: T3 = broadcast(T1), inlined into T6 and into the rfactor producer
+   T7, made T7's iS12{1}, the reduced broadcast it keeps as an iteration
+   axis, one loop with T6's iS10{7}: T7 added each value 7 times). Loops
+   outside the init's run it again too, and a loop on threads or blocks runs
+   its iterations side by side, not one after another (which threads write
+   is the predicates' and the memory rules' concern): neither repeats. */
+
+/* Is r's axis i of extent 1 (its loop should run once) and at or after a
+   reduction axis? (Cheap: the groups decide the rest.) */
+static bool once_after_reduction(const wf_tv *r, int i) {
+    const wf_iterdomain *id = r->loop.ptr[i];
+    if (!val_is_const_eq(id->extent, 1) || id->loop_only)
+        return false;
+    for (int j = 0; j <= i; j++)
+        if (r->loop.ptr[j]->itype == IT_REDUCTION)
+            return true;
+    return false;
+}
+
+/* Does the loop of r's axis i, in groups m, run serially more than once?
+   Then *longer: a tensor whose axis there makes it so. */
+static bool runs_serially(an_idgraph *g, an_map *m, const wf_tv *r, int i, const wf_tv **longer) {
+    int root = an_find(m, r->loop.ptr[i]->id);
+    wf_fusion *f = r->f;
+    *longer = NULL;
+    for (int t = 0; t < f->tvs.n; t++) {
+        const wf_tv *x = f->tvs.ptr[t];
+        if (!g->live[x->id] || i >= x->loop.n || an_find(m, x->loop.ptr[i]->id) != root)
+            continue;
+        const wf_iterdomain *id = x->loop.ptr[i];
+        if (on_threads_or_blocks(id) || id->ptype == WF_VECTORIZE)
+            return false;
+        if (!*longer && !val_is_const_eq(id->extent, 1))
+            *longer = x;
+    }
+    return *longer != NULL;
+}
+
+/* Does reduction r's axis i of extent 1 sit, at or inside the loop its init
+   precedes, in a serial loop of several iterations (*longer: why)? */
+static bool repeats(an_idgraph *g, an_map *m, const wf_tv *r, int i, const wf_tv **longer) {
+    if (!g->live[r->id] || i >= r->loop.n || !once_after_reduction(r, i))
+        return false;
+    bool after_init = false;
+    for (int j = 0; j <= i && !after_init; j++)
+        after_init = r->loop.ptr[j]->itype == IT_REDUCTION && runs_serially(g, m, r, j, longer);
+    return after_init && runs_serially(g, m, r, i, longer);
+}
+
+static bool any_runs_once(an_idgraph *g, int limit) {
+    for (int t = 0; t < g->nreductions; t++) {
+        const wf_tv *r = g->reductions[t];
+        for (int i = 0; g->live[r->id] && i < limit && i < r->loop.n; i++)
+            if (once_after_reduction(r, i))
+                return true;
+    }
+    return false;
+}
+
+static void repeated_why(const wf_tv *tv, int i, const wf_tv *r, const wf_tv *longer, char *why,
+                         size_t whysize) {
+    sbuf sr = {0}, sl = {0};
+    ir_print_id(&sr, r->loop.ptr[i]);
+    ir_print_id(&sl, longer->loop.ptr[i]);
+    snprintf(why, whysize,
+             "axis %d of T%d would make axis %d of the reduction T%d (%s), inside its reduction "
+             "loops, one loop with axis %d of T%d (%s): T%d's steps would run again in every "
+             "iteration",
+             i, tv->id, i, r->id, sbuf_str(&sr), i, longer->id, sbuf_str(&sl), r->id);
+    sbuf_free(&sr);
+    sbuf_free(&sl);
+}
+
+static int repeated_step_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why,
+                               size_t whysize) {
+    if (limit == 0 || !any_runs_once(g, limit))
+        return limit;
+    an_map m = {NULL, 0};
+    char *before = heap_calloc((size_t)g->nreductions + 1, 1);
+    if (!before || !others_groups(&m, tv))
+        limit = out_of_memory(tv, why, whysize);
+    const wf_tv *longer;
+    for (int i = 0; i < limit; i++) {
+        for (int t = 0; t < g->nreductions; t++)
+            before[t] = repeats(g, &m, g->reductions[t], i, &longer);
+        unite_consumers_at(&m, tv, i);
+        for (int t = 0; t < g->nreductions && i < limit; t++) {
+            const wf_tv *r = g->reductions[t];
+            if (before[t] || !repeats(g, &m, r, i, &longer))
+                continue; /* made by other tensors' positions alone: theirs */
+            if (why)
+                repeated_why(tv, i, r, longer, why, whysize);
+            limit = i;
+        }
+    }
+    free(m.parent);
+    free(before);
+    return limit;
+}
+
 /* x or one of the IDs it was made from, other than mine and not a broadcast,
    exactly mapped to loop_id; NULL if none. */
 static const wf_iterdomain *mapped_in_history(an_idgraph *g, const wf_iterdomain *x,
@@ -804,6 +911,7 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
         limit = reductions_agree(g, tv, consumers_agree(g, tv, limit, why, whysize), why, whysize);
     limit = reduction_reader_limit(g, tv, limit, why, whysize);
     limit = crossing_read_limit(g, tv, limit, why, whysize);
+    limit = repeated_step_limit(g, tv, limit, why, whysize);
     return loop_order_limit(g, tv, limit, why, whysize);
 }
 
