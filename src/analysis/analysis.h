@@ -24,10 +24,16 @@ typedef struct {
     int n;
 } an_map;
 
+typedef struct an_crossing_read an_crossing_read; /* inline_groups.c */
+
 typedef struct {
     an_map exact, permissive;
     wf_tv **reductions; /* the outputs of reduction ops, for the inlining rules */
     int nreductions;
+    char *live;                 /* per tensor id: reaches a fusion output (its op is lowered) */
+    wf_arena *scratch;          /* the build's arena: facts the inlining rules compute once */
+    an_crossing_read *crossing; /* inline_groups.c: reads that would cross a shared loop */
+    int ncrossing;              /* -1 until inline_groups.c first needs them */
 } an_idgraph;
 
 bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch);

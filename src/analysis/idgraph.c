@@ -183,6 +183,10 @@ bool an_idgraph_build(an_idgraph *g, wf_fusion *f, wf_arena *scratch) {
     if (!live || !an_map_init(&g->exact, f->ids.n, scratch) ||
         !an_map_init(&g->permissive, f->ids.n, scratch))
         return err_failb(&f->err, WF_ERR_MEMORY, "out of memory");
+    g->live = live;
+    g->scratch = scratch;
+    g->crossing = NULL;
+    g->ncrossing = -1;
     seed_ops(&g->exact, f, live, false);
     seed_ops(&g->permissive, f, live, true);
     if (!close_over_transforms(&g->exact, f, scratch))

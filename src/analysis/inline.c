@@ -11,15 +11,13 @@
  * nothing (broadcasts, extent 1). Fusion inputs are never inlined. The
  * allocation rules are seed 000's "Review of inlining and parallelization":
  * distributed -> never allocated, shared -> always allocated, otherwise
- * allocated only right of the compute-at position.
+ * allocated only right of the compute-at position. Which axis of a consumer
+ * a producer axis may share is partner.c's; the rules on the loops that
+ * several tensors' positions make one, inline_groups.c's.
  */
-#include "analysis/analysis.h"
+#include "analysis/inline_int.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "base/heap.h"
 
 static bool stops_inlining(const wf_iterdomain *id) {
     return id->itype == IT_REDUCTION || id->ptype == WF_VECTORIZE || id->ptype == WF_BULK ||
@@ -41,92 +39,6 @@ static int own_limit(const wf_tv *tv, char *why, size_t whysize) {
     return tv->loop.n;
 }
 
-/* The consumer's IterDomain that op makes of the producer's id: a logical ID
-   through the op's dim map, a transformed one through the consumer's own
-   transform of the same kind and factor on the partners of its inputs. NULL
-   when the consumer did not transform alike. */
-static bool index_zero(const wf_iterdomain *id) {
-    return val_is_const_eq(id->extent, 1) && !id->loop_only; /* as analysis/idgraph.c's */
-}
-
-/* The merge of x with an axis whose index is always 0 that uses x, or NULL:
-   merge(b{1}, x) iterates x (a broadcast's new axis merged in: forwarding). */
-static const wf_iterdomain *trivial_merge_of(const wf_iterdomain *x) {
-    for (int u = 0; u < x->uses.n; u++) {
-        const id_transform *t = x->uses.ptr[u];
-        if (t->kind == TF_MERGE && index_zero(t->in[t->in[0] == x ? 1 : 0]))
-            return t->out[0];
-    }
-    return NULL;
-}
-
-static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id);
-
-/* The consumer's transform like t on in0 (and in1), each forwarded through
-   the consumer's trivial merges where no such transform uses it directly. */
-static const wf_iterdomain *partner_of_transform(const id_transform *t, const wf_iterdomain *id,
-                                                 const wf_iterdomain *in0,
-                                                 const wf_iterdomain *in1) {
-    for (int u = 0; u < in0->uses.n; u++) {
-        const id_transform *ct = in0->uses.ptr[u];
-        if (ct->kind != t->kind || ct->in[0] != in0 || (t->nin > 1 && ct->in[1] != in1) ||
-            (t->kind == TF_SPLIT && (ct->factor != t->factor || ct->inner != t->inner)))
-            continue;
-        return ct->out[t->out[0] == id ? 0 : 1];
-    }
-    const wf_iterdomain *f0 = trivial_merge_of(in0), *f1 = in1 ? trivial_merge_of(in1) : NULL;
-    const wf_iterdomain *r = f0 ? partner_of_transform(t, id, f0, in1) : NULL;
-    return r || !f1 ? r : partner_of_transform(t, id, in0, f1);
-}
-
-static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id) {
-    const wf_tv *p = id->tv, *c = op->out;
-    const id_transform *t = id->def;
-    if (!t) {
-        for (int k = 0; k < op->nin; k++)
-            for (int d = 0; op->in[k] == p && d < c->logical.n; d++)
-                if (op->in_dim[k][d] >= 0 && p->logical.ptr[op->in_dim[k][d]] == id)
-                    return c->logical.ptr[d];
-        return NULL;
-    }
-    const wf_iterdomain *in0 = partner(op, t->in[0]);
-    const wf_iterdomain *in1 = t->nin > 1 ? partner(op, t->in[1]) : NULL;
-    if (!in0 || (t->nin > 1 && !in1))
-        return NULL;
-    return partner_of_transform(t, id, in0, in1);
-}
-
-/* The consumer's image of producer loop ID p, forwarded through the
-   consumer's trivial merges (merge(b{1}, I) is I's image). */
-static bool partner_is(const ir_op *op, const wf_iterdomain *p, const wf_iterdomain *cid) {
-    const wf_iterdomain *x = partner(op, p);
-    for (int k = 0; x && k < 8; k++, x = trivial_merge_of(x))
-        if (x == cid)
-            return true;
-    return false;
-}
-
-/* May producer loop ID p share its loop with consumer loop ID cid? An axis
-   whose index is always 0 may sit in any permissively mapped loop (it is
-   computed again in each iteration). Any other must be the consumer's own
-   image of it through op: mapped only through other tensors (a broadcast
-   chain makes the permissive map transitive), the consumer would read the
-   producer's value of another iteration (fuzz -s 1000 -c 276730: T5 =
-   broadcast(T3) read T3[0], computed for T7's loop i1, inside its own loop
-   i2). */
-static bool shares_loop(an_idgraph *g, const ir_op *op, const wf_iterdomain *p,
-                        const wf_iterdomain *cid) {
-    bool always_zero = p->itype == IT_BROADCAST || val_is_const_eq(p->extent, 1);
-    /* A loop-only broadcast takes whatever loop its consumer has there (the
-       consumers must agree: consumers_agree); a consumer's loop-only broadcast
-       is a loop only producers that do not index it may share. */
-    if (p->loop_only || cid->loop_only)
-        return p->loop_only || always_zero;
-    if (!an_mapped(&g->permissive, p, cid))
-        return false;
-    return always_zero || an_mapped(&g->exact, p, cid) || partner_is(op, p, cid);
-}
-
 /* The reason a producer axis that indexes its data cannot share a consumer's
    loop-only broadcast: the consumer has no such loop. */
 static void loop_only_why(const wf_tv *tv, const wf_tv *c, int i, char *why, size_t whysize) {
@@ -139,334 +51,6 @@ static void loop_only_why(const wf_tv *tv, const wf_tv *c, int i, char *why, siz
              i, tv->id, sbuf_str(&sp), c->id, sbuf_str(&sc), tv->id, i);
     sbuf_free(&sp);
     sbuf_free(&sc);
-}
-
-/* A reduction's reader must not run inside the reduction's loop: it would read
-   partial results (fuzz -s 2 -c 53628: T4 = T1 * broadcast(sum(T1)), T1 inlined
-   into both the sum and T4, made T4's loop the sum's). Which loops are one loop
-   is decided by inlining (analysis/loopgraph.c): each tensor's loop IDs left of
-   its compute-at position are one loop with its consumers' at the same
-   positions. So the rule is on those loop groups: with tv inlined at i + 1 and
-   every other tensor at its current position, no tensor computed from a
-   reduction R's result may have a loop in the group of one of R's reduction
-   loops. A tensor that is merely exactly mapped to R's reduction axis, but not
-   inlined with R's inputs (exp(x - max) recomputed for the division by the
-   sum), runs in a loop of its own after R's. This is nvFuser's rule that a
-   reduction's input domain and the domains downstream of it are unmappable,
-   applied to the loops actually shared. Returns the first position at which
-   tv's inlining makes a reader share a reduction loop (limit if none); a reader
-   put there by other tensors' positions alone is their fault, not tv's. */
-typedef struct {
-    an_map m;
-    char *after; /* per tensor id: computed from the current reduction's result */
-} rr_state;
-
-static void mark_after(const wf_tv *r, char *after) {
-    for (int u = 0; u < r->uses.n; u++) {
-        const wf_tv *c = r->uses.ptr[u]->out;
-        if (!after[c->id]) {
-            after[c->id] = 1;
-            mark_after(c, after);
-        }
-    }
-}
-
-static bool in_group(rr_state *s, const wf_tv *c, int i, int root) {
-    return s->after[c->id] && i < c->loop.n && an_find(&s->m, c->loop.ptr[i]->id) == root;
-}
-
-/* A reader of r whose loop i is in the group of r's loop i, tv's own consumers
-   first (the clearest to name), or NULL. */
-static const wf_tv *reader_in_loop(rr_state *s, wf_fusion *f, const wf_tv *tv, const wf_tv *r,
-                                   int i) {
-    int root = an_find(&s->m, r->loop.ptr[i]->id);
-    for (int u = 0; u < tv->uses.n; u++)
-        if (in_group(s, tv->uses.ptr[u]->out, i, root))
-            return tv->uses.ptr[u]->out;
-    for (int t = 0; t < f->tvs.n; t++)
-        if (in_group(s, f->tvs.ptr[t], i, root))
-            return f->tvs.ptr[t];
-    return NULL;
-}
-
-static void reader_why(const wf_tv *tv, int i, const wf_tv *r, const wf_tv *c, char *why,
-                       size_t whysize) {
-    bool direct = false;
-    for (int u = 0; u < tv->uses.n; u++)
-        direct |= tv->uses.ptr[u]->out == c;
-    if (direct)
-        snprintf(why, whysize,
-                 "axis %d of T%d is in the reduction loop of T%d, and its consumer T%d reads T%d's "
-                 "result, which is complete only after that loop",
-                 i, tv->id, r->id, c->id, r->id);
-    else
-        snprintf(why, whysize,
-                 "axis %d of T%d would make the reduction loop of T%d one loop with axis %d of "
-                 "T%d, which reads T%d's result, complete only after that loop",
-                 i, tv->id, r->id, i, c->id, r->id);
-}
-
-static int reduction_reader_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why,
-                                  size_t whysize) {
-    wf_fusion *f = tv->f;
-    if (g->nreductions == 0 || limit == 0)
-        return limit;
-    rr_state s = {{heap_calloc((size_t)f->ids.n + 1, sizeof(int)), f->ids.n},
-                  heap_calloc((size_t)f->tvs.n + 1, 1)};
-    bool ok = s.m.parent && s.after;
-    if (!ok) { /* refusing to inline costs speed, inlining wrongly the result */
-        if (why)
-            snprintf(why, whysize, "out of memory while checking T%d's loops", tv->id);
-        limit = 0;
-    }
-    for (int k = 0; ok && k < f->ids.n; k++)
-        s.m.parent[k] = k;
-    for (int t = 0; ok && t < f->tvs.n; t++) {
-        const wf_tv *p = f->tvs.ptr[t];
-        for (int u = 0; p != tv && u < p->uses.n; u++) {
-            const wf_tv *c = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < p->loop.n && i < c->loop.n; i++)
-                an_unite(&s.m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
-        }
-    }
-    for (int i = 0; ok && i < limit; i++) {
-        for (int t = 0; t < g->nreductions && i < limit; t++) {
-            const wf_tv *r = g->reductions[t];
-            if (i >= r->loop.n || r->loop.ptr[i]->itype != IT_REDUCTION)
-                continue;
-            memset(s.after, 0, (size_t)f->tvs.n + 1);
-            mark_after(r, s.after);
-            if (reader_in_loop(&s, f, tv, r, i))
-                continue; /* there without tv */
-            int *copy = heap_malloc(((size_t)f->ids.n + 1) * sizeof(int));
-            if (!copy) {
-                limit = i;
-                break;
-            }
-            memcpy(copy, s.m.parent, (size_t)f->ids.n * sizeof(int));
-            for (int u = 0; u < tv->uses.n; u++) {
-                const wf_tv *c = tv->uses.ptr[u]->out;
-                if (i < c->loop.n)
-                    an_unite(&s.m, tv->loop.ptr[i]->id, c->loop.ptr[i]->id);
-            }
-            const wf_tv *c = reader_in_loop(&s, f, tv, r, i);
-            memcpy(s.m.parent, copy, (size_t)f->ids.n * sizeof(int));
-            free(copy);
-            if (c) {
-                if (why)
-                    reader_why(tv, i, r, c, why, whysize);
-                limit = i;
-            }
-        }
-        for (int u = 0; i < limit && u < tv->uses.n; u++) {
-            const wf_tv *c = tv->uses.ptr[u]->out;
-            if (i < c->loop.n)
-                an_unite(&s.m, tv->loop.ptr[i]->id, c->loop.ptr[i]->id);
-        }
-    }
-    free(s.m.parent);
-    free(s.after);
-    return limit;
-}
-
-/* The loops that inlining makes must be orderable (lower/sort.c): the
-   tensors with a loop in one group run inside that one loop, so a tensor
-   computed from one of them and read, directly or not, by another must run
-   inside it too. With tv inlined at i + 1, the group of tv's loop i must not
-   hold tensors A and C with a path A -> B -> ... -> C through tensors outside
-   it (B runs outside the loop: the loop would have to run both before and
-   after B). In a layer norm, d = x - mean feeds the variance through d * d and
-   the output: d inlined into both would make d * d and the output one loop,
-   with the variance (read by the output, computed from d * d, kept out of the
-   output's loop by reduction_reader_limit) outside it. Loops are compared at
-   one depth i: each tensor is its group of loop i there (groups agree on the
-   outer loops: inlining shares a prefix), or itself when it has no loop i; a
-   cycle among those is what the sort refuses. Only tensors that reach an
-   output count, as in the sort. Checked only in fusions with reductions
-   (as reduction_reader_limit), where reduction_reader_limit keeps a
-   reduction's input out of its readers' loops: the walk over the fusion per
-   axis made inline_most quadratic (a chain of 20000 pointwise ops); without
-   reductions, a tensor kept out of a loop between its producer and its
-   reader is not yet known to arise (the sort would still refuse it). */
-typedef struct {
-    an_map m;
-    wf_fusion *f;
-    int depth;
-    char *live;  /* per tensor id: reaches an output */
-    int *key;    /* per tensor id: its node at this depth */
-    int *head;   /* per node (id root, or ids.n + tensor id): first member */
-    int *next;   /* per tensor id: next member of its node */
-    int *queue;  /* tensors to expand */
-    int *from_a; /* per tensor id: the tensor of the start node a path left */
-    int *from_b; /* per tensor id: the first tensor outside the start node */
-    char *seen;  /* per tensor id: its node has been reached */
-} ord_state;
-
-static void mark_live(ord_state *s, const wf_tv *t) {
-    if (s->live[t->id])
-        return;
-    s->live[t->id] = 1;
-    for (int k = 0; t->def && k < t->def->nin; k++)
-        mark_live(s, t->def->in[k]);
-}
-
-static bool counts(const ord_state *s, const wf_tv *t) {
-    return !t->is_input && s->live[t->id];
-}
-
-/* Every counted tensor's node at s->depth, in member lists. */
-static void ord_nodes(ord_state *s) {
-    wf_fusion *f = s->f;
-    for (int t = 0; t < f->tvs.n; t++) {
-        const wf_tv *tv = f->tvs.ptr[t];
-        s->key[tv->id] = -1;
-        if (!counts(s, tv))
-            continue;
-        int k =
-            s->depth < tv->loop.n ? an_find(&s->m, tv->loop.ptr[s->depth]->id) : f->ids.n + tv->id;
-        s->key[tv->id] = k;
-        s->next[tv->id] = s->head[k];
-        s->head[k] = tv->id;
-    }
-}
-
-static void ord_clear(ord_state *s) {
-    wf_fusion *f = s->f;
-    for (int t = 0; t < f->tvs.n; t++) {
-        int id = f->tvs.ptr[t]->id;
-        if (s->key[id] >= 0)
-            s->head[s->key[id]] = -1;
-        s->seen[id] = 0;
-    }
-}
-
-static const wf_tv *tv_of(const ord_state *s, int id) {
-    return s->f->tvs.ptr[id]; /* tensor ids are dense */
-}
-
-/* Reach node k (from a path that left the start node at a through b). */
-static void ord_reach(ord_state *s, int k, int a, int b, int *nq) {
-    for (int m = s->head[k]; m >= 0; m = s->next[m]) {
-        s->seen[m] = 1;
-        s->from_a[m] = a, s->from_b[m] = b;
-        s->queue[(*nq)++] = m;
-    }
-}
-
-/* Is there a path out of node `start` and back into it? Then *a, *b, *c:
-   the tensor it leaves from, the first one outside, the one it comes back to. */
-static bool ord_cycle(ord_state *s, int start, int *a, int *b, int *c) {
-    int nq = 0, qi = 0;
-    for (int m = s->head[start]; m >= 0; m = s->next[m])
-        s->seen[m] = 1;
-    for (int m = s->head[start]; m >= 0; m = s->next[m]) {
-        const wf_tv *t = tv_of(s, m);
-        for (int u = 0; t && u < t->uses.n; u++) {
-            const wf_tv *con = t->uses.ptr[u]->out;
-            if (counts(s, con) && !s->seen[con->id])
-                ord_reach(s, s->key[con->id], m, con->id, &nq);
-        }
-    }
-    while (qi < nq) {
-        int m = s->queue[qi++];
-        const wf_tv *t = tv_of(s, m);
-        for (int u = 0; t && u < t->uses.n; u++) {
-            const wf_tv *con = t->uses.ptr[u]->out;
-            if (!counts(s, con))
-                continue;
-            if (s->key[con->id] == start) {
-                *a = s->from_a[m], *b = s->from_b[m], *c = con->id;
-                return true;
-            }
-            if (!s->seen[con->id])
-                ord_reach(s, s->key[con->id], s->from_a[m], s->from_b[m], &nq);
-        }
-    }
-    return false;
-}
-
-/* A cycle through the node of one of ids[0..n-1] at s->depth. */
-static bool ord_any_cycle(ord_state *s, const int *ids, int n, int *a, int *b, int *c) {
-    bool found = false;
-    for (int k = 0; k < n && !found; k++) {
-        ord_nodes(s);
-        found = ord_cycle(s, an_find(&s->m, ids[k]), a, b, c);
-        ord_clear(s);
-    }
-    return found;
-}
-
-static int loop_order_limit(an_idgraph *g, const wf_tv *tv, int limit, char *why, size_t whysize) {
-    wf_fusion *f = tv->f;
-    if (g->nreductions == 0 || limit == 0 || !tv->uses.n)
-        return limit;
-    size_t nt = (size_t)f->tvs.n + 1, nid = (size_t)f->ids.n + 1;
-    ord_state s = {{heap_calloc(nid, sizeof(int)), f->ids.n},
-                   f,
-                   0,
-                   heap_calloc(nt, 1),
-                   heap_calloc(nt, sizeof(int)),
-                   heap_calloc(nid + nt, sizeof(int)),
-                   heap_calloc(nt, sizeof(int)),
-                   heap_calloc(nt, sizeof(int)),
-                   heap_calloc(nt, sizeof(int)),
-                   heap_calloc(nt, sizeof(int)),
-                   heap_calloc(nt, 1)};
-    int *ids = heap_calloc((size_t)tv->uses.n + 1, sizeof(int));
-    bool ok = s.m.parent && s.live && s.key && s.head && s.next && s.queue && s.from_a &&
-              s.from_b && s.seen && ids;
-    if (!ok) { /* refusing to inline costs speed, a loop nest that cannot run the kernel */
-        if (why)
-            snprintf(why, whysize, "out of memory while checking T%d's loops", tv->id);
-        limit = 0;
-    }
-    for (int k = 0; ok && k < f->ids.n; k++)
-        s.m.parent[k] = k;
-    for (size_t k = 0; ok && k < nid + nt; k++)
-        s.head[k] = -1;
-    for (int o = 0; ok && o < f->outputs.n; o++)
-        mark_live(&s, f->outputs.ptr[o]);
-    for (int t = 0; ok && t < f->tvs.n; t++) {
-        const wf_tv *p = f->tvs.ptr[t];
-        for (int u = 0; p != tv && u < p->uses.n; u++) {
-            const wf_tv *c = p->uses.ptr[u]->out;
-            for (int i = 0; i < p->ca_pos && i < p->loop.n && i < c->loop.n; i++)
-                an_unite(&s.m, p->loop.ptr[i]->id, c->loop.ptr[i]->id);
-        }
-    }
-    for (int i = 0; ok && i < limit && i < tv->loop.n; i++) {
-        int n = 0, a, b, c;
-        ids[n++] = tv->loop.ptr[i]->id;
-        for (int u = 0; u < tv->uses.n; u++) {
-            const wf_tv *con = tv->uses.ptr[u]->out;
-            if (i < con->loop.n && !an_mapped(&s.m, tv->loop.ptr[i], con->loop.ptr[i]))
-                ids[n++] = con->loop.ptr[i]->id;
-        }
-        s.depth = i;
-        bool before = n > 1 && counts(&s, tv) && ord_any_cycle(&s, ids, n, &a, &b, &c);
-        for (int k = 1; k < n; k++)
-            an_unite(&s.m, ids[0], ids[k]);
-        if (n > 1 && counts(&s, tv) && !before && ord_any_cycle(&s, ids, 1, &a, &b, &c)) {
-            if (why)
-                snprintf(why, whysize,
-                         "axis %d of T%d would make one loop holding T%d and T%d, but T%d, "
-                         "computed from T%d and needed for T%d, runs outside that loop: the "
-                         "loop would have to run both before and after T%d",
-                         i, tv->id, a, c, b, a, c, b);
-            limit = i;
-        }
-    }
-    free(s.m.parent);
-    free(s.live);
-    free(s.key);
-    free(s.head);
-    free(s.next);
-    free(s.queue);
-    free(s.from_a);
-    free(s.from_b);
-    free(s.seen);
-    free(ids);
-    return limit;
 }
 
 /* x or one of the IDs it was made from, other than mine and not a broadcast,
@@ -487,7 +71,6 @@ static const wf_iterdomain *mapped_in_history(an_idgraph *g, const wf_iterdomain
 const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
                                       const wf_iterdomain *loop_id) {
     const wf_iterdomain *mine = tv->loop.ptr[i];
-    bool always_zero = mine->itype == IT_BROADCAST || val_is_const_eq(mine->extent, 1);
     /* A loop-only broadcast takes its consumer's loop. On a thread or block
        position that loop is only a position (a cooperative fetch binds its own
        axes to the same threads); a loop that runs serially would iterate one of
@@ -496,7 +79,7 @@ const wf_iterdomain *an_own_id_mapped(an_idgraph *g, const wf_tv *tv, int i,
     ir_ptype_kind where = ir_ptype(loop_id->ptype)->kind;
     if (mine->loop_only && (where == IR_PT_THREAD || where == IR_PT_BLOCK))
         return NULL;
-    if (!always_zero || an_mapped(&g->exact, mine, loop_id))
+    if (!an_always_zero(mine) || an_mapped(&g->exact, mine, loop_id))
         return NULL;
     for (int k = 0; k < tv->logical.n; k++) {
         const wf_iterdomain *x = mapped_in_history(g, tv->logical.ptr[k], mine, loop_id);
@@ -516,12 +99,13 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
     const wf_tv *c = op->out;
     for (int i = 0; i < limit; i++) {
         const wf_iterdomain *p = tv->loop.ptr[i];
-        if (i < c->loop.n && c->loop.ptr[i]->loop_only && !shares_loop(g, op, p, c->loop.ptr[i])) {
+        if (i < c->loop.n && c->loop.ptr[i]->loop_only &&
+            !an_shares_loop(g, op, p, c->loop.ptr[i])) {
             if (why)
                 loop_only_why(tv, c, i, why, whysize);
             return i;
         }
-        if (i >= c->loop.n || !shares_loop(g, op, p, c->loop.ptr[i])) {
+        if (i >= c->loop.n || !an_shares_loop(g, op, p, c->loop.ptr[i])) {
             if (why)
                 snprintf(why, whysize,
                          "axis %d of T%d is not mapped to axis %d of its consumer T%d", i, tv->id,
@@ -566,9 +150,8 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
 /* Is a and b one loop for every consumer sharing a producer's loop-only
    broadcast: mapped, or both only ever at index 0? */
 static bool same_loop(an_idgraph *g, const wf_iterdomain *a, const wf_iterdomain *b) {
-    bool za = a->itype == IT_BROADCAST || val_is_const_eq(a->extent, 1);
-    bool zb = b->itype == IT_BROADCAST || val_is_const_eq(b->extent, 1);
-    return (za && zb) || (!a->loop_only && !b->loop_only && an_mapped(&g->permissive, a, b));
+    return (an_always_zero(a) && an_always_zero(b)) ||
+           (!a->loop_only && !b->loop_only && an_mapped(&g->permissive, a, b));
 }
 
 /* A loop-only broadcast maps to nothing, so nothing else makes the loops of
@@ -649,8 +232,7 @@ int an_max_inline_pos(an_idgraph *g, const wf_tv *tv, char *why, size_t whysize)
         limit = consumer_limit(g, tv, tv->uses.ptr[u], limit, why, whysize);
     if (tv->uses.n > 1)
         limit = reductions_agree(g, tv, consumers_agree(g, tv, limit, why, whysize), why, whysize);
-    limit = reduction_reader_limit(g, tv, limit, why, whysize);
-    return loop_order_limit(g, tv, limit, why, whysize);
+    return an_group_limit(g, tv, limit, why, whysize);
 }
 
 bool an_mem_distributed(wf_memtype m, wf_ptype p) {

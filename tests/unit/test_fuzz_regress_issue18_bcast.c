@@ -200,3 +200,117 @@ TEST(issue18_bcast_merge_with_an_expanded_axis_bounds_only_the_expanding_part) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* fuzz -s 780 -c 451267 as C calls (T0 is unused, as in the case; T1 is f64
+   where the case has f32, whose sum the reference rounds otherwise). T2, a
+   copy of T1, inlined into its copy T3, the max T8 and T10 = T2 * T7, made
+   T3's loop T10's loop. T4 = broadcast(T3) [bS4{1}, iS5{32}], the sum T5 of
+   its iS5 and T7, a permute of T5, are inlined into T10's loop through their
+   broadcast axes (permissively T10's iS12): T4 read all of T3 in the first
+   iteration, where only T3[0] was written (the executor: "read of T3[1]
+   (local memory), which was never written"). A reader may share the loop
+   that writes its producer only when the producer is inlined into it there:
+   T2 stays out of T10's loop, T3 is complete before it. */
+static wf_fusion *reader_in_writers_loop_case(wf_tv **t2, wf_tv **t4) {
+    wf_fusion *f = wf_fusion_new();
+    wf_input(f, WF_F32, 1, (const int64_t[]){32});
+    wf_tv *t1 = wf_input(f, WF_F64, 1, (const int64_t[]){32});
+    *t2 = wf_permute(t1, (const int[]){0});
+    wf_tv *t3 = wf_permute(*t2, (const int[]){0});
+    *t4 = wf_broadcast(t3, 2, (const bool[]){true, false});
+    wf_tv *t5 = wf_sum(*t4, 1, (const int[]){1});
+    wf_tv *t6 = wf_unary(WF_NEG, t5);
+    wf_tv *t7 = wf_permute(t5, (const int[]){0});
+    wf_tv *t8 = wf_reduce(WF_MAX, *t2, 1, (const int[]){0});
+    wf_tv *t9 = wf_binary(WF_SUB, t3, t1);
+    wf_tv *t10 = wf_binary(WF_MUL, *t2, t7);
+    wf_output(f, t6);
+    wf_output(f, t8);
+    wf_output(f, t9);
+    wf_output(f, t10);
+    wf_tv_split(t5, 1, 4);
+    wf_tv_parallelize(t5, 2, WF_UNROLL);
+    return f;
+}
+
+TEST(issue18_bcast_reader_stays_out_of_the_loop_that_writes_its_producer) {
+    wf_tv *t2, *t4;
+    wf_fusion *f = reader_in_writers_loop_case(&t2, &t4);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(t2), 0); /* was 1: T3 written in T10's loop */
+    CHECK_EQ_I64(wf_tv_compute_at(t4), 1);
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "  for (wf_index i1 = 0; i1 < 32; ++i1) {\n"
+                                       "    T3[i1] = T2[i1];\n"
+                                       "  }\n"
+                                       "  for (wf_index i2 = 0; i2 < 32; ++i2) {\n"
+                                       "    double T4[32];\n"
+                                       "    double T5[1];\n"
+                                       "    double T7[1];\n"
+                                       "    for (wf_index i3 = 0; i3 < 32; ++i3) {\n"
+                                       "      T4[i3] = T3[i3];\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* The same position asked for by name is refused, naming the reader and the
+   producer whose loop it would share. */
+TEST(issue18_bcast_inlining_a_reader_into_its_producers_loop_refused_by_name) {
+    wf_tv *t2, *t4;
+    wf_fusion *f = reader_in_writers_loop_case(&t2, &t4);
+    wf_inline_most(f);
+    wf_tv_inline_at(t2, 1);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f),
+              "T2.inline_at(1): position 1 is beyond the maximum inline position 0: axis 0 of "
+              "T2 would make axis 0 of T4 (bS4{1}) one loop with axis 0 of its producer T3 "
+              "(iS3{32}), which is not inlined into T4 there: in each iteration T4 would read "
+              "cells of T3 that later iterations write");
+    wf_fusion_free(f);
+}
+
+/* fuzz -s 780 -c 246740 as C calls (T0 and T1 are unused, as in the case; f64
+   where the case has f32, whose sum the reference rounds otherwise): NaN
+   where the reference has inf. The reference is right (x^x with x = exp(..)
+   overflows, and a sum of infinities is inf); weft read unwritten cells.
+   T5 = pow(T4, T4), an output, and T8 = broadcast(T5) both sat in the loop
+   of T10's axis iS24{3}: T5 through T4 inlined into it, T8 through its
+   broadcast axis bS18 (permissively iS24). T8 read T5's three cells in
+   iteration 0, where only the first was written; the others held the
+   poisoned output's NaN, which the sum T9 carried. As -c 451267: T4 stays
+   out of that loop, which reads a complete T5. */
+TEST(issue18_bcast_reader_of_an_output_written_in_its_loop_reads_it_complete) {
+    wf_fusion *f = wf_fusion_new();
+    wf_input(f, WF_F16, 2, (const int64_t[]){32, 3});
+    wf_input(f, WF_F64, 2, (const int64_t[]){4, 3});
+    wf_tv *t2 = wf_input(f, WF_F64, 2, (const int64_t[]){32, 3});
+    wf_tv *t3 = wf_unary(WF_EXP, t2);
+    wf_tv *t4 = wf_cast(t3, WF_F64);
+    wf_tv *t5 = wf_binary(WF_POW, t4, t4);
+    wf_tv *t6 = wf_broadcast(t3, 3, (const bool[]){false, true, false});
+    wf_tv *t7 = wf_binary(WF_DIV, t5, t2);
+    wf_tv *t8 = wf_broadcast(t5, 3, (const bool[]){false, true, false});
+    wf_tv *t9 = wf_sum(t8, 1, (const int[]){2});
+    wf_tv *t10 = wf_binary(WF_MIN, t9, t4);
+    wf_output(f, t5);
+    wf_output(f, t6);
+    wf_output(f, t7);
+    wf_output(f, t9);
+    wf_output(f, t10);
+    wf_tv_split(t9, 2, 64);
+    wf_tv *p = wf_tv_rfactor(t9, 1, (const int[]){2}); /* T11 */
+    wf_tv_split(p, 2, 8);
+    wf_tv_rfactor(p, 1, (const int[]){2});
+    wf_tv_inline_at(p, 2);
+    wf_tv_parallelize(t9, 0, WF_BIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(t4), 1); /* was 2: in T10's loop of 3 */
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "  for (wf_index i2 = 0; i2 < 3; ++i2) {\n"
+                                       "    T5[blockIdx.x * 3 + i2] = wf_pow(T4[i2], T4[i2]);\n"
+                                       "  }\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}

@@ -225,3 +225,80 @@ TEST(issue18_init_keeps_only_the_split_broadcast_bound) {
     wf_kernel_free(k);
     wf_fusion_free(f);
 }
+
+/* fuzz -s 2811100 -c 166810 as C calls: T4 = sum(T3) over both axes of T3 =
+   broadcast(T1) [iS4{7}, bS5{1}], rfactored over the first: the rfactor
+   producer T7 [rS11{7}, iS12{1}] keeps the broadcast as an iteration axis of
+   extent 1, inside its reduction loop. T3, inlined into T7 and into T6 =
+   min(broadcast(T0), T3) [iS9{7}, iS10{7}], made T7's iS12{1} one loop with
+   T6's iS10{7}, and T7's step ran 7 times per element: the sum came out 7
+   times too large (71.617 for 10.231). T3 now shares only the outer loop. */
+static wf_fusion *repeated_step_case(wf_tv **t3, wf_tv **t7) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 1, (int64_t[]){7});
+    wf_tv *t1 = wf_input(f, WF_F64, 1, (int64_t[]){7});
+    wf_tv *t2 = wf_broadcast(t0, 2, (bool[]){true, false});
+    *t3 = wf_broadcast(t1, 2, (bool[]){false, true});
+    wf_tv *t4 = wf_sum(*t3, 2, (int[]){0, 1});
+    wf_tv *t5 = wf_transpose(t0, 0, 0);
+    wf_tv *t6 = wf_binary(WF_MIN, t2, *t3);
+    wf_output(f, *t3);
+    wf_output(f, t4);
+    wf_output(f, t5);
+    wf_output(f, t6);
+    *t7 = wf_tv_rfactor(t4, 1, (int[]){0});
+    return f;
+}
+
+TEST(issue18_reduction_step_inside_its_reduction_loop_not_in_a_longer_loop) {
+    wf_tv *t3, *t7;
+    wf_fusion *f = repeated_step_case(&t3, &t7);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    CHECK_EQ_I64(wf_tv_compute_at(t3), 1); /* was 2 */
+    wf_kernel *k = rc_check(TS, f, NULL, 0);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "  T7[0] = (double)0;\n"
+                                       "  for (wf_index i0 = 0; i0 < 7; ++i0) {\n"
+                                       "    T3[i0] = T1[i0];\n"
+                                       "    T7[0] = wf_radd((double)T7[0], (double)T3[i0]);\n"
+                                       "    for (wf_index i1 = 0; i1 < 7; ++i1) {\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* With T7's reduction on threads (a block reduction), no loop runs its
+   reduction serially: its init sits just before its step, in the loop of 7
+   too, and T3 shares both loops. */
+TEST(issue18_block_reduction_step_may_share_a_longer_loop) {
+    wf_tv *t3, *t7;
+    wf_fusion *f = repeated_step_case(&t3, &t7);
+    wf_tv_parallelize(t7, 0, WF_TIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_OK);
+    CHECK_EQ_I64(wf_tv_compute_at(t3), 2);
+    wf_kernel *k = rc_check(TS, f, NULL, 1e-12); /* the block's tree order rounds */
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "  for (wf_index i0 = 0; i0 < 7; ++i0) {\n"
+                                       "    float T2[1];\n"
+                                       "    if (i0 < 1) {\n"
+                                       "      T3[threadIdx.x] = T1[threadIdx.x];\n"
+                                       "    }\n"
+                                       "    T7[0] = (double)0;\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* The same position asked for by name is refused, naming both axes. */
+TEST(issue18_reduction_step_in_a_longer_loop_refused_by_name) {
+    wf_tv *t3, *t7;
+    wf_fusion *f = repeated_step_case(&t3, &t7);
+    wf_tv_inline_at(t3, 2);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f),
+              "T3.inline_at(2): position 2 is beyond the maximum inline position 1: axis 1 of "
+              "T3 would make axis 1 of the reduction T7 (iS12{1}), inside its reduction loops, "
+              "one loop with axis 1 of T6 (iS10{7}): T7's steps would run again in every "
+              "iteration");
+    wf_fusion_free(f);
+}
