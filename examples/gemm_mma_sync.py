@@ -52,7 +52,8 @@ def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epil
     ins, between = (a, b), []
     if epilogue:
         bias = f.input(weft.f32, [n])
-        biased = weft.add(c, weft.broadcast(bias, [True, False]))
+        bias_b = weft.broadcast(bias, [True, False])
+        biased = weft.add(c, bias_b)
         out = weft.relu(biased)
         ins, between = (a, b, bias), [biased]
         acc = c
@@ -90,6 +91,8 @@ def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epil
     for t in between + [out]:  # the epilogue in the accumulator's layout
         t.inline_at(4)  # reverse_compute_at inlined the tensors between deeper
         t.parallelize(5, weft.MMA).parallelize(7, weft.MMA)
+    if epilogue:  # the bias read where it is added, not staged whole per thread
+        weft.compute_at(bias_b, between[0], -1)
     if stages:
         tma_tiles(a_s, b_s, kt, tn, stages)
     for t in (a_s, b_s) if not stages else ():  # [.., Ko | 5 axes] -> [.., Ko, o, TIDz, TIDy, TIDx, vec]
@@ -145,7 +148,8 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     ins, between = (a, b), []
     if epilogue:
         bias = f.input(weft.f32, [n])
-        biased = weft.add(c, weft.broadcast(bias, [True, False]))
+        bias_b = weft.broadcast(bias, [True, False])
+        biased = weft.add(c, bias_b)
         out = weft.relu(biased)
         ins, between, acc = (a, b, bias), [biased], c
     else:
@@ -181,6 +185,8 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     for t in between + [out]:  # the epilogue in the accumulator's layout
         t.inline_at(3)
         t.parallelize(3, weft.MMA).parallelize(4, weft.MMA)
+    if epilogue:  # the bias read where it is added, not staged whole per thread
+        weft.compute_at(bias_b, between[0], -1)
     f.inline_most()
     return f, ins, out
 

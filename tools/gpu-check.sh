@@ -106,6 +106,9 @@ step "bench torch" python3 bench/torch_ref.py
 # swizzle) at 8192^2 bf16 against torch's clone of the same tensor, launched
 # on torch tensors through the Python package in the same process.
 step "bench ldstmatrix" env WF_CACHE_DIR="$bench_cache" python3 bench/ldstmatrix.py
+# The tensor-core GEMMs (mma.sync and wgmma, examples/gemm_mma_sync.py) against
+# cuBLAS (torch.matmul) and Triton's matmul, on the same torch tensors.
+step "bench gemm" env WF_CACHE_DIR="$bench_cache" python3 bench/gemm.py
 
 # SASS of every benchmark kernel (the cache entry minus its 40-byte header).
 : >"$out/sass.txt"

@@ -80,8 +80,9 @@ void cg_wgmma_emit(sbuf *b, const kir_stmt *s, int depth) {
     descriptor(b, s, 1);
     sbuf_puts(b, ";\n");
     sbuf_indent(b, depth + 1);
-    sbuf_printf(b, "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
-                   "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+    sbuf_printf(b,
+                "asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
+                "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
                 nd + 2, n, t, t);
     for (int r = 0; r < nd; r++)
         sbuf_printf(b, "%s%%%d", r ? ", " : "", r);

@@ -69,6 +69,7 @@ static const char *const prelude[] = {
     "}\n"
     /* a wgmma shared-memory matrix descriptor (PTX ISA "Matrix Descriptor"):
        the address and the byte offsets in 16-byte units, the 128-byte swizzle */
+    "#ifdef __CUDA_ARCH__\n"
     "__device__ inline unsigned long long wf_wgmma_desc(const void *p, unsigned lbo, "
     "unsigned sbo) {\n"
     "  unsigned a = (unsigned)__cvta_generic_to_shared(p);\n"
@@ -76,6 +77,7 @@ static const char *const prelude[] = {
     "|\n"
     "         ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);\n"
     "}\n"
+    "#endif\n"
     "template <typename T, int N> struct __align__(sizeof(T) * N) wf_vec { T v[N]; };\n"
     "template <typename T, int N> __device__ inline void wf_vec_copy(T *dst, const T *src) {\n"
     "  *reinterpret_cast<wf_vec<T, N> *>(dst) = *reinterpret_cast<const wf_vec<T, N> *>(src);\n"

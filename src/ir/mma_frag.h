@@ -67,8 +67,8 @@ static inline int64_t wgmma_swizzle128(int64_t byte) {
     return byte ^ (((byte >> 7) & 7) << 4);
 }
 
-static inline int64_t wgmma_smem_byte(bool mn_major, int64_t lbo, int64_t sbo, int64_t start,
-                                      int r, int c) {
+static inline int64_t wgmma_smem_byte(bool mn_major, int64_t lbo, int64_t sbo, int64_t start, int r,
+                                      int c) {
     int64_t b = mn_major ? start + 2 * (r % 64) + (r / 64) * lbo + (c % 8) * 128 + (c / 8) * sbo
                          : start + (r % 8) * 128 + (r / 8) * sbo + 2 * c;
     return wgmma_swizzle128(b);

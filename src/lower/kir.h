@@ -89,15 +89,15 @@ typedef struct {
     const wf_val *in_index[IR_MAX_OP_INPUTS];
     int vec;            /* elements per access; 1 = scalar */
     const wf_val *pred; /* bounds predicate from indexing, NULL = none */
-    bool fill; /* out = pred ? value : 0, unguarded by pred (predicate.c): a tensor-core
-                  operand tile, which the instruction reads whole (lower/mma.c) */
-    int mma;   /* > 0: the tensor-core instruction of a wf_mma step (lower/mma.c):
-                  1 = mma.sync.m16n8k16, its indices the fragments' first registers,
-                  its A operand in[mma_a]; 2 = wgmma.m64nNk16 (hw.wg) */
+    bool fill;          /* out = pred ? value : 0, unguarded by pred (predicate.c): a tensor-core
+                           operand tile, which the instruction reads whole (lower/mma.c) */
+    int mma;            /* > 0: the tensor-core instruction of a wf_mma step (lower/mma.c):
+                           1 = mma.sync.m16n8k16, its indices the fragments' first registers,
+                           its A operand in[mma_a]; 2 = wgmma.m64nNk16 (hw.wg) */
     int mma_a;
     bool view; /* a wgmma operand's broadcast of its shared tile: nothing to compute (the
                   instruction reads the tile; lower/mma.c) */
-    union {             /* what the copy kind's index hook adds, by `copy` */
+    union {    /* what the copy kind's index hook adds, by `copy` */
         struct {
             const wf_val *lane, *col; /* StTMem/LdTMem: lane and 32-bit column */
         } tmem;
@@ -108,13 +108,13 @@ typedef struct {
             int rank;               /* dimensions of the tensor map */
             const wf_val *coord[5]; /* the box's first coordinates, dimension 0 innermost */
         } tma;
-        struct {               /* wgmma (mma == 2, lower/mma.c): A is operand 0 here */
-            int n;             /* the instruction's N */
-            const wf_tv *smem[2];    /* A's and B's shared-memory tiles */
-            const wf_val *start[2];  /* their element index at the tile's first element */
-            bool mn_major[2];        /* the tile's M (A) or N (B) is contiguous (.trans) */
-            int64_t lbo[2], sbo[2];  /* the descriptors' byte offsets (ir/mma_frag.h) */
-            int64_t base[2];         /* the tiles' byte offsets in shared memory */
+        struct {                    /* wgmma (mma == 2, lower/mma.c): A is operand 0 here */
+            int n;                  /* the instruction's N */
+            const wf_tv *smem[2];   /* A's and B's shared-memory tiles */
+            const wf_val *start[2]; /* their element index at the tile's first element */
+            bool mn_major[2];       /* the tile's M (A) or N (B) is contiguous (.trans) */
+            int64_t lbo[2], sbo[2]; /* the descriptors' byte offsets (ir/mma_frag.h) */
+            int64_t base[2];        /* the tiles' byte offsets in shared memory */
         } wg;
         struct {               /* LdMatrix / StMatrix (copy_ldmatrix.c) */
             int count;         /* 8x8 matrices per instruction: 1, 2, 4 (.x1/.x2/.x4) */
@@ -140,9 +140,9 @@ typedef struct {
     X(KSYNC_MBAR_INVAL, "MBAR_INVAL")         /* mbarrier.inval: it may be initialized again       \
                                                */                                                  \
     X(KSYNC_BULK_COMMIT, "BULK_COMMIT")       /* cp.async.bulk.commit_group */                     \
-    X(KSYNC_BULK_WAIT_READ, "BULK_WAIT_READ") /* cp.async.bulk.wait_group.read 0 */          \
-    X(KSYNC_WGMMA_FENCE, "WGMMA_FENCE")       /* wgmma.fence: registers before wgmma */     \
-    X(KSYNC_WGMMA_COMMIT, "WGMMA_COMMIT")     /* wgmma.commit_group */                       \
+    X(KSYNC_BULK_WAIT_READ, "BULK_WAIT_READ") /* cp.async.bulk.wait_group.read 0 */                \
+    X(KSYNC_WGMMA_FENCE, "WGMMA_FENCE")       /* wgmma.fence: registers before wgmma */            \
+    X(KSYNC_WGMMA_COMMIT, "WGMMA_COMMIT")     /* wgmma.commit_group */                             \
     X(KSYNC_WGMMA_WAIT, "WGMMA_WAIT")         /* wgmma.wait_group 0 */
 typedef enum {
 #define X(kind, name) kind,

@@ -194,14 +194,16 @@ static void acc_frag(const mma_lanes *k, int t, int e, int *m, int *n) {
 /* The accumulator: lane t's element e is (m, n) of the tile, in register base + e. */
 static bool check_acc(mma_lanes *k, lower_point *p, int w) {
     int64_t m0, n0, base, m, n, r;
-    if (!lower_mma_at(k, p, w, 0, 0, 0, k->cm, &m0) || !lower_mma_at(k, p, w, 0, 0, 0, k->cn, &n0) ||
+    if (!lower_mma_at(k, p, w, 0, 0, 0, k->cm, &m0) ||
+        !lower_mma_at(k, p, w, 0, 0, 0, k->cn, &n0) ||
         !lower_mma_at(k, p, w, 0, 0, 0, k->cidx, &base))
         return lower_mma_runtime_sizes(k);
     for (int t = 0; t < k->lanes; t++)
         for (int e = 0; e < k->cregs; e++) {
             int wm, wn;
             acc_frag(k, t, e, &wm, &wn);
-            if (!lower_mma_at(k, p, w, t, e, 0, k->cm, &m) || !lower_mma_at(k, p, w, t, e, 0, k->cn, &n) ||
+            if (!lower_mma_at(k, p, w, t, e, 0, k->cm, &m) ||
+                !lower_mma_at(k, p, w, t, e, 0, k->cn, &n) ||
                 !lower_mma_at(k, p, w, t, e, 0, k->cidx, &r))
                 return lower_mma_runtime_sizes(k);
             if (m - m0 != wm)
@@ -227,7 +229,8 @@ static bool check_operand(mma_lanes *k, lower_point *p, int w, int j) {
         for (int e = 0; e < mma_frag_regs(r); e++) {
             int row, col, ct, ce, kk;
             mma_frag(r, t, e, &row, &col);
-            if (r == MMA_ROLE_A) /* (m, k): accumulator row m is lane 4 (m % 8), element 2 (m / 8) */
+            if (r ==
+                MMA_ROLE_A) /* (m, k): accumulator row m is lane 4 (m % 8), element 2 (m / 8) */
                 ct = 4 * (row % 8), ce = 2 * (row / 8), kk = col;
             else /* (k, n): accumulator column n is lane n / 2, element n % 2 */
                 ct = col / 2, ce = col % 2, kk = row;
@@ -242,7 +245,7 @@ static bool check_operand(mma_lanes *k, lower_point *p, int w, int j) {
                 if (v != want[d]) {
                     char what[96];
                     snprintf(what, sizeof what, "the threadIdx.%c holding operand T%d", "xyz"[d],
-                             k->op->in[j]->id);
+                             k -> op -> in[j] -> id);
                     return lower_mma_fail_lane(k, what, t, e, v, want[d]);
                 }
             }
@@ -277,7 +280,8 @@ static bool find_tile_dims(mma_lanes *k, lower_point *p, const wf_val **idx, int
     k->dm = k->dn = -1;
     for (int d = 0; d < n; d++) {
         int64_t v0, v1, v4;
-        if (!idx[d] || !lower_mma_at(k, p, 0, 0, 0, 0, idx[d], &v0) || !lower_mma_at(k, p, 0, 1, 0, 0, idx[d], &v1) ||
+        if (!idx[d] || !lower_mma_at(k, p, 0, 0, 0, 0, idx[d], &v0) ||
+            !lower_mma_at(k, p, 0, 1, 0, 0, idx[d], &v1) ||
             !lower_mma_at(k, p, 0, 4, 0, 0, idx[d], &v4))
             continue;
         if (v4 != v0)
@@ -380,8 +384,8 @@ static bool lower_one(lower_ctx *c, kir_node *s) {
                          "must be a multiple of 32 and the block whole %ss, but it is %lld x "
                          "%lld x %lld",
                          k.op->out->id, inst, k.wg ? "a warp group" : "a warp", k.lanes,
-                         k.wg ? "warp group" : "warp", (long long)k.block[0],
-                         (long long)k.block[1], (long long)k.block[2]);
+                         k.wg ? "warp group" : "warp", (long long)k.block[0], (long long)k.block[1],
+                         (long long)k.block[2]);
     k.esym = val_sym(a, SYM_LOOP, MMA_ESYM, 0, "e", 0, k.cregs - 1, NULL);
     k.ksym = val_sym(a, SYM_LOOP, MMA_KSYM, 0, "k", 0, MMA_K - 1, NULL);
     const kir_node *over[2] = {k.eloop, k.kloop};

@@ -17,8 +17,8 @@ typedef struct {
     lower_ctx *c;
     kir_node *s;
     const ir_op *op;
-    bool wg;           /* wgmma (else mma.sync) */
-    int lanes, cregs;  /* threads of a unit; accumulator registers per thread */
+    bool wg;                       /* wgmma (else mma.sync) */
+    int lanes, cregs;              /* threads of a unit; accumulator registers per thread */
     const kir_node *eloop, *kloop; /* the instruction's register and K axes */
     const wf_val *esym, *ksym;
     int64_t block[3];

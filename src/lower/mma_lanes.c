@@ -44,4 +44,3 @@ void lower_mma_fill(lower_ctx *c, const wf_tv *x) {
         x = w->u.stmt.op->in[0];
     }
 }
-

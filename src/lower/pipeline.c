@@ -30,9 +30,9 @@ static const lower_pass passes[] = {
     {"pdims", lower_pdims, false},        {"alloc", lower_alloc, false},
     {"reduce", lower_reduce, false},      {"index", lower_index, false},
     {"copy", lower_copy_index, false},    {"mma", lower_mma, false},
-    {"predicate", lower_predicate, true},
-    {"sync", lower_sync, true},           {"place", lower_copy_place, false},
-    {"tmem", lower_tmem, false},          {"launch", lower_launch, false},
+    {"predicate", lower_predicate, true}, {"sync", lower_sync, true},
+    {"place", lower_copy_place, false},   {"tmem", lower_tmem, false},
+    {"launch", lower_launch, false},
 };
 enum { NPASSES = sizeof passes / sizeof *passes };
 

@@ -103,12 +103,12 @@ struct in_node {
     ix_expr ldm_row;  /* LdMatrix / StMatrix: the row address (element) each thread supplies */
     int mma;          /* > 0: mma.sync (1, its A operand in[mma_a]) or wgmma (2: wg_*) */
     int mma_a;
-    bool view;        /* a wgmma operand's view: nothing to run or allocate */
-    int wg_n, wg_tile[2];      /* wgmma: N; A's and B's shared tiles (tensor indices) */
-    ix_expr wg_start[2];       /* their element index at the tile's first element */
-    bool wg_mn[2];             /* MN-major (.trans) */
+    bool view;            /* a wgmma operand's view: nothing to run or allocate */
+    int wg_n, wg_tile[2]; /* wgmma: N; A's and B's shared tiles (tensor indices) */
+    ix_expr wg_start[2];  /* their element index at the tile's first element */
+    bool wg_mn[2];        /* MN-major (.trans) */
     int64_t wg_lbo[2], wg_sbo[2], wg_base[2]; /* descriptor offsets; the tiles' bytes */
-    bool fill;        /* out = fill_pred ? value : 0 (kir_stmt.fill) */
+    bool fill;                                /* out = fill_pred ? value : 0 (kir_stmt.fill) */
     ix_expr fill_pred;
     /* reductions (interp_reduce.c): the statement's kind, the reduced thread
        dims and a block reduction's read and write predicates */

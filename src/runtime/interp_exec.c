@@ -105,7 +105,7 @@ static bool run_node(ix_exec *x, const in_node *n) {
     case IN_STMT:
         if (n->view) /* a wgmma operand's view: the instruction reads the tile */
             return true;
-        return n->mma       ? ix_mma_stmt(x, n)
+        return n->mma                ? ix_mma_stmt(x, n)
                : n->red != KRED_NONE ? ix_reduce_stmt(x, n)
                                      : ix_copy_execute(x, n);
     case IN_SYNC:

@@ -108,8 +108,9 @@ static bool wgmma_group(ix_exec *x, const in_node *n, const int64_t *const idx[3
     double(*a)[MMA_K] = heap_malloc(sizeof(double) * WGMMA_M * MMA_K);
     double(*b)[256] = heap_malloc(sizeof(double) * MMA_K * 256);
     double(*c)[256] = heap_malloc(sizeof(double) * WGMMA_M * 256);
-    bool ok = a && b && c ? wgmma_tiles(x, n, idx, th0, N, a, b, c)
-                          : ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    bool ok = a && b && c
+                  ? wgmma_tiles(x, n, idx, th0, N, a, b, c)
+                  : ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
     free(a);
     free(b);
     free(c);
@@ -125,7 +126,8 @@ static bool wgmma_tiles(ix_exec *x, const in_node *n, const int64_t *const idx[3
         int64_t start = n->wg_base[j] + 2 * idx[1 + j][th0];
         for (int r = 0; r < rows; r++)
             for (int k = 0; k < MMA_K; k++) {
-                int64_t byte = wgmma_smem_byte(n->wg_mn[j], n->wg_lbo[j], n->wg_sbo[j], start, r, k);
+                int64_t byte =
+                    wgmma_smem_byte(n->wg_mn[j], n->wg_lbo[j], n->wg_sbo[j], start, r, k);
                 unsigned char *p = ix_access(x, n, tile, (byte - n->wg_base[j]) / 2, th0, false);
                 if (!p)
                     return false;

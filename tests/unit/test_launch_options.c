@@ -14,9 +14,9 @@
 #include "api/api.h"
 #include "harness.h"
 
-static const char *const all_passes =
-    "check, sort, loops, check-loops, pdims, alloc, reduce, index, copy, mma, predicate, sync, place, "
-    "tmem, launch";
+static const char *const all_passes = "check, sort, loops, check-loops, pdims, alloc, reduce, "
+                                      "index, copy, mma, predicate, sync, place, "
+                                      "tmem, launch";
 
 static wf_fusion *small_copy(void) {
     int64_t shape[1] = {32};

@@ -34,13 +34,12 @@ TEST(mma_matmul_f32_unscheduled_odd_sizes) {
     wf_kernel *k = wf_compile(m.f, NULL);
     CHECK_STR(wf_fusion_error(m.f), "");
     if (k) {
-        CHECK_HAS(wf_kernel_source(k),
-                  "      wf_acc1 = (float)0;\n"
-                  "      for (wf_index i8 = 0; i8 < 9; ++i8) {\n"
-                  "        wf_acc1 = wf_radd(wf_acc1, "
-                  "wf_mmul((float)T2[i6 * 9 + i8], (float)T4[i7 * 9 + i8]));\n"
-                  "      }\n"
-                  "      T5[i6 * 7 + i7] = wf_acc1;\n");
+        CHECK_HAS(wf_kernel_source(k), "      wf_acc1 = (float)0;\n"
+                                       "      for (wf_index i8 = 0; i8 < 9; ++i8) {\n"
+                                       "        wf_acc1 = wf_radd(wf_acc1, "
+                                       "wf_mmul((float)T2[i6 * 9 + i8], (float)T4[i7 * 9 + i8]));\n"
+                                       "      }\n"
+                                       "      T5[i6 * 7 + i7] = wf_acc1;\n");
         run_mm(k, WF_F32, 5, 7, 9, false);
         CHECK_NVRTC(k, 80);
     }
@@ -375,7 +374,8 @@ TEST(mma_wf_mma_axis_refusals) {
         ts_, WF_BF16, 16, 8, 8, 80, WF_ERR_SCHEDULE,
         "T5: axis 0 (iMMA12{16}) is parallelized on MMA, but T5's MMA axes (iMMA12{16}, iMMA13{8}, "
         "rMMA14{8}) form no instruction's tile: mma.sync takes m16n8k16, two iteration axes of "
-        "extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K), the innermost axes, which "
+        "extents 16 (M) and 8 (N) and one reduction axis of extent 16 (K), the innermost axes, "
+        "which "
         "wf_tv_parallelize lays out as 32 lanes on TIDx and 4 registers");
     check_mma_refusal(ts_, WF_F16, 16, 8, 16, 80, WF_ERR_UNSUPPORTED,
                       "T5: axis 1 (iMMA20{4}) is parallelized on MMA, but T5 is in global memory: "

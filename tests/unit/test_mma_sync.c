@@ -67,9 +67,9 @@ static void check_gemm(test_state *ts_, wf_dtype t, int64_t M, int64_t N, int64_
         CHECK_EQ_I64(li->block[2], g.wm);
         CHECK_EQ_I64(li->grid[0], (N + 8 * g.tn * g.wn - 1) / (8 * g.tn * g.wn));
         CHECK_EQ_I64(li->grid[1], (M + 16 * g.tm * g.wm - 1) / (16 * g.tm * g.wm));
-        CHECK_HAS(wf_kernel_source(k),
-                  t == WF_BF16 ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                               : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 ");
+        CHECK_HAS(wf_kernel_source(k), t == WF_BF16
+                                           ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                                           : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 ");
         run_mm(k, t, M, N, K, true);
         CHECK_NVRTC(k, 80);
         CHECK_NVRTC(k, 0);
@@ -152,7 +152,7 @@ static mm mma_sync_gemm_smem(wf_dtype t, int64_t M, int64_t N, int64_t K, gemm_t
     wf_tv_parallelize(r.m.c, 5, WF_MMA);
     wf_tv_parallelize(r.m.c, 7, WF_MMA);
     wf_tv *st[2] = {r.as, r.bs};
-    for (int i = 0; i < 2; i++) { /* [.., Ko | 5 axes] -> [.., Ko, o, TIDz, TIDy, TIDx, vec] */
+    for (int i = 0; i < 2; i++) {   /* [.., Ko | 5 axes] -> [.., Ko, o, TIDz, TIDy, TIDx, vec] */
         wf_tv_split(st[i], 9, vec); /* the vector first: its index stays `+ v` */
         for (int j = 0; j < 4; j++)
             wf_tv_merge(st[i], 5);
