@@ -113,6 +113,9 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
             return i;
         }
         const wf_iterdomain *own = an_own_id_mapped(g, tv, i, c->loop.ptr[i]);
+        /* a loop of one iteration has one index, 0, whatever it stands for */
+        if (own && val_is_const_eq(c->loop.ptr[i]->extent, 1) && val_is_const_eq(own->extent, 1))
+            own = NULL;
         if (own) {
             if (why) {
                 sbuf sp = {0}, so = {0};

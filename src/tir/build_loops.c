@@ -193,7 +193,16 @@ static bool split_axis(wf_tir *s, wf_tv *tv, tags *t, int d, const int *tg, cons
 static bool drop_unit(wf_tir *s, const tir_block *b, wf_tv *tv, tags *t, int k, int pos) {
     int p = find_tag(t, iter_tag(k));
     int q = p + 1 < t->n ? p + 1 : p - 1;
-    if (q < pos)
+    /* (the tags may outnumber tv's axes where compute_at left it fewer loops); a
+       reduce iter merged into a spatial axis would make it a reduction: the core
+       merges reduction axes only with reduction axes */
+    if (b->iters[k].reduce)
+        return err_failb(&s->err, WF_ERR_UNSUPPORTED,
+                         "build: not supported yet: block \"%s\" binds its extent-1 reduce iter "
+                         "%s to 0, which has no loop of its own; keep its loop "
+                         "(preserve_unit_loops=True)",
+                         b->name, b->iters[k].var->name);
+    if (q < pos || p >= wf_tv_ndim(tv) || q >= wf_tv_ndim(tv))
         return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                          "build: not supported yet: block \"%s\" binds its extent-1 iter %s to 0 "
                          "and has no loop of its own to join it to",
