@@ -32,6 +32,22 @@ except ImportError:  # run from a source tree: the package is in python/
     import weft
 
 
+def with_epilogue(f, a, b, c, n, epilogue):
+    """The fusion's output: C, or relu(C + bias[N]) with bias a new f32 input.
+    Returns (inputs, the tensors between C and the output, the bias's
+    broadcast or None, the output); the output is registered. Without an
+    epilogue the accumulator is a wf_cache_before of C, else C itself."""
+    if not epilogue:
+        f.output(c)
+        return (a, b), [], None, c
+    bias = f.input(weft.f32, [n])
+    bias_b = weft.broadcast(bias, [True, False])
+    biased = weft.add(c, bias_b)
+    out = weft.relu(biased)
+    f.output(out)
+    return (a, b, bias), [biased], bias_b, out
+
+
 def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epilogue=False, ldmatrix=True,
          stages=0):
     """The fusion and its inputs/output (f, (a, b[, bias]), out). warps: warps per
@@ -49,19 +65,8 @@ def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epil
     xa = weft.broadcast(a_s, [False, False, True])  # [M, K, 1]
     xb = weft.broadcast(b_s, [True, False, False])  # [1, K, N]
     c = weft.mma(xa, xb, 1)  # [M, rK, N], f32
-    ins, between = (a, b), []
-    if epilogue:
-        bias = f.input(weft.f32, [n])
-        bias_b = weft.broadcast(bias, [True, False])
-        biased = weft.add(c, bias_b)
-        out = weft.relu(biased)
-        ins, between = (a, b, bias), [biased]
-        acc = c
-    else:
-        out = c
-    f.output(out)
-    if not epilogue:
-        acc = c.cache_before()
+    ins, between, bias_b, out = with_epilogue(f, a, b, c, n, epilogue)
+    acc = c if epilogue else c.cache_before()
     a_s.set_memory(weft.SHARED)
     b_s.set_memory(weft.SHARED)
 
@@ -145,18 +150,8 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     xa = weft.broadcast(a_s, [False, False, True])  # [M, K, 1]: a view of A's tile
     xb = weft.broadcast(b_s, [True, False, False])  # [1, K, N]
     c = weft.mma(xa, xb, 1)
-    ins, between = (a, b), []
-    if epilogue:
-        bias = f.input(weft.f32, [n])
-        bias_b = weft.broadcast(bias, [True, False])
-        biased = weft.add(c, bias_b)
-        out = weft.relu(biased)
-        ins, between, acc = (a, b, bias), [biased], c
-    else:
-        out = c
-    f.output(out)
-    if not epilogue:
-        acc = c.cache_before()
+    ins, between, bias_b, out = with_epilogue(f, a, b, c, n, epilogue)
+    acc = c if epilogue else c.cache_before()
     a_s.set_memory(weft.SHARED)
     b_s.set_memory(weft.SHARED)
     acc.reorder_all([0, 2, 1])  # [M, N, rK]
@@ -199,40 +194,29 @@ def reference(a, b, bias=None):
     return c
 
 
+def exact_on_executor(what, kern, m, n, k, epi, rng):
+    """Runs an f16 kernel on integer-valued data on the CPU executor; prints
+    and returns whether it equals the float64 reference."""
+    a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+    b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+    bias = rng.integers(-20, 20, n).astype(np.float32) if epi else None
+    out = np.asarray(kern.run(a, b, bias) if epi else kern.run(a, b))
+    ok = np.array_equal(out, reference(a, b, bias).astype(np.float32))
+    print("CPU executor%s %d x %d x %d%s: %s" % (what, m, n, k, " + bias + relu" if epi else "",
+                                                 "exact" if ok else "WRONG"))
+    return ok
+
+
 def main():
     bad = 0
     rng = np.random.default_rng(1)
     for (m, n, k), epi in (((128, 128, 64), False), ((100, 70, 50), True)):
         vec = 8 if m % 8 == 0 and n % 8 == 0 and k % 8 == 0 else 1
         f, _, _ = gemm(m, n, k, weft.f16, warps=(2, 2), frags=(2, 2), kt=2, vec=vec, epilogue=epi)
-        kern = f.compile()
-        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
-        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
-        args = [a, b]
-        bias = None
-        if epi:
-            bias = rng.integers(-20, 20, n).astype(np.float32)
-            args.append(bias)
-        out = np.asarray(kern.run(*args))
-        ok = np.array_equal(out, reference(a, b, bias).astype(np.float32))
-        print("CPU executor %d x %d x %d%s: %s" % (m, n, k, " + bias + relu" if epi else "",
-                                                    "exact" if ok else "WRONG"))
-        bad |= not ok
+        bad |= not exact_on_executor("", f.compile(), m, n, k, epi, rng)
     for (m, n, k), epi in (((256, 256, 128), False), ((200, 136, 104), True)):
         f, _, _ = gemm_wgmma(m, n, k, weft.f16, groups=2, bn=128, kt=4, stages=2, epilogue=epi)
-        kern = f.compile()
-        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
-        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
-        args = [a, b]
-        bias = None
-        if epi:
-            bias = rng.integers(-20, 20, n).astype(np.float32)
-            args.append(bias)
-        out = np.asarray(kern.run(*args))
-        ok = np.array_equal(out, reference(a, b, bias).astype(np.float32))
-        print("CPU executor, wgmma, %d x %d x %d%s: %s" % (m, n, k, " + bias + relu" if epi else "",
-                                                           "exact" if ok else "WRONG"))
-        bad |= not ok
+        bad |= not exact_on_executor(", wgmma,", f.compile(), m, n, k, epi, rng)
     try:
         import torch
     except ImportError:

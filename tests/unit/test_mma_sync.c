@@ -16,6 +16,13 @@
  */
 #include "mma_check.h"
 
+/* WF_MMA on axes a and b of tv: a tile of the instruction, laid out as its
+   fragment (sched/mma.c). */
+static void mark_mma(wf_tv *tv, int a, int b) {
+    wf_tv_parallelize(tv, a, WF_MMA);
+    wf_tv_parallelize(tv, b, WF_MMA);
+}
+
 typedef struct {
     int wm, wn, tm, tn; /* warps per block along M and N; 16 x 8 tiles per warp */
 } gemm_tile;
@@ -45,12 +52,9 @@ static mm mma_sync_gemm(wf_dtype t, int64_t M, int64_t N, int64_t K, gemm_tile g
     wf_reverse_compute_at(m.c, acc, 4);
     for (int i = 7; i < 10; i++)
         wf_tv_parallelize(acc, i, WF_MMA);
-    wf_tv_parallelize(xa, 6, WF_MMA);
-    wf_tv_parallelize(xa, 9, WF_MMA);
-    wf_tv_parallelize(xb, 8, WF_MMA);
-    wf_tv_parallelize(xb, 9, WF_MMA);
-    wf_tv_parallelize(m.c, 5, WF_MMA);
-    wf_tv_parallelize(m.c, 7, WF_MMA);
+    mark_mma(xa, 6, 9);
+    mark_mma(xb, 8, 9);
+    mark_mma(m.c, 5, 7);
     wf_inline_most(m.f);
     return m;
 }
@@ -140,17 +144,14 @@ static mm mma_sync_gemm_smem(wf_dtype t, int64_t M, int64_t N, int64_t K, gemm_t
     wf_reverse_compute_at(r.m.c, acc, 4);
     for (int i = 8; i < 11; i++)
         wf_tv_parallelize(acc, i, WF_MMA);
-    wf_tv_parallelize(r.xa, 7, WF_MMA);
-    wf_tv_parallelize(r.xa, 8, WF_MMA);
-    wf_tv_parallelize(r.xb, 8, WF_MMA);
-    wf_tv_parallelize(r.xb, 10, WF_MMA);
+    mark_mma(r.xa, 7, 8);
+    mark_mma(r.xb, 8, 10);
     for (int i = 0; i < 2 && ldmatrix; i++) { /* the fragments' registers: one ldmatrix */
         wf_tv *x = i ? r.xb : r.xa;
         wf_tv_set_ldst(x, WF_LDST_LDMATRIX);
         wf_tv_parallelize(x, -1, WF_VECTORIZE);
     }
-    wf_tv_parallelize(r.m.c, 5, WF_MMA);
-    wf_tv_parallelize(r.m.c, 7, WF_MMA);
+    mark_mma(r.m.c, 5, 7);
     wf_tv *st[2] = {r.as, r.bs};
     for (int i = 0; i < 2; i++) {   /* [.., Ko | 5 axes] -> [.., Ko, o, TIDz, TIDy, TIDx, vec] */
         wf_tv_split(st[i], 9, vec); /* the vector first: its index stays `+ v` */
@@ -235,12 +236,9 @@ static void check_split_k(test_state *ts_, wf_dtype t, int64_t M, int64_t N, int
     wf_tv_parallelize(m.c, 2, WF_TIDZ);
     for (int i = 4; i < 7; i++)
         wf_tv_parallelize(p, i, WF_MMA);
-    wf_tv_parallelize(xa, 4, WF_MMA);
-    wf_tv_parallelize(xa, 6, WF_MMA);
-    wf_tv_parallelize(xb, 5, WF_MMA);
-    wf_tv_parallelize(xb, 6, WF_MMA);
-    wf_tv_parallelize(m.c, 3, WF_MMA);
-    wf_tv_parallelize(m.c, 4, WF_MMA);
+    mark_mma(xa, 4, 6);
+    mark_mma(xb, 5, 6);
+    mark_mma(m.c, 3, 4);
     wf_inline_most(m.f);
     CHECK_STR(wf_fusion_error(m.f), "");
     wf_kernel *k = wf_compile(m.f, NULL);
