@@ -105,7 +105,9 @@ static int consumer_limit(an_idgraph *g, const wf_tv *tv, const ir_op *op, int l
                 loop_only_why(tv, c, i, why, whysize);
             return i;
         }
-        if (i >= c->loop.n || !an_shares_loop(g, op, p, c->loop.ptr[i])) {
+        bool one = i < c->loop.n && val_is_const_eq(p->extent, 1) &&
+                   val_is_const_eq(c->loop.ptr[i]->extent, 1);
+        if (i >= c->loop.n || (!one && !an_shares_loop(g, op, p, c->loop.ptr[i]))) {
             if (why)
                 snprintf(why, whysize,
                          "axis %d of T%d is not mapped to axis %d of its consumer T%d", i, tv->id,
