@@ -14,9 +14,9 @@
  * Not supported yet (each refused with WF_ERR_UNSUPPORTED and a message,
  * never a wrong kernel): some grid reductions (more than one per kernel,
  * a grid-reduced tensor read in the same kernel); the copy kind
- * WF_LDST_CP_ASYNC; the parallel types WF_DIDX/Y/Z and WF_MMA (wf_mma
- * runs on CUDA cores; its tensor-core lowering is refused) (WF_BULK only on
- * TMA tile axes); intermediates in global memory; non-contiguous
+ * WF_LDST_CP_ASYNC; the parallel types WF_DIDX/Y/Z (WF_MMA only on the tiles
+ * of mma.sync m16n8k16 and wgmma m64nNk16: docs/tutorial-gemm.md; WF_BULK
+ * only on TMA tile axes); intermediates in global memory; non-contiguous
  * allocation domains; a tensor that is both a fusion input and an output.
  *
  * Errors are sticky per fusion: the first error is recorded with a message,
@@ -205,7 +205,13 @@ WF_API wf_tv *wf_reduce(wf_binary_op op, wf_tv *a, int naxes, const int *axes);
    and bool inputs are WF_ERR_UNSUPPORTED. Each product is rounded once to the
    output type (exact for 16-bit inputs) and added in the schedule's order
    (docs/reductions.md). Axes parallelized WF_MMA stand for one tensor-core
-   instruction (not supported yet: wf_compile refuses them). */
+   instruction: wf_tv_parallelize lays a tile of M 16 x N 8 x K 16 out as
+   mma.sync.m16n8k16's fragments (sm_80+; operand register tiles and the
+   accumulator's consumers take WF_MMA on their two tile axes too), one of
+   M 64 x N (8..256) x K 16 as wgmma.m64nNk16's accumulator (sm_90a; the
+   operands are broadcast views of shared tiles, TMA with the 128-byte
+   swizzle), by ordinary transforms; wf_compile checks every lane against the
+   instruction's layouts (docs/tutorial-gemm.md). 16-bit operands only. */
 WF_API wf_tv *wf_mma(wf_tv *a, wf_tv *b, int naxes, const int *axes);
 /* [..., M, K] x [..., K, N] -> [..., M, N]: a viewed as [..., M, 1, K] and b as
    [..., 1, N, K] (broadcast and permute), then wf_mma over the last axis: the
@@ -242,8 +248,9 @@ WF_API wf_dtype wf_tv_dtype(const wf_tv *tv);
 
 /* ---- schedule ----
    Parallel types. Not supported yet (wf_compile refuses them with
-   WF_ERR_UNSUPPORTED): WF_DIDX/Y/Z (devices), WF_MMA; WF_BULK only on the
-   tile axes of a TMA copy. */
+   WF_ERR_UNSUPPORTED): WF_DIDX/Y/Z (devices); WF_MMA only on tensor-core
+   tiles of a wf_mma (see wf_mma), WF_BULK only on the tile axes of a TMA
+   copy. */
 typedef enum {
     WF_SERIAL,
     WF_BIDX,
