@@ -28,11 +28,16 @@
  * M, N or K must add nothing. The instruction itself is not predicated (the
  * accumulator's cells past the end are never stored).
  *
+ * wgmma.m64nNk16 (sm_90a) goes the same way for its accumulator, over a
+ * warp group of 128 threads (lane{128}, e{N/2}); its operands are shared
+ * tiles read through descriptors, which wgmma.c infers and checks.
+ *
  * Refusals: WF_ERR_SCHEDULE for a request no instruction implements (the
  * axes' shapes, the lanes); WF_ERR_UNSUPPORTED for a valid one weft does not
- * implement (f32 / tf32 or f64 operands, a target below sm_80, WF_MMA on
- * another tensor, an operand outside registers), each naming the tensor, the
- * axis and the shapes that would work.
+ * implement (f32 / tf32 or f64 operands, a target below sm_80 (sm_90a for
+ * wgmma), WF_MMA on another tensor, an operand outside registers (mma.sync)
+ * or not a view of a shared tile (wgmma)), each naming the tensor, the axis
+ * and the shapes that would work.
  */
 #include "lower/mma_int.h"
 
