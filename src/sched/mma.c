@@ -54,62 +54,48 @@ static int move_to_end(wf_tv *tv, const int *at, int n) {
     return sched_reorder(tv, old2new) ? total - n : -1;
 }
 
-/* [.., rows, cols] at b, tile rows x cols -> [.., lane{32}, e], by the table
-   of the role (ir/mma_frag.h). */
-static bool lay_out(wf_tv *tv, int b, mma_role role) {
-    bool ok = true;
+/* A fragment layout as transforms of a tile [.., rows, cols] at position b:
+   inner splits (at b + at, by factor), in order; a reorder of the window of
+   n axes at b (old position b + i goes to b + perm[i]); then merges of
+   b + m and b + m + 1, in order, which leave [lane, registers]. The tables
+   of ir/mma_frag.h, written as schedules. */
+typedef struct {
+    int nsplit, split[4][2];
+    int n, perm[6];
+    int nmerge, merge[4];
+} frag_layout;
+
+/* mma.sync's roles (mma_role order) and wgmma's accumulator. */
+static const frag_layout layouts[] = {
+    /* A [m16, k16] -> [mh2, m8, kh2, kq4, kp2] -> [m8, kq4 | kh2, mh2, kp2] */
+    [MMA_ROLE_A] = {3, {{0, 8}, {2, 8}, {3, 2}}, 5, {3, 0, 2, 1, 4}, 3, {0, 1, 1}},
+    /* B [n8, k16] -> [n8, kh2, kq4, kp2] -> [n8, kq4 | kh2, kp2] */
+    [MMA_ROLE_B] = {2, {{1, 8}, {2, 2}}, 4, {0, 2, 1, 3}, 2, {0, 1}},
+    /* C [m16, n8] -> [mh2, m8, nq4, np2] -> [m8, nq4 | mh2, np2] */
+    [MMA_ROLE_C] = {2, {{0, 8}, {2, 2}}, 4, {2, 0, 1, 3}, 2, {0, 1}},
+};
+/* wgmma's accumulator [m64, nN] -> [w4, mh2, m8, nj, nq4, np2] ->
+   [w4, m8, nq4 | nj, mh2, np2]: 128 lanes, N/2 registers. */
+static const frag_layout wgmma_acc = {4, {{0, 16}, {1, 8}, {3, 8}, {4, 2}}, 6,
+                                      {0, 4, 1, 3, 2, 5}, 4, {0, 0, 1, 1}};
+
+/* Lays the tile at b out by l: [.., lane (TIDx), registers (UNROLL)]. */
+static bool lay_out(wf_tv *tv, int b, const frag_layout *l) {
     for (int i = b; i < tv->loop.n; i++) /* the marks said "a tile"; the layout says how */
         tv->loop.ptr[i]->ptype = WF_SERIAL;
-    if (role == MMA_ROLE_A) { /* [m16, k16] -> [mh2, m8, kh2, kq4, kp2] */
-        ok = sched_split(tv, b, 8, true) && sched_split(tv, b + 2, 8, true) &&
-             sched_split(tv, b + 3, 2, true);
-        int p[5] = {3, 0, 2, 1, 4}; /* -> [m8, kq4, kh2, mh2, kp2] */
-        int o2n[MAX_AXES];
-        for (int i = 0; i < tv->loop.n; i++)
-            o2n[i] = i >= b && i < b + 5 ? b + p[i - b] : i;
-        ok = ok && sched_reorder(tv, o2n) && sched_merge(tv, b, b + 1) &&
-             sched_merge(tv, b + 1, b + 2) && sched_merge(tv, b + 1, b + 2);
-    } else if (role == MMA_ROLE_B) { /* [n8, k16] -> [n8, kh2, kq4, kp2] */
-        ok = sched_split(tv, b + 1, 8, true) && sched_split(tv, b + 2, 2, true);
-        int p[4] = {0, 2, 1, 3}; /* -> [n8, kq4, kh2, kp2] */
-        int o2n[MAX_AXES];
-        for (int i = 0; i < tv->loop.n; i++)
-            o2n[i] = i >= b && i < b + 4 ? b + p[i - b] : i;
-        ok = ok && sched_reorder(tv, o2n) && sched_merge(tv, b, b + 1) &&
-             sched_merge(tv, b + 1, b + 2);
-    } else { /* [m16, n8] -> [mh2, m8, nq4, np2] */
-        ok = sched_split(tv, b, 8, true) && sched_split(tv, b + 2, 2, true);
-        int p[4] = {2, 0, 1, 3}; /* -> [m8, nq4, mh2, np2] */
-        int o2n[MAX_AXES];
-        for (int i = 0; i < tv->loop.n; i++)
-            o2n[i] = i >= b && i < b + 4 ? b + p[i - b] : i;
-        ok = ok && sched_reorder(tv, o2n) && sched_merge(tv, b, b + 1) &&
-             sched_merge(tv, b + 1, b + 2);
-    }
+    bool ok = true;
+    for (int i = 0; ok && i < l->nsplit; i++)
+        ok = sched_split(tv, b + l->split[i][0], l->split[i][1], true);
+    int o2n[MAX_AXES];
+    for (int i = 0; i < tv->loop.n; i++)
+        o2n[i] = i >= b && i < b + l->n ? b + l->perm[i - b] : i;
+    ok = ok && sched_reorder(tv, o2n);
+    for (int i = 0; ok && i < l->nmerge; i++)
+        ok = sched_merge(tv, b + l->merge[i], b + l->merge[i] + 1);
     if (!ok)
         return false;
     tv->loop.ptr[b]->ptype = WF_TIDX;
     tv->loop.ptr[b + 1]->ptype = WF_UNROLL;
-    return true;
-}
-
-/* wgmma's accumulator: [m64, nN] at b -> [w4, mh2, m8, nj, nq4, np2] ->
-   [(w4 m8 nq4){128} TIDx, (nj mh2 np2){N/2} MMA] (ir/mma_frag.h). */
-static bool lay_out_wgmma(wf_tv *tv, int b) {
-    for (int i = b; i < tv->loop.n; i++)
-        tv->loop.ptr[i]->ptype = WF_SERIAL;
-    bool ok = sched_split(tv, b, 16, true) && sched_split(tv, b + 1, 8, true) &&
-              sched_split(tv, b + 3, 8, true) && sched_split(tv, b + 4, 2, true);
-    int p[6] = {0, 4, 1, 3, 2, 5}; /* -> [w4, m8, nq4, nj, mh2, np2] */
-    int o2n[MAX_AXES];
-    for (int i = 0; i < tv->loop.n; i++)
-        o2n[i] = i >= b && i < b + 6 ? b + p[i - b] : i;
-    ok = ok && sched_reorder(tv, o2n) && sched_merge(tv, b, b + 1) && sched_merge(tv, b, b + 1) &&
-         sched_merge(tv, b + 1, b + 2) && sched_merge(tv, b + 1, b + 2);
-    if (!ok)
-        return false;
-    tv->loop.ptr[b]->ptype = WF_TIDX;
-    tv->loop.ptr[b + 1]->ptype = WF_MMA;
     return true;
 }
 
@@ -163,7 +149,7 @@ static bool accumulator(wf_tv *tv, const int *at, int n) {
         return true; /* no tile, or no instruction for the operands: lower/mma.c says */
     int order[3] = {m, nn, k};
     int b = move_to_end(tv, order, 3);
-    if (b < 0 || !(wg ? lay_out_wgmma(tv, b) : lay_out(tv, b, MMA_ROLE_C)))
+    if (b < 0 || !lay_out(tv, b, wg ? &wgmma_acc : &layouts[MMA_ROLE_C]))
         return false;
     tv->loop.ptr[b + 1]->ptype = WF_MMA;
     tv->loop.ptr[b + 2]->ptype = WF_MMA;
@@ -190,7 +176,7 @@ static bool operand(wf_tv *tv, const ir_op *op, int j, const int *at, int n) {
     mma_role role = other == MMA_M ? MMA_ROLE_A : MMA_ROLE_B;
     int order[2] = {at[1 - k], at[k]}; /* A: [m, k]; B: [n, k] */
     int b = move_to_end(tv, order, 2);
-    return b >= 0 && lay_out(tv, b, role);
+    return b >= 0 && lay_out(tv, b, &layouts[role]);
 }
 
 /* Any other tensor: an M 16 and an N 8 iteration axis. */
@@ -202,16 +188,13 @@ static bool epilogue(wf_tv *tv, const int *at, int n) {
     bool iter = tv->loop.ptr[at[0]]->itype == IT_ITER && tv->loop.ptr[at[1]]->itype == IT_ITER;
     if (iter && e0 == WGMMA_M && wgmma_n(e1)) { /* wgmma's accumulator: M first */
         int b = move_to_end(tv, at, 2);
-        if (b < 0 || !lay_out_wgmma(tv, b))
-            return false;
-        tv->loop.ptr[b + 1]->ptype = WF_UNROLL;
-        return true;
+        return b >= 0 && lay_out(tv, b, &wgmma_acc);
     }
     if (!iter || !((e0 == MMA_M && e1 == MMA_N) || (e0 == MMA_N && e1 == MMA_M)))
         return true;
     int order[2] = {e0 == MMA_M ? at[0] : at[1], e0 == MMA_M ? at[1] : at[0]};
     int b = move_to_end(tv, order, 2);
-    return b >= 0 && lay_out(tv, b, MMA_ROLE_C);
+    return b >= 0 && lay_out(tv, b, &layouts[MMA_ROLE_C]);
 }
 
 bool sched_mma_layout(wf_tv *tv) {
