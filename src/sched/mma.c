@@ -76,8 +76,8 @@ static const frag_layout layouts[] = {
 };
 /* wgmma's accumulator [m64, nN] -> [w4, mh2, m8, nj, nq4, np2] ->
    [w4, m8, nq4 | nj, mh2, np2]: 128 lanes, N/2 registers. */
-static const frag_layout wgmma_acc = {4, {{0, 16}, {1, 8}, {3, 8}, {4, 2}}, 6,
-                                      {0, 4, 1, 3, 2, 5}, 4, {0, 0, 1, 1}};
+static const frag_layout wgmma_acc = {
+    4, {{0, 16}, {1, 8}, {3, 8}, {4, 2}}, 6, {0, 4, 1, 3, 2, 5}, 4, {0, 0, 1, 1}};
 
 /* Lays the tile at b out by l: [.., lane (TIDx), registers (UNROLL)]. */
 static bool lay_out(wf_tv *tv, int b, const frag_layout *l) {
