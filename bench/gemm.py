@@ -47,9 +47,11 @@ WARMUP, REPS, ROUNDS = 2, 10, 5
 # shared-memory step, TMA stages (0: the tiles fetched by all threads)
 TILES = [dict(warps=(2, 2), frags=(4, 8), kt=2, stages=0), dict(warps=(2, 2), frags=(4, 8), kt=4, stages=3),
          dict(warps=(4, 2), frags=(2, 8), kt=4, stages=3)]
-# gemm_wgmma()'s: warp groups per block (64 rows each), N of the instruction, K step / 16, TMA stages
+# gemm_wgmma()'s: warp groups per block (64 rows each), N of the instruction, K step / 16, TMA stages;
+# out16: C in the inputs' type, as cuBLAS writes it (else f32)
 WGMMA_TILES = [dict(groups=2, bn=128, kt=4, stages=3), dict(groups=2, bn=256, kt=4, stages=3),
-               dict(groups=2, bn=128, kt=4, stages=4)]
+               dict(groups=2, bn=256, kt=4, stages=3, out16=True), dict(groups=2, bn=256, kt=4, stages=4, out16=True),
+               dict(groups=2, bn=128, kt=4, stages=4, out16=True)]
 
 PROBLEMS = [  # (name, M, N, K, dtype, epilogue)
     ("bf16 8192^3", 8192, 8192, 8192, torch.bfloat16, False),
@@ -127,7 +129,7 @@ def triton_matmul():
 
 
 def error(c, want):
-    return ((c - want).abs().max() / want.abs().max()).item()
+    return ((c.float() - want).abs().max() / want.abs().max()).item()
 
 
 def main():
@@ -138,7 +140,8 @@ def main():
         a = torch.randn(m, k, dtype=dt, device="cuda")
         b = torch.randn(k, n, dtype=dt, device="cuda")
         bias = torch.randn(n, dtype=torch.float32, device="cuda") if epi else None
-        c = torch.empty(m, n, dtype=torch.float32, device="cuda")
+        c32 = torch.empty(m, n, dtype=torch.float32, device="cuda")
+        c16 = torch.empty(m, n, dtype=dt, device="cuda")
         want = a.float() @ b.float()
         if epi:
             want = torch.relu(want + bias)
@@ -151,8 +154,11 @@ def main():
         wdt = weft.bf16 if dt == torch.bfloat16 else weft.f16
         for tile in TILES + WGMMA_TILES:
             wg = "groups" in tile
+            out16 = tile.get("out16", False)
+            c = c16 if out16 else c32
             if wg:
-                f, _, _ = example.gemm_wgmma(m, n, k, wdt, epilogue=epi, **tile)
+                opts = {key: v for key, v in tile.items() if key != "out16"}
+                f, _, _ = example.gemm_wgmma(m, n, k, wdt, epilogue=epi, out=wdt if out16 else weft.f32, **opts)
             else:
                 f, _, _ = example.gemm(m, n, k, wdt, epilogue=epi, **tile)
             kern = f.compile()
@@ -172,8 +178,9 @@ def main():
                 failed = True
                 continue
             if wg:
-                how = "wgmma, block %d x %d (%d warp groups), K step %d, TMA %d stages" % (
-                    64 * tile["groups"], tile["bn"], tile["groups"], 16 * tile["kt"], tile["stages"])
+                how = "wgmma, block %d x %d (%d warp groups), K step %d, TMA %d stages, C in %s" % (
+                    64 * tile["groups"], tile["bn"], tile["groups"], 16 * tile["kt"], tile["stages"],
+                    str(dt).split(".")[-1] if out16 else "f32")
             else:
                 warps, frags, kt = tile["warps"], tile["frags"], tile["kt"]
                 bm, bn = 16 * warps[0] * frags[0], 8 * warps[1] * frags[1]
@@ -188,10 +195,10 @@ def main():
         line = "RESULT gemm %s (%s): weft %.1f us %.1f TFLOP/s; cuBLAS %.1f us %.1f TFLOP/s; ratio %.2f" % (
             name, best[1], best[0], flops / best[0] / 1e6, torch_us, flops / torch_us / 1e6, torch_us / best[0])
         if tri is not None and not epi:
-            out16 = torch.empty(m, n, dtype=dt, device="cuda")
-            tri(a, b, out16)
+            tri_out = torch.empty(m, n, dtype=dt, device="cuda")
+            tri(a, b, tri_out)
             torch.cuda.synchronize()
-            tri_us = time_us(lambda: tri(a, b, out16))
+            tri_us = time_us(lambda: tri(a, b, tri_out))
             line += "; triton %.1f us %.1f TFLOP/s" % (tri_us, flops / tri_us / 1e6)
         print(line)
     return 1 if failed else 0

@@ -32,20 +32,23 @@ except ImportError:  # run from a source tree: the package is in python/
     import weft
 
 
-def with_epilogue(f, a, b, c, n, epilogue):
-    """The fusion's output: C, or relu(C + bias[N]) with bias a new f32 input.
-    Returns (inputs, the tensors between C and the output, the bias's
-    broadcast or None, the output); the output is registered. Without an
-    epilogue the accumulator is a wf_cache_before of C, else C itself."""
-    if not epilogue:
-        f.output(c)
-        return (a, b), [], None, c
-    bias = f.input(weft.f32, [n])
-    bias_b = weft.broadcast(bias, [True, False])
-    biased = weft.add(c, bias_b)
-    out = weft.relu(biased)
+def with_epilogue(f, a, b, c, n, epilogue, out_dtype=weft.f32):
+    """The fusion's output: C, or relu(C + bias[N]) with bias a new f32 input,
+    cast to out_dtype where that is not f32. Returns (inputs, the tensors
+    between C and the output, the bias's broadcast or None, the output); the
+    output is registered. Without an epilogue or cast the accumulator is a
+    wf_cache_before of C, else C itself."""
+    ins, between, bias_b, out = (a, b), [], None, c
+    if epilogue:
+        bias = f.input(weft.f32, [n])
+        bias_b = weft.broadcast(bias, [True, False])
+        between = [weft.add(c, bias_b)]
+        ins, out = (a, b, bias), weft.relu(between[0])
+    if out_dtype != weft.f32:
+        between = between + [out] if out is not c else between
+        out = weft.cast(out, out_dtype)
     f.output(out)
-    return (a, b, bias), [biased], bias_b, out
+    return ins, between, bias_b, out
 
 
 def gemm(m, n, k, dtype=weft.bf16, warps=(2, 2), frags=(4, 8), kt=2, vec=8, epilogue=False, ldmatrix=True,
@@ -136,13 +139,13 @@ def tma_tiles(a_s, b_s, kt, tn, stages):
         t.circular_buffer(stages)
 
 
-def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilogue=False):
+def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilogue=False, out=weft.f32):
     """The same GEMM on Hopper's wgmma.m64nNk16 (sm_90a): blocks of `groups`
     warp groups (TIDy), each a 64 x bn tile of C (N = bn, up to 256, one
     instruction per 16 of K); A and B by TMA into 128-byte-swizzled shared
     tiles, circular-buffered over `stages` steps of kt x 16 along K, which
-    wgmma reads directly (the operands are views: no registers). Returns
-    what gemm() returns."""
+    wgmma reads directly (the operands are views: no registers). out: C's
+    type (a cast in the epilogue). Returns what gemm() returns."""
     f = weft.Fusion()
     a = f.input(dtype, [m, k])
     b = f.input(dtype, [k, n])
@@ -150,8 +153,8 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     xa = weft.broadcast(a_s, [False, False, True])  # [M, K, 1]: a view of A's tile
     xb = weft.broadcast(b_s, [True, False, False])  # [1, K, N]
     c = weft.mma(xa, xb, 1)
-    ins, between, bias_b, out = with_epilogue(f, a, b, c, n, epilogue)
-    acc = c if epilogue else c.cache_before()
+    ins, between, bias_b, out = with_epilogue(f, a, b, c, n, epilogue, out)
+    acc = c if between or out is not c else c.cache_before()
     a_s.set_memory(weft.SHARED)
     b_s.set_memory(weft.SHARED)
     acc.reorder_all([0, 2, 1])  # [M, N, rK]
@@ -159,27 +162,29 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     acc.split(3, bn)  # [Mb, g, m64, Nb, n, rK]
     acc.split(5, 16 * kt).split(6, 16)  # [Mb, g, m64, Nb, n, Ko, kt, k16]
     acc.reorder_all([0, 2, 5, 1, 6, 3, 4, 7])  # [Mb, Nb, g, Ko, kt, m64, n, k16]
-    acc.parallelize(0, weft.BIDY).parallelize(1, weft.BIDX).parallelize(2, weft.TIDY)
-    weft.compute_at(xa, acc, 5)
-    weft.compute_at(xb, acc, 5)
-    weft.compute_at(a_s, xa, 4)  # [.., Ko | g, m64, kt, k16]
-    weft.compute_at(b_s, xb, 4)  # [.., Ko | kt, k16, n]
-    weft.reverse_compute_at(out, acc, 3)  # [Mb, Nb, g | m64, n]
-    a_s.merge(4).merge(5)  # [.., Ko, rows, K step]: one box
-    a_s.parallelize(4, weft.BULK).parallelize(5, weft.BULK)
+    acc.parallelize(0, weft.BIDY).parallelize(1, weft.BIDX)
+    d = 0
+    acc.parallelize(2 - d, weft.TIDY)
+    weft.compute_at(xa, acc, 5 - d)
+    weft.compute_at(xb, acc, 5 - d)
+    weft.compute_at(a_s, xa, 4 - d)  # [.., Ko | g, m64, kt, k16]
+    weft.compute_at(b_s, xb, 4 - d)  # [.., Ko | kt, k16, n]
+    weft.reverse_compute_at(out, acc, 3 - d)  # [blocks, g | m64, n]
+    a_s.merge(4 - d).merge(5 - d)  # [.., Ko, rows, K step]: one box
+    a_s.parallelize(4 - d, weft.BULK).parallelize(5 - d, weft.BULK)
     a_s.set_ldst(weft.TMA).tma_swizzle(128)
-    b_s.merge(4)  # [.., Ko, K step, n]
-    b_s.split(5, 64).reorder({4: 5, 5: 4})  # [.., Ko, n / 64, K step, 64]: 128-byte boxes
-    b_s.parallelize(5, weft.BULK).parallelize(6, weft.BULK)
+    b_s.merge(4 - d)  # [.., Ko, K step, n]
+    b_s.split(5 - d, 64).reorder({4 - d: 5 - d, 5 - d: 4 - d})  # [.., Ko, n / 64, K step, 64]: 128-byte boxes
+    b_s.parallelize(5 - d, weft.BULK).parallelize(6 - d, weft.BULK)
     b_s.set_ldst(weft.TMA).tma_swizzle(128)
     for t in (a_s, b_s):
         t.circular_buffer(stages)
     for i in (5, 6, 7):  # wgmma: [.., kt, lane{128} TIDx, e{bn / 2} MMA, k{16} MMA]
-        acc.parallelize(i, weft.MMA)
-    acc.parallelize(4, weft.UNROLL)  # the kt instructions of a step back to back
+        acc.parallelize(i - d, weft.MMA)
+    acc.parallelize(4 - d, weft.UNROLL)  # the kt instructions of a step back to back
     for t in between + [out]:  # the epilogue in the accumulator's layout
-        t.inline_at(3)
-        t.parallelize(3, weft.MMA).parallelize(4, weft.MMA)
+        t.inline_at(3 - d)
+        t.parallelize(3 - d, weft.MMA).parallelize(4 - d, weft.MMA)
     if epilogue:  # the bias read where it is added, not staged whole per thread
         weft.compute_at(bias_b, between[0], -1)
     f.inline_most()

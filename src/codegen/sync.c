@@ -123,7 +123,8 @@ void cg_emit_sync(sbuf *b, const lower_result *r, const kir_sync *s, int depth) 
         sbuf_puts(b, "asm volatile(\"wgmma.commit_group.sync.aligned;\" ::: \"memory\");\n");
         break;
     case KSYNC_WGMMA_WAIT:
-        sbuf_puts(b, "asm volatile(\"wgmma.wait_group.sync.aligned 0;\" ::: \"memory\");\n");
+        sbuf_printf(b, "asm volatile(\"wgmma.wait_group.sync.aligned %lld;\" ::: \"memory\");\n",
+                    (long long)s->count);
         break;
     }
 }

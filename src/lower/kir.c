@@ -189,6 +189,9 @@ static void print_sync(sbuf *b, const kir_sync *s) {
     case KSYNC_MBAR_INIT:
         sbuf_printf(b, " count=%lld", (long long)s->count);
         break;
+    case KSYNC_WGMMA_WAIT:
+        sbuf_printf(b, " %lld", (long long)s->count);
+        break;
     case KSYNC_MBAR_ARRIVE_TX:
     case KSYNC_MBAR_COMPLETE_TX:
         sbuf_puts(b, " bytes=");

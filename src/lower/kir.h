@@ -143,7 +143,7 @@ typedef struct {
     X(KSYNC_BULK_WAIT_READ, "BULK_WAIT_READ") /* cp.async.bulk.wait_group.read 0 */                \
     X(KSYNC_WGMMA_FENCE, "WGMMA_FENCE")       /* wgmma.fence: registers before wgmma */            \
     X(KSYNC_WGMMA_COMMIT, "WGMMA_COMMIT")     /* wgmma.commit_group */                             \
-    X(KSYNC_WGMMA_WAIT, "WGMMA_WAIT")         /* wgmma.wait_group 0 */
+    X(KSYNC_WGMMA_WAIT, "WGMMA_WAIT")         /* wgmma.wait_group `count` */
 typedef enum {
 #define X(kind, name) kind,
     KIR_SYNC_KINDS(X)
@@ -159,7 +159,8 @@ static inline bool kir_sync_uses_mbar(kir_sync_kind k) {
 typedef struct {
     kir_sync_kind kind;
     int mbar;            /* mbarrier kinds: which mbarrier */
-    int64_t count;       /* MBAR_INIT: arrivals that complete a phase */
+    int64_t count;       /* MBAR_INIT: arrivals that complete a phase; WGMMA_WAIT: the groups
+                            left in flight */
     const wf_val *bytes; /* ARRIVE_TX / COMPLETE_TX: transaction bytes */
     int64_t phase;       /* MBAR_WAIT: the phase waited for (its parity is what PTX tests) */
     /* Circular buffering (lower/tma_cb.c): the mbarrier and phase depend on the loop. */

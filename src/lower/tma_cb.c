@@ -20,6 +20,12 @@
  * one arrive.expect_tx of the stage's bytes.
  * The load of iteration j overwrites stage (i - 1) % D, which iteration
  * i - 1 read: the sync pass's barrier at the end of L orders that (WAR).
+ * A stage that wgmma reads is read asynchronously, until a wgmma.wait_group
+ * retires the instruction's group; L's wait then keeps the iteration's own
+ * group in flight (wait_group 1, so the tensor cores work while the next
+ * iteration waits for its stage), which retires iteration i - 1's, and the
+ * load of j moves to the end of L, after that wait and a block barrier (the
+ * other warp groups' retirement); a wait_group 0 after L retires the last.
  * The statement keeps its tensor map and box; only the loop index moves
  * (substituted in its coordinates, index and predicate) and the stage's
  * offset and mbarrier are added. The executor models the stages' mbarriers,
@@ -252,8 +258,115 @@ static bool epilogue(cb_env *e, kir_list *outer, int at_pos) {
     return g && kir_insert(e->c->a, outer, at_pos, g, e->L->parent);
 }
 
-/* In L: the issue of iteration i + D - 1 and the wait for iteration i, where h was. */
-static bool main_loop(cb_env *e, kir_node *h) {
+/* ---- asynchronous readers (wgmma) ---- */
+
+static bool is_sync(const kir_node *n, kir_sync_kind k) {
+    return n && n->kind == KIR_SYNC && n->u.sync.kind == k;
+}
+
+/* Does the subtree n touch tensor tv other than by wgmma? */
+static bool touches_not_by_wgmma(const kir_node *n, const wf_tv *tv) {
+    if (n->kind == KIR_STMT) {
+        const kir_stmt *s = &n->u.stmt;
+        if (s->mma == 2 || !s->op)
+            return false;
+        for (int q = 0; q < s->op->nin; q++)
+            if (s->op->in[q] == tv)
+                return true;
+        return s->op->out == tv;
+    }
+    const kir_list *l = n->kind == KIR_FOR  ? &n->u.loop.body
+                        : n->kind == KIR_IF ? &n->u.cond.body
+                                            : NULL;
+    for (int i = 0; l && i < l->n; i++)
+        if (touches_not_by_wgmma(l->ptr[i], tv))
+            return true;
+    return false;
+}
+
+/* The wgmma.wait_group in L's body that may keep one group in flight: the
+   one wait of L, after the wgmma that reads S, whose accumulator nothing
+   else in L touches (it is read after L). NULL: L waits for every group. */
+static kir_node *async_wait(cb_env *e, const wf_tv *S) {
+    kir_list *body = kir_body(e->L);
+    kir_node *wait = NULL;
+    for (int i = 0; i < body->n; i++)
+        if (is_sync(body->ptr[i], KSYNC_WGMMA_WAIT)) {
+            if (wait)
+                return NULL;
+            wait = body->ptr[i];
+        }
+    const kir_stmt *mma = NULL;
+    for (int k = 0; k < e->c->order.n && wait; k++) {
+        const kir_stmt *s = e->c->stmt_of[k] ? &e->c->stmt_of[k]->u.stmt : NULL;
+        if (s && s->mma == 2 && (s->hw.wg.smem[0] == S || s->hw.wg.smem[1] == S)) {
+            if (mma)
+                return NULL;
+            mma = s;
+        }
+    }
+    return mma && !touches_not_by_wgmma(e->L, mma->op->out) ? wait : NULL;
+}
+
+/* L's wait keeps a group in flight; a barrier at the end of L follows it
+   and the loads go after both (main_loop); wait_group 0 after L. */
+static bool pipeline_async(cb_env *e, kir_node *wait, kir_list *outer, int pos) {
+    wf_arena *a = e->c->a;
+    kir_list *body = kir_body(e->L);
+    if (wait->u.sync.count == 1)
+        return true; /* the other operand's circular buffer did it */
+    wait->u.sync.count = 1;
+    if (!is_sync(body->ptr[body->n - 1], KSYNC_BLOCK)) {
+        kir_node *b = kir_new_sync(a, KSYNC_BLOCK);
+        if (!b || !kir_append(a, body, b, e->L))
+            return false;
+    }
+    kir_node *all = kir_new_sync(a, KSYNC_WGMMA_WAIT);
+    return all && kir_insert(a, outer, pos + 1, all, e->L->parent);
+}
+
+/* `if (cond) wait` without the issuer: every thread waits on the mbarrier
+   itself, so no barrier needs to publish the stage (drop_publish). */
+static kir_node *every_thread(cb_env *e, kir_node *wait) {
+    if (!e->cond || val_is_const_eq(e->cond, 1))
+        return wait;
+    kir_node *f = kir_new(e->c->a, KIR_IF);
+    if (!f)
+        return NULL;
+    f->u.cond.cond = e->cond;
+    return kir_append(e->c->a, &f->u.cond.body, wait, f) ? f : NULL;
+}
+
+/* Is n a wait on an mbarrier (under a condition) or wgmma.fence? */
+static bool waits_only(const kir_node *n) {
+    if (n->kind == KIR_IF) {
+        for (int i = 0; i < n->u.cond.body.n; i++)
+            if (!waits_only(n->u.cond.body.ptr[i]))
+                return false;
+        return true;
+    }
+    return is_sync(n, KSYNC_MBAR_WAIT) || is_sync(n, KSYNC_WGMMA_FENCE);
+}
+
+/* The sync pass's barrier that publishes the loaded stages, when every thread
+   waits on their mbarriers before it and nothing else precedes it in L: the
+   waits publish the stages, and the barrier would only stall. */
+static void drop_publish(cb_env *e) {
+    kir_list *body = kir_body(e->L);
+    for (int i = 0; i < body->n; i++) {
+        if (is_sync(body->ptr[i], KSYNC_BLOCK)) {
+            memmove(&body->ptr[i], &body->ptr[i + 1], sizeof *body->ptr * (size_t)(body->n - i - 1));
+            body->n--;
+            return;
+        }
+        if (!waits_only(body->ptr[i]))
+            return;
+    }
+}
+
+/* In L: the issue of iteration i + D - 1 and the wait for iteration i, where h was
+   (the issue at L's end where the stage's readers are asynchronous). */
+static bool main_loop(cb_env *e, kir_node *h, bool at_end) {
     wf_arena *a = e->c->a;
     kir_list *body = kir_body(e->L);
     int pos = 0;
@@ -267,13 +380,15 @@ static bool main_loop(cb_env *e, kir_node *h) {
     if (!wait)
         return false;
     wait->u.sync.phase_val = val_div(a, e->i, D);
-    kir_node *w = guarded(e, e->cond, 1, &wait);
+    kir_node *w = at_end ? every_thread(e, wait) : guarded(e, e->cond, 1, &wait);
     if (!w || !kir_insert(a, body, pos, w, e->L))
         return false;
     kir_node *load;
     if (!issue(e, e->stmt, j, val_mod(a, j, D), &load))
         return false;
-    return !load || kir_insert(a, body, pos, load, e->L);
+    if (at_end)
+        drop_publish(e);
+    return !load || kir_insert(a, body, at_end ? body->n : pos, load, e->L);
 }
 
 /* Every statement reading S reads the stage of its iteration, i % D: its
@@ -417,6 +532,9 @@ bool lower_tma_cb_place(lower_ctx *c, kir_node *stmt, const lower_tma *m) {
     int pos = 0;
     while (outer->ptr[pos] != L)
         pos++;
-    return readers(&e, S) && main_loop(&e, h) && epilogue(&e, outer, pos + 1) &&
-           prologue(&e, outer, pos);
+    kir_node *wait = async_wait(&e, S);
+    if (wait && !pipeline_async(&e, wait, outer, pos))
+        return false;
+    return readers(&e, S) && main_loop(&e, h, wait != NULL) &&
+           epilogue(&e, outer, pos + (wait ? 2 : 1)) && prologue(&e, outer, pos);
 }

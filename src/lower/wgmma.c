@@ -16,9 +16,11 @@
  * refused with the first element that differs.
  *
  * The instructions issued back to back (the unrolled loops around the
- * statement) are fenced before (wgmma.fence) and committed and waited for
- * (wgmma.wait_group 0) after, so the accumulator is complete before anything
- * else reads it and before a shared tile is overwritten. A tile written by
+ * statement) are fenced before (wgmma.fence) and committed as one group and
+ * waited for (wgmma.wait_group 0) after, so the accumulator is complete
+ * before anything else reads it and before a shared tile is overwritten;
+ * in a circular-buffered loop lower/tma_cb.c relaxes that wait to keep one
+ * group in flight. A tile written by
  * threads (not TMA) gets fence.proxy.async after its writes: wgmma reads
  * through the async proxy.
  */
@@ -166,5 +168,5 @@ bool lower_wgmma_place(lower_ctx *c, kir_node *s) {
     while (outer->parent && issues_back_to_back(outer->parent))
         outer = outer->parent;
     return insert(c, outer, false, KSYNC_WGMMA_FENCE) && insert(c, outer, true, KSYNC_WGMMA_WAIT) &&
-           insert(c, s, true, KSYNC_WGMMA_COMMIT);
+           insert(c, outer, true, KSYNC_WGMMA_COMMIT);
 }

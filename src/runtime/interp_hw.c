@@ -156,11 +156,18 @@ static bool complete_phase(ix_exec *x, int i, ix_mbar *m, int64_t bytes) {
     return true;
 }
 
-/* The waiting thread has seen the phase: what the copies wrote is visible. */
+/* The waiting threads have seen the phase: what the copies wrote is visible
+   to them. Where every thread of the block waited, it is visible to all (no
+   thread is its writer: no barrier is needed before reading it); else it
+   stays the issuing thread's write, which a barrier must publish. */
 static void land(ix_exec *x, ix_mbar *m) {
+    bool all = active_threads(x) == x->nthreads;
     for (int64_t b = m->lo; b < m->hi; b++)
-        if (x->sshadow[b].written == 2)
+        if (x->sshadow[b].written == 2) {
             x->sshadow[b].written = 1;
+            if (all)
+                x->sshadow[b].writer = -1;
+        }
     m->lo = m->hi = 0;
 }
 
