@@ -49,7 +49,7 @@ TILES = [dict(warps=(2, 2), frags=(4, 8), kt=2, stages=0), dict(warps=(2, 2), fr
          dict(warps=(4, 2), frags=(2, 8), kt=4, stages=3)]
 # gemm_wgmma()'s: warp groups per block (64 rows each), N of the instruction, K step / 16, TMA stages;
 # out16: C in the inputs' type, as cuBLAS writes it (else f32)
-WGMMA_TILES = [dict(groups=2, bn=128, kt=4, stages=3), dict(groups=2, bn=256, kt=4, stages=3),
+WGMMA_TILES = [dict(groups=2, bn=256, kt=4, stages=3), dict(groups=2, bn=256, kt=4, stages=4),
                dict(groups=2, bn=256, kt=4, stages=3, out16=True), dict(groups=2, bn=256, kt=4, stages=4, out16=True),
                dict(groups=2, bn=128, kt=4, stages=4, out16=True)]
 

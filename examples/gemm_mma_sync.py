@@ -44,9 +44,10 @@ def with_epilogue(f, a, b, c, n, epilogue, out_dtype=weft.f32):
         bias_b = weft.broadcast(bias, [True, False])
         between = [weft.add(c, bias_b)]
         ins, out = (a, b, bias), weft.relu(between[0])
-    if out_dtype != weft.f32:
+    if out_dtype != weft.f32:  # cast in registers, stored by a copy (which can be vectorized)
         between = between + [out] if out is not c else between
-        out = weft.cast(out, out_dtype)
+        between.append(weft.cast(out, out_dtype))
+        out = weft.set(between[-1])
     f.output(out)
     return ins, between, bias_b, out
 
@@ -139,13 +140,15 @@ def tma_tiles(a_s, b_s, kt, tn, stages):
         t.circular_buffer(stages)
 
 
-def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilogue=False, out=weft.f32):
+def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilogue=False, out=weft.f32,
+               vec=True):
     """The same GEMM on Hopper's wgmma.m64nNk16 (sm_90a): blocks of `groups`
     warp groups (TIDy), each a 64 x bn tile of C (N = bn, up to 256, one
     instruction per 16 of K); A and B by TMA into 128-byte-swizzled shared
     tiles, circular-buffered over `stages` steps of kt x 16 along K, which
     wgmma reads directly (the operands are views: no registers). out: C's
-    type (a cast in the epilogue). Returns what gemm() returns."""
+    type (a cast in the epilogue). vec: C's two adjacent columns of each
+    register pair stored by one vectorized copy. Returns what gemm() returns."""
     f = weft.Fusion()
     a = f.input(dtype, [m, k])
     b = f.input(dtype, [k, n])
@@ -153,6 +156,7 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     xa = weft.broadcast(a_s, [False, False, True])  # [M, K, 1]: a view of A's tile
     xb = weft.broadcast(b_s, [True, False, False])  # [1, K, N]
     c = weft.mma(xa, xb, 1)
+    copy_out = out != weft.f32 or not epilogue  # C stored by a copy (a Set), which can be vectorized
     ins, between, bias_b, out = with_epilogue(f, a, b, c, n, epilogue, out)
     acc = c if between or out is not c else c.cache_before()
     a_s.set_memory(weft.SHARED)
@@ -182,9 +186,11 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     for i in (5, 6, 7):  # wgmma: [.., kt, lane{128} TIDx, e{bn / 2} MMA, k{16} MMA]
         acc.parallelize(i - d, weft.MMA)
     acc.parallelize(4 - d, weft.UNROLL)  # the kt instructions of a step back to back
-    for t in between + [out]:  # the epilogue in the accumulator's layout
+    for t in between + [out]:  # the epilogue in the accumulator's layout: [.., lane, e, pair]
         t.inline_at(3 - d)
         t.parallelize(3 - d, weft.MMA).parallelize(4 - d, weft.MMA)
+    if vec and copy_out and n % 2 == 0:
+        out.parallelize(out.ndim - 1, weft.VECTORIZE).inline_at(out.ndim - 1)
     if epilogue:  # the bias read where it is added, not staged whole per thread
         weft.compute_at(bias_b, between[0], -1)
     f.inline_most()

@@ -355,7 +355,8 @@ static void drop_publish(cb_env *e) {
     kir_list *body = kir_body(e->L);
     for (int i = 0; i < body->n; i++) {
         if (is_sync(body->ptr[i], KSYNC_BLOCK)) {
-            memmove(&body->ptr[i], &body->ptr[i + 1], sizeof *body->ptr * (size_t)(body->n - i - 1));
+            memmove(&body->ptr[i], &body->ptr[i + 1],
+                    sizeof *body->ptr * (size_t)(body->n - i - 1));
             body->n--;
             return;
         }

@@ -238,7 +238,8 @@ static bool run_blocks(ix_exec *x) {
                 x->blin++;
                 ix_block_reset(x);
                 memset(x->mask, 1, (size_t)x->nthreads);
-                if (!epochs_fit(x) || !run_list(x, x->p->root) || !ix_hw_block_end(x))
+                if (!epochs_fit(x) || !run_list(x, x->p->root) || !ix_hw_block_end(x) ||
+                    !ix_wgmma_block_end(x))
                     return false;
             }
     return true;
@@ -272,6 +273,7 @@ wf_status rt_interp_run(wf_kernel *k, const wf_buffer *in, int nin, wf_buffer *o
     k->interp->work = x.work;
     ix_hw_free(&x);     /* the hardware state (mbarriers) of the run */
     ix_reduce_free(&x); /* the grid reductions' work buffer */
+    ix_wgmma_free(&x);  /* the wgmma groups' cell lists */
     ix_exec_free(&x);
     k->interp->ran = k->err.code == WF_OK;
     return k->err.code;

@@ -215,7 +215,12 @@ static bool account(ix_exec *x, const ix_ref *h, ix_mbar *m) {
 
 bool ix_hw_sync(ix_exec *x, const in_node *n) {
     ix_ref ref, *h = &ref;
-    /* bulk stores and wgmma complete at once here (interp_copy_tma.c, interp_mma.c) */
+    /* bulk stores complete at once here (interp_copy_tma.c); wgmma computes at
+       once, its groups in flight until a wait (interp_wgmma.c) */
+    if (n->hw->sync == KSYNC_WGMMA_COMMIT)
+        return ix_wgmma_commit(x);
+    if (n->hw->sync == KSYNC_WGMMA_WAIT)
+        return ix_wgmma_wait(x, n->hw->count);
     if (!kir_sync_uses_mbar(n->hw->sync))
         return true;
     if (!resolve(x, n, &ref))

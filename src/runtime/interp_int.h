@@ -21,7 +21,8 @@
 typedef struct {
     int32_t writer, reader; /* thread ids since the epoch below; -1 none; reader -2 = several */
     uint32_t wepoch, repoch;
-    uint8_t written; /* 0 never, 1 written, 2 by a TMA load whose mbarrier no one waited on */
+    uint8_t written; /* 0 never, 1 written, 2 by a TMA load whose mbarrier no one waited on,
+                        3 written and read by a wgmma still in flight (interp_wgmma.c) */
 } ix_cell;
 
 /* Shadow state of one global cell of a tensor the kernel writes, in two
@@ -93,7 +94,7 @@ typedef struct {
     unsigned char *smem;
     ix_cell *sshadow;      /* per byte offset of shared memory */
     unsigned char **local; /* per tensor: nthreads x size elements, or NULL */
-    uint8_t **lwritten;    /* per tensor: written flags */
+    uint8_t **lwritten;    /* per tensor: written flags (3: a wgmma in flight writes it) */
     unsigned char **gdata; /* per tensor: global base pointer */
     int64_t *gelems;       /* per tensor: addressable elements of a global buffer */
     uint8_t **gwritten;    /* per output tensor: a flag per addressable element */
@@ -117,6 +118,8 @@ typedef struct {
 
     struct ix_mbars *mbars; /* mbarriers of the current block (interp_hw.c), or NULL */
     struct ix_grid *grid;   /* a grid reduction's work buffer (interp_reduce.c), or NULL */
+    struct ix_wgmma *wgmma; /* the warp groups' wgmma groups in flight (interp_wgmma.c) */
+    bool in_wgmma;          /* a wgmma accesses its own accumulator: lwritten 3 is written */
     union ix_value *acc;    /* nacc x nthreads float accumulators of 16-bit reductions */
     union ix_value *rwork;  /* 2 x nthreads: a block reduction's values (interp_reduce.c) */
     int64_t *rindex;        /* 5 x nthreads: a reduction's indices and predicates */
@@ -281,6 +284,8 @@ static IX_INLINE unsigned char *ix_fast(const ix_fast_block *b, const ix_fast_vi
     switch (v->kind) {
     case IX_FAST_LOCAL: {
         size_t cell = (size_t)t * (size_t)v->size + (size_t)index;
+        if (v->flags[cell] > 1) /* a wgmma in flight writes it: the slow path fails */
+            return NULL;
         if (write)
             v->flags[cell] = 1;
         else if (!v->flags[cell])
@@ -307,7 +312,8 @@ static IX_INLINE unsigned char *ix_fast(const ix_fast_block *b, const ix_fast_vi
         ix_cell *c = &b->shadow[byte];
         bool wrote_now = c->wepoch == b->epoch && c->writer >= 0 && c->writer != t;
         if (write) {
-            if (wrote_now || (c->repoch == b->epoch && c->reader != -1 && c->reader != t))
+            if (wrote_now || (c->repoch == b->epoch && c->reader != -1 && c->reader != t) ||
+                c->written == 3)
                 return NULL;
             c->writer = t;
             c->wepoch = b->epoch;
@@ -330,6 +336,17 @@ static IX_INLINE unsigned char *ix_fast(const ix_fast_block *b, const ix_fast_vi
 bool ix_reduce_stmt(ix_exec *x, const in_node *n);
 bool ix_mma_stmt(ix_exec *x, const in_node *n); /* interp_mma.c */
 void ix_reduce_free(ix_exec *x);
+
+/* interp_wgmma.c: wgmma's asynchronous groups. A wgmma of warp group g notes
+   the shared cells it reads (shadow index) and the accumulator cells it
+   writes (lwritten's cell) in g's open group; commit_group closes it for the
+   active warp groups, wait_group `keep` retires all but their `keep` newest. */
+bool ix_wgmma_note_read(ix_exec *x, int g, int64_t byte);
+bool ix_wgmma_note_acc(ix_exec *x, int g, int tensor, int64_t cell);
+bool ix_wgmma_commit(ix_exec *x);
+bool ix_wgmma_wait(ix_exec *x, int64_t keep);
+bool ix_wgmma_block_end(ix_exec *x); /* no group may be in flight */
+void ix_wgmma_free(ix_exec *x);
 /* interp_expr.c: evaluate e for the block; the result is T registers, or 1
    if uniform (*vary says which). False on a division by zero. */
 bool ix_eval(ix_exec *x, const ix_expr *e, const int64_t **res, bool *vary);

@@ -108,9 +108,11 @@ static bool wgmma_group(ix_exec *x, const in_node *n, const int64_t *const idx[3
     double(*a)[MMA_K] = heap_malloc(sizeof(double) * WGMMA_M * MMA_K);
     double(*b)[256] = heap_malloc(sizeof(double) * MMA_K * 256);
     double(*c)[256] = heap_malloc(sizeof(double) * WGMMA_M * 256);
+    x->in_wgmma = true; /* its own accumulator, in flight or not */
     bool ok = a && b && c
                   ? wgmma_tiles(x, n, idx, th0, N, a, b, c)
                   : ix_fail(x, WF_ERR_MEMORY, "out of memory in the CPU reference executor");
+    x->in_wgmma = false;
     free(a);
     free(b);
     free(c);
@@ -128,8 +130,10 @@ static bool wgmma_tiles(ix_exec *x, const in_node *n, const int64_t *const idx[3
             for (int k = 0; k < MMA_K; k++) {
                 int64_t byte =
                     wgmma_smem_byte(n->wg_mn[j], n->wg_lbo[j], n->wg_sbo[j], start, r, k);
-                unsigned char *p = ix_access(x, n, tile, (byte - n->wg_base[j]) / 2, th0, false);
-                if (!p)
+                int64_t e = (byte - n->wg_base[j]) / 2;
+                unsigned char *p = ix_access(x, n, tile, e, th0, false);
+                if (!p || !ix_wgmma_note_read(x, th0 / WGMMA_THREADS,
+                                              x->view[tile].off + e * x->view[tile].es))
                     return false;
                 double v = ix_load(t, p).f;
                 if (j)
@@ -154,7 +158,10 @@ static bool wgmma_tiles(ix_exec *x, const in_node *n, const int64_t *const idx[3
             double s = c[m][col];
             for (int k = 0; k < MMA_K; k++)
                 s += (double)(float)(a[m][k] * b[k][col]); /* exact: 16-bit x 16-bit */
-            if (!(p = ix_access(x, n, n->out, idx[0][th0 + t] + e, th0 + t, true)))
+            int64_t at = idx[0][th0 + t] + e;
+            if (!(p = ix_access(x, n, n->out, at, th0 + t, true)) ||
+                !ix_wgmma_note_acc(x, th0 / WGMMA_THREADS, n->out,
+                                   (int64_t)(th0 + t) * x->view[n->out].size + at))
                 return false;
             ix_store(WF_F32, p, (ix_value){.f = (float)s});
         }

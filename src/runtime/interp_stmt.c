@@ -167,6 +167,27 @@ IX_COLD static bool in_flight(ix_exec *x, const in_node *n, int tensor, int64_t 
                    x->p->tensors[tensor].tv, (long long)index, who, n->text);
 }
 
+IX_COLD static bool overwritten_in_flight(ix_exec *x, const in_node *n, int tensor, int64_t index,
+                                          int t) {
+    char who[128];
+    thread_text(x, t, who, sizeof who);
+    return ix_fail(x, WF_ERR_SCHEDULE,
+                   "write of T%d[%lld] (shared memory) by %s while a wgmma still reads it: no "
+                   "wgmma.wait_group has retired the wgmma's group, in statement: %s",
+                   x->p->tensors[tensor].tv, (long long)index, who, n->text);
+}
+
+IX_COLD static bool accumulator_in_flight(ix_exec *x, const in_node *n, int tensor, int64_t index,
+                                          int t, bool write) {
+    char who[128];
+    thread_text(x, t, who, sizeof who);
+    return ix_fail(x, WF_ERR_SCHEDULE,
+                   "%s of T%d[%lld] by %s while a wgmma still writes it: no wgmma.wait_group has "
+                   "retired the wgmma's group, in statement: %s",
+                   write ? "write" : "read", x->p->tensors[tensor].tv, (long long)index, who,
+                   n->text);
+}
+
 static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
                                     bool write) {
     const ix_view *v = &x->view[tensor];
@@ -180,6 +201,8 @@ static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, in
                NULL;
     if (!write && c->written == 2)
         return in_flight(x, n, tensor, index, t), NULL;
+    if (write && c->written == 3)
+        return overwritten_in_flight(x, n, tensor, index, t), NULL;
     if (!write && wrote_now)
         return race(x, n, tensor, index, t, c->writer, false, true), NULL;
     if (!write && !c->written)
@@ -229,6 +252,8 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     }
     if (v->space == IT_LOCAL_T) {
         size_t cell = (size_t)t * (size_t)v->size + (size_t)index;
+        if (v->lwritten[cell] == 3 && !x->in_wgmma)
+            return accumulator_in_flight(x, n, tensor, index, t, write), NULL;
         if (write)
             v->lwritten[cell] = 1;
         else if (!v->lwritten[cell])

@@ -12,10 +12,12 @@
  *  - an operand of a wf_mma: its K axis (the one that comes from the dim the
  *    wf_mma sums) and M 16 (A) or N 8 (B) -> [.., lane{32} TIDx, e{8 or 4}];
  *  - any other tensor (the accumulator's consumers: an epilogue): M 16 and
- *    N 8 iteration axes -> [.., lane{32} TIDx, e{4}], as the accumulator;
+ *    N 8 iteration axes -> [.., lane{32} TIDx, e{2}, pair{2}], as the
+ *    accumulator, the columns of a register pair on an axis of their own
+ *    (WF_VECTORIZE on it: one store of both);
  *  - wgmma (sm_90a): the accumulator's M 64 and N (8 to 256, in steps of 8)
  *    iteration axes and K 16 -> [.., lane{128} TIDx, e{N/2} MMA, k{16} MMA],
- *    an epilogue's M 64 and N -> [.., lane{128} TIDx, e{N/2}]; the operands
+ *    an epilogue's M 64 and N -> [.., lane{128} TIDx, e{N/4}, pair{2}]; the operands
  *    stay in shared memory (no layout: lower/mma.c reads their tiles).
  * The tile's axes move to the end of the loop domain (M before N, or the
  * operand's row before its column), in the table's order. A set of MMA axes
@@ -79,7 +81,15 @@ static const frag_layout layouts[] = {
 static const frag_layout wgmma_acc = {
     4, {{0, 16}, {1, 8}, {3, 8}, {4, 2}}, 6, {0, 4, 1, 3, 2, 5}, 4, {0, 0, 1, 1}};
 
-/* Lays the tile at b out by l: [.., lane (TIDx), registers (UNROLL)]. */
+/* An epilogue's layouts: the accumulator's without the last merge, which
+   leaves the two columns of a register pair an axis of their own (adjacent
+   in memory along N: WF_VECTORIZE on it stores them with one instruction). */
+static const frag_layout epilogue_c = {2, {{0, 8}, {2, 2}}, 4, {2, 0, 1, 3}, 1, {0}};
+static const frag_layout epilogue_wgmma = {
+    4, {{0, 16}, {1, 8}, {3, 8}, {4, 2}}, 6, {0, 4, 1, 3, 2, 5}, 3, {0, 0, 1}};
+
+/* Lays the tile at b out by l: [.., lane (TIDx), registers (UNROLL)], the
+   registers in one axis or (an epilogue's) two. */
 static bool lay_out(wf_tv *tv, int b, const frag_layout *l) {
     for (int i = b; i < tv->loop.n; i++) /* the marks said "a tile"; the layout says how */
         tv->loop.ptr[i]->ptype = WF_SERIAL;
@@ -95,7 +105,8 @@ static bool lay_out(wf_tv *tv, int b, const frag_layout *l) {
     if (!ok)
         return false;
     tv->loop.ptr[b]->ptype = WF_TIDX;
-    tv->loop.ptr[b + 1]->ptype = WF_UNROLL;
+    for (int i = b + 1; i < tv->loop.n; i++)
+        tv->loop.ptr[i]->ptype = WF_UNROLL;
     return true;
 }
 
@@ -188,13 +199,13 @@ static bool epilogue(wf_tv *tv, const int *at, int n) {
     bool iter = tv->loop.ptr[at[0]]->itype == IT_ITER && tv->loop.ptr[at[1]]->itype == IT_ITER;
     if (iter && e0 == WGMMA_M && wgmma_n(e1)) { /* wgmma's accumulator: M first */
         int b = move_to_end(tv, at, 2);
-        return b >= 0 && lay_out(tv, b, &wgmma_acc);
+        return b >= 0 && lay_out(tv, b, &epilogue_wgmma);
     }
     if (!iter || !((e0 == MMA_M && e1 == MMA_N) || (e0 == MMA_N && e1 == MMA_M)))
         return true;
     int order[2] = {e0 == MMA_M ? at[0] : at[1], e0 == MMA_M ? at[1] : at[0]};
     int b = move_to_end(tv, order, 2);
-    return b >= 0 && lay_out(tv, b, &layouts[MMA_ROLE_C]);
+    return b >= 0 && lay_out(tv, b, &epilogue_c);
 }
 
 bool sched_mma_layout(wf_tv *tv) {

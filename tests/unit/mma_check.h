@@ -104,7 +104,7 @@ typedef struct {
     wf_tv *a, *b, *c;
 } mm;
 
-static mm make_mm(wf_dtype t, int64_t M, int64_t N, int64_t K) {
+static inline mm make_mm(wf_dtype t, int64_t M, int64_t N, int64_t K) {
     mm m;
     int64_t sa[2] = {M, K}, sb[2] = {K, N};
     m.f = wf_fusion_new();
