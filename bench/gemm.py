@@ -49,9 +49,12 @@ TILES = [dict(warps=(2, 2), frags=(4, 8), kt=2, stages=0), dict(warps=(2, 2), fr
          dict(warps=(4, 2), frags=(2, 8), kt=4, stages=3)]
 # gemm_wgmma()'s: warp groups per block (64 rows each), N of the instruction, K step / 16, TMA stages;
 # out16: C in the inputs' type, as cuBLAS writes it (else f32)
-WGMMA_TILES = [dict(groups=2, bn=256, kt=4, stages=3), dict(groups=2, bn=256, kt=4, stages=4),
+# raster: column blocks in groups of that many (blockIdx.x), for L2 reuse
+WGMMA_TILES = [dict(groups=2, bn=256, kt=4, stages=4), dict(groups=2, bn=256, kt=4, stages=4, raster=8),
                dict(groups=2, bn=256, kt=4, stages=3, out16=True), dict(groups=2, bn=256, kt=4, stages=4, out16=True),
-               dict(groups=2, bn=128, kt=4, stages=4, out16=True)]
+               dict(groups=2, bn=256, kt=4, stages=3, out16=True, raster=8),
+               dict(groups=2, bn=256, kt=4, stages=4, out16=True, raster=8),
+               dict(groups=2, bn=256, kt=4, stages=4, out16=True, raster=4)]
 
 PROBLEMS = [  # (name, M, N, K, dtype, epilogue)
     ("bf16 8192^3", 8192, 8192, 8192, torch.bfloat16, False),
@@ -178,9 +181,10 @@ def main():
                 failed = True
                 continue
             if wg:
-                how = "wgmma, block %d x %d (%d warp groups), K step %d, TMA %d stages, C in %s" % (
+                how = "wgmma, block %d x %d (%d warp groups), K step %d, TMA %d stages, C in %s%s" % (
                     64 * tile["groups"], tile["bn"], tile["groups"], 16 * tile["kt"], tile["stages"],
-                    str(dt).split(".")[-1] if out16 else "f32")
+                    str(dt).split(".")[-1] if out16 else "f32",
+                    ", blocks in groups of %d columns" % tile["raster"] if tile.get("raster") else "")
             else:
                 warps, frags, kt = tile["warps"], tile["frags"], tile["kt"]
                 bm, bn = 16 * warps[0] * frags[0], 8 * warps[1] * frags[1]

@@ -141,14 +141,18 @@ def tma_tiles(a_s, b_s, kt, tn, stages):
 
 
 def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilogue=False, out=weft.f32,
-               vec=True):
+               vec=True, raster=0):
     """The same GEMM on Hopper's wgmma.m64nNk16 (sm_90a): blocks of `groups`
     warp groups (TIDy), each a 64 x bn tile of C (N = bn, up to 256, one
     instruction per 16 of K); A and B by TMA into 128-byte-swizzled shared
     tiles, circular-buffered over `stages` steps of kt x 16 along K, which
     wgmma reads directly (the operands are views: no registers). out: C's
     type (a cast in the epilogue). vec: C's two adjacent columns of each
-    register pair stored by one vectorized copy. Returns what gemm() returns."""
+    register pair stored by one vectorized copy. raster > 0: the column
+    blocks in groups of `raster` (blockIdx.x within a group, blockIdx.y the
+    row block, blockIdx.z the group), so that the blocks running at once
+    cover a squarer part of C and share more of A and B in L2. Returns what
+    gemm() returns."""
     f = weft.Fusion()
     a = f.input(dtype, [m, k])
     b = f.input(dtype, [k, n])
@@ -166,8 +170,12 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
     acc.split(3, bn)  # [Mb, g, m64, Nb, n, rK]
     acc.split(5, 16 * kt).split(6, 16)  # [Mb, g, m64, Nb, n, Ko, kt, k16]
     acc.reorder_all([0, 2, 5, 1, 6, 3, 4, 7])  # [Mb, Nb, g, Ko, kt, m64, n, k16]
-    acc.parallelize(0, weft.BIDY).parallelize(1, weft.BIDX)
-    d = 0
+    if raster:  # [Mb, Nb / raster, raster, g, ...]
+        acc.split(1, raster).parallelize(1, weft.BIDZ).parallelize(2, weft.BIDX)
+    else:
+        acc.parallelize(1, weft.BIDX)
+    acc.parallelize(0, weft.BIDY)
+    d = -1 if raster else 0  # where the axes after the blocks moved
     acc.parallelize(2 - d, weft.TIDY)
     weft.compute_at(xa, acc, 5 - d)
     weft.compute_at(xb, acc, 5 - d)
@@ -191,6 +199,8 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
         t.parallelize(3 - d, weft.MMA).parallelize(4 - d, weft.MMA)
     if vec and copy_out and n % 2 == 0:
         out.parallelize(out.ndim - 1, weft.VECTORIZE).inline_at(out.ndim - 1)
+        if epilogue:  # the whole tile computed before the stores: the bias loads do not wait for them
+            between[-1].inline_at(3 - d)
     if epilogue:  # the bias read where it is added, not staged whole per thread
         weft.compute_at(bias_b, between[0], -1)
     f.inline_most()
