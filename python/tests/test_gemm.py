@@ -103,6 +103,54 @@ def test_gemm_wgmma_exact_on_the_executor(m, n, k, dtype, opts):
         pass
 
 
+def rounded(c, dtype):
+    """float64 C rounded to dtype (round to nearest even), as float64."""
+    c = c.astype(np.float32)
+    if dtype == weft.f16:
+        return c.astype(np.float16).astype(np.float64)
+    u = c.view(np.uint32).astype(np.uint64)
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    return u.astype(np.uint32).view(np.float32).astype(np.float64)
+
+
+def as_float64(out, dtype):
+    out = np.asarray(out)
+    if dtype == weft.bf16:
+        out = (out.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return out.astype(np.float64)
+
+
+PIPELINE_CASES = [  # (m, n, k, epilogue, C's type, gemm_wgmma() options): rasterized, 16-bit C, stored in pairs
+    (256, 1024, 128, False, weft.bf16, dict(bn=128, stages=3, raster=2)),
+    (200, 712, 104, True, weft.bf16, dict(bn=128, stages=4, raster=2)),
+    (130, 1000, 200, True, weft.f16, dict(bn=128, stages=2, raster=3)),
+    (384, 512, 96, False, weft.f32, dict(bn=256, stages=3, raster=4)),
+    (130, 72, 200, True, weft.f32, dict(bn=128, stages=3)),
+]
+
+
+@pytest.mark.parametrize("m,n,k,epi,out_t,opts", PIPELINE_CASES)
+def test_gemm_wgmma_pipelined_exact_on_the_executor(m, n, k, epi, out_t, opts):
+    f, _, _ = example.gemm_wgmma(m, n, k, weft.f16, groups=2, kt=4, epilogue=epi, out=out_t, **opts)
+    kern = f.compile()
+    src = kern.source
+    # one group in flight in the loop, the last retired after it; every thread waits on the stages
+    assert src.count("wgmma.wait_group.sync.aligned 1;") == 1
+    assert src.count("wgmma.wait_group.sync.aligned 0;") == 1
+    assert src.count("wgmma.commit_group.sync.aligned;") == 1
+    # C's register pairs stored by one instruction, where C is a copy (not relu's result)
+    pairs = "wf_vec_copy<%s, 2>(&T" % {weft.bf16: "wf_bfloat", weft.f16: "wf_half", weft.f32: "float"}[out_t]
+    assert (pairs in src) == (out_t != weft.f32 or not epi)
+    if opts.get("raster"):
+        nb = -(-n // opts["bn"])
+        assert kern.launch.grid[:3] == (opts["raster"], -(-m // 128), -(-nb // opts["raster"]))
+    a, b, a16, b16 = operands(m, n, k, weft.f16)
+    bias = np.arange(-(n // 2), n - n // 2).astype(np.float32) if epi else None
+    out = kern.run(a16, b16, bias) if epi else kern.run(a16, b16)
+    want = example.reference(a, b, bias)
+    assert np.array_equal(as_float64(out, out_t), rounded(want, out_t) if out_t != weft.f32 else want)
+
+
 def test_wgmma_needs_sm90():
     f, _, _ = example.gemm_wgmma(128, 128, 64, weft.bf16, groups=1, bn=128, kt=4, stages=1)
     with pytest.raises(weft.UnsupportedError, match="wgmma.m64nNk16 needs sm_90a"):
