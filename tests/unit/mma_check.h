@@ -3,8 +3,8 @@
  * CPU executor against a reference: the instruction-rounded sequential sum
  * (acc = acc + fl32(a * b), k ascending), or the exact double sum where the
  * data are integers (every partial sum exact, so any order and any adder
- * agree). Shared by test_mma.c (CUDA cores) and test_mma_sync.c (tensor
- * cores).
+ * agree), on the executor or the GPU. Shared by test_mma.c (CUDA cores),
+ * test_mma_sync.c and test_wgmma_pipeline.c (tensor cores).
  */
 #ifndef WF_TESTS_MMA_CHECK_H
 #define WF_TESTS_MMA_CHECK_H
@@ -43,8 +43,8 @@ static void *pack(wf_dtype t, const float *v, int64_t n) {
 /* Run k on A[M, K] x B[K, N] (dtype t) and compare C[M, N] (f32) with the
    instruction-rounded sequential reference (acc = acc + fl32(a * b), k
    ascending), or with the exact double sum when `integer`. */
-static bool run_at(test_state *ts_, wf_kernel *k, wf_dtype t, int64_t M, int64_t N, int64_t K,
-                   bool integer, const char *file, int line) {
+static bool run_at_on(test_state *ts_, wf_kernel *k, wf_backend be, wf_dtype t, int64_t M,
+                      int64_t N, int64_t K, bool integer, const char *file, int line) {
     float *a = malloc(sizeof(float) * (size_t)(M * K)),
           *b = malloc(sizeof(float) * (size_t)(K * N));
     float *c = malloc(sizeof(float) * (size_t)(M * N));
@@ -63,8 +63,9 @@ static bool run_at(test_state *ts_, wf_kernel *k, wf_dtype t, int64_t M, int64_t
     if (ok) {
         wf_buffer in[2] = {{pa, t, 2, {M, K}, {0}, -1}, {pb, t, 2, {K, N}, {0}, -1}};
         wf_buffer out[1] = {{c, WF_F32, 2, {M, N}, {0}, -1}};
-        if (wf_run(k, WF_BACKEND_INTERP, in, 2, out, 1) != WF_OK) {
-            printf("  %s:%d: the executor failed: %s\n", file, line, wf_last_run_error(k));
+        if (wf_run(k, be, in, 2, out, 1) != WF_OK) {
+            printf("  %s:%d: the %s failed: %s\n", file, line,
+                   be == WF_BACKEND_INTERP ? "executor" : "GPU run", wf_last_run_error(k));
             ok = false;
         }
     }
@@ -96,8 +97,15 @@ static bool run_at(test_state *ts_, wf_kernel *k, wf_dtype t, int64_t M, int64_t
     free(pb);
     return ok;
 }
+static bool run_at(test_state *ts_, wf_kernel *k, wf_dtype t, int64_t M, int64_t N, int64_t K,
+                   bool integer, const char *file, int line) {
+    return run_at_on(ts_, k, WF_BACKEND_INTERP, t, M, N, K, integer, file, line);
+}
 #define run_mm(k, t, M, N, K, integer)                                                             \
     run_at(ts_, (k), (t), (M), (N), (K), (integer), __FILE__, __LINE__)
+/* The same on the GPU (the CUDA backend copies the host buffers there and back). */
+#define run_mm_gpu(k, t, M, N, K, integer)                                                         \
+    run_at_on(ts_, (k), WF_BACKEND_CUDA, (t), (M), (N), (K), (integer), __FILE__, __LINE__)
 
 typedef struct {
     wf_fusion *f;

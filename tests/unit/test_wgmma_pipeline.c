@@ -5,7 +5,8 @@
  * group in flight (wait_group 1), issues the next loads after that wait and
  * a barrier, and every thread waits on the stages' mbarriers; wait_group 0
  * follows the loop. The result is exact on the executor, also at sizes that
- * are not multiples of the tiles; and the executor's model of the groups in
+ * are not multiples of the tiles (and on a Hopper GPU where there is one);
+ * and the executor's model of the groups in
  * flight catches the two hazards that the waits prevent, in kernels broken
  * by hand: a TMA load over a stage that a wgmma still reads, and the
  * accumulator read before the last group retires.
@@ -104,6 +105,10 @@ static void check_exact(test_state *ts_, int64_t M, int64_t N, int64_t K, int bn
         }
         run_mm(k, WF_F16, M, N, K, true);
         CHECK_NVRTC(k, 90);
+        /* On a Hopper GPU: the same kernel, the same exact result */
+        wf_system_info si;
+        if (wf_cuda_available() && wf_system_info_get(&si) == WF_OK && si.device_sm >= 90)
+            run_mm_gpu(k, WF_F16, M, N, K, true);
     }
     wf_kernel_free(k);
     wf_fusion_free(m.f);
@@ -112,6 +117,7 @@ static void check_exact(test_state *ts_, int64_t M, int64_t N, int64_t K, int bn
 TEST(wgmma_pipeline_one_group_in_flight_exact) {
     check_exact(ts_, 256, 256, 256, 128, 3);
     check_exact(ts_, 128, 256, 512, 256, 4);
+    check_exact(ts_, 512, 768, 512, 256, 4); /* 12 blocks of 128 x 256, 8 K steps */
 }
 
 TEST(wgmma_pipeline_sizes_not_multiples_of_the_tiles) {
