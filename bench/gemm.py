@@ -14,7 +14,8 @@ problem
 
     RESULT gemm <what>: weft <us> us <TFLOP/s>; cuBLAS <us> us <TFLOP/s>; ratio <x>[; triton ...]
 
-(ratio: weft's speed over cuBLAS's). The schedule tried per shape is a short
+(ratio: weft's speed over cuBLAS's). An argument runs only the problems
+whose names contain it (`bench/gemm.py bias`). The schedule tried per shape is a short
 list of block / warp tiles (TILES, WGMMA_TILES); the best is timed again
 against cuBLAS in alternating rounds, and those times are the RESULT. Skips (exit 0,
 saying why) without PyTorch, a CUDA device or the weft package's driver.
@@ -170,7 +171,10 @@ def main():
     torch.manual_seed(23)
     tri = triton_matmul()
     failed = False
+    only = sys.argv[1] if len(sys.argv) > 1 else ""  # bench/gemm.py [part of a problem's name]
     for name, m, n, k, dt, epi in PROBLEMS:
+        if only not in name:
+            continue
         a = torch.randn(m, k, dtype=dt, device="cuda")
         b = torch.randn(k, n, dtype=dt, device="cuda")
         bias = torch.randn(n, dtype=torch.float32, device="cuda") if epi else None

@@ -199,11 +199,13 @@ def gemm_wgmma(m, n, k, dtype=weft.bf16, groups=2, bn=128, kt=4, stages=3, epilo
         t.parallelize(3 - d, weft.MMA).parallelize(4 - d, weft.MMA)
     if vec and copy_out and n % 2 == 0:
         out.parallelize(out.ndim - 1, weft.VECTORIZE).inline_at(out.ndim - 1)
-        if epilogue:  # the whole tile computed before the stores: the bias loads do not wait for them
-            between[-1].inline_at(3 - d)
     if epilogue:  # the bias read where it is added, not staged whole per thread
         weft.compute_at(bias_b, between[0], -1)
     f.inline_most()
+    if epilogue and vec and copy_out and n % 2 == 0:
+        # the whole tile computed before the stores (after inline_most, which would
+        # inline it again): the bias loads then do not wait for stores that may alias them
+        between[-1].inline_at(3 - d)
     return f, ins, out
 
 
