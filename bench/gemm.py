@@ -68,39 +68,34 @@ PROBLEMS = [  # (name, M, N, K, dtype, epilogue)
 ]
 
 
+def round_us(fn):
+    """One round: REPS back-to-back launches between two events, per launch."""
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(REPS):
+        fn()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) * 1000.0 / REPS
+
+
 def time_us(fn):
     for _ in range(WARMUP):
         fn()
     torch.cuda.synchronize()
-    rounds = []
-    for _ in range(ROUNDS):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        fn()
-        a.record()
-        for _ in range(REPS):
-            fn()
-        b.record()
-        b.synchronize()
-        rounds.append(a.elapsed_time(b) * 1000.0 / REPS)
-    return statistics.median(rounds)
+    return statistics.median(round_us(fn) for _ in range(ROUNDS))
 
 
 def time_pair_us(fn_a, fn_b, rounds=7):
-    """Medians of rounds that alternate fn_a and fn_b (each timed as time_us
-    times one round): clock and temperature drift during a long run then
-    moves both the same way, which a ratio needs."""
+    """Medians of rounds that alternate fn_a and fn_b: clock and temperature
+    drift during a long run then moves both the same way, which a ratio
+    needs."""
     ta, tb = [], []
     for _ in range(rounds):
         for fn, ts in ((fn_a, ta), (fn_b, tb)):
             fn()
             torch.cuda.synchronize()
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(REPS):
-                fn()
-            b.record()
-            b.synchronize()
-            ts.append(a.elapsed_time(b) * 1000.0 / REPS)
+            ts.append(round_us(fn))
     return statistics.median(ta), statistics.median(tb)
 
 

@@ -167,25 +167,17 @@ IX_COLD static bool in_flight(ix_exec *x, const in_node *n, int tensor, int64_t 
                    x->p->tensors[tensor].tv, (long long)index, who, n->text);
 }
 
-IX_COLD static bool overwritten_in_flight(ix_exec *x, const in_node *n, int tensor, int64_t index,
-                                          int t) {
+/* An access a wgmma in flight forbids: a write of a shared cell it reads, or
+   any access of an accumulator cell it writes. */
+IX_COLD static bool wgmma_in_flight(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
+                                    bool shared, bool write) {
     char who[128];
     thread_text(x, t, who, sizeof who);
     return ix_fail(x, WF_ERR_SCHEDULE,
-                   "write of T%d[%lld] (shared memory) by %s while a wgmma still reads it: no "
-                   "wgmma.wait_group has retired the wgmma's group, in statement: %s",
-                   x->p->tensors[tensor].tv, (long long)index, who, n->text);
-}
-
-IX_COLD static bool accumulator_in_flight(ix_exec *x, const in_node *n, int tensor, int64_t index,
-                                          int t, bool write) {
-    char who[128];
-    thread_text(x, t, who, sizeof who);
-    return ix_fail(x, WF_ERR_SCHEDULE,
-                   "%s of T%d[%lld] by %s while a wgmma still writes it: no wgmma.wait_group has "
+                   "%s of T%d[%lld]%s by %s while a wgmma still %s it: no wgmma.wait_group has "
                    "retired the wgmma's group, in statement: %s",
-                   write ? "write" : "read", x->p->tensors[tensor].tv, (long long)index, who,
-                   n->text);
+                   write ? "write" : "read", x->p->tensors[tensor].tv, (long long)index,
+                   shared ? " (shared memory)" : "", who, shared ? "reads" : "writes", n->text);
 }
 
 static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, int64_t index, int t,
@@ -202,7 +194,7 @@ static unsigned char *shared_access(ix_exec *x, const in_node *n, int tensor, in
     if (!write && c->written == 2)
         return in_flight(x, n, tensor, index, t), NULL;
     if (write && c->written == 3)
-        return overwritten_in_flight(x, n, tensor, index, t), NULL;
+        return wgmma_in_flight(x, n, tensor, index, t, true, true), NULL;
     if (!write && wrote_now)
         return race(x, n, tensor, index, t, c->writer, false, true), NULL;
     if (!write && !c->written)
@@ -253,7 +245,7 @@ static unsigned char *access(ix_exec *x, const in_node *n, int tensor, int64_t i
     if (v->space == IT_LOCAL_T) {
         size_t cell = (size_t)t * (size_t)v->size + (size_t)index;
         if (v->lwritten[cell] == 3 && !x->in_wgmma)
-            return accumulator_in_flight(x, n, tensor, index, t, write), NULL;
+            return wgmma_in_flight(x, n, tensor, index, t, false, write), NULL;
         if (write)
             v->lwritten[cell] = 1;
         else if (!v->lwritten[cell])
