@@ -37,3 +37,62 @@ def test_the_cases_are_well_formed():
     for c in cases:
         assert "@T.prim_func" in c.src and callable(c.steps) and callable(c.ref)
         assert c.known is None or len(c.known) > 20
+
+
+@T.prim_func
+def softmax(A: T.Buffer((4, 64), "float32"), S: T.Buffer((4, 64), "float32")):
+    M = T.alloc_buffer((4,))
+    Z = T.alloc_buffer((4,))
+    for i, k in T.grid(4, 64):
+        with T.block("max"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                M[vi] = T.min_value("float32")
+            M[vi] = T.max(M[vi], A[vi, vk])
+    for i, k in T.grid(4, 64):
+        with T.block("sum"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                Z[vi] = T.float32(0)
+            Z[vi] = Z[vi] + T.exp(A[vi, vk] - M[vi])
+    for i, j in T.grid(4, 64):
+        with T.block("norm"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            S[vi, vj] = T.exp(A[vi, vj] - M[vi]) / Z[vi]
+
+
+def test_cross_thread_max_is_read_by_every_thread():
+    """gpu_softmax_two_stage: the row max reduced across threadIdx.x (a reduce loop of
+    "max") is read by "sum" and "norm" outside that loop; after the block reduction
+    every thread holds it. The build had refused: "block "max" writes M inside the loop
+    k_1 bound to threadIdx.x, and block "sum" reads it outside that loop"."""
+    sch = tir.Schedule(softmax)
+    i, j = sch.get_loops(sch.get_block("norm"))
+    sch.bind(i, "blockIdx.x")
+    _, tx = sch.split(j, factors=[None, 32])
+    sch.bind(tx, "threadIdx.x")
+    for name in ("sum", "max"):
+        blk = sch.get_block(name)
+        sch.compute_at(blk, i)
+        _, kt = sch.split(sch.get_loops(blk)[-1], factors=[None, 32])
+        sch.bind(kt, "threadIdx.x")
+    a = np.random.default_rng(3).standard_normal((4, 64)).astype(np.float32)
+    (_, s) = run(sch, a, np.full((4, 64), np.nan, np.float32))
+    e = np.exp(a.astype(np.float64) - a.max(1, keepdims=True))
+    np.testing.assert_allclose(s, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def test_cross_thread_partial_sum_still_refused_outside_its_loop():
+    """A spatial loop on threadIdx.x keeps the rule: C_rf, written per thread under i,
+    read by the write-back outside it, stays refused (tests/unit/test_tir_combos.c pins
+    the message)."""
+    sch = tir.Schedule(tvm_diff_cases.MATMUL)
+    i, j, k = sch.get_loops(sch.get_block("C"))
+    sch.bind(i, "threadIdx.x")
+    sch.rfactor(k, 0)
+    try:
+        weft.build(sch.mod, target="cuda")
+    except weft.UnsupportedError as e:
+        assert "reads it outside that loop, on no loop bound to threadIdx.x" in str(e)
+    else:
+        raise AssertionError("built a read of per-thread partials across threads")

@@ -326,11 +326,29 @@ static bool bound_alike(const tir_block *w, const tir_stmt *wl, const tir_block 
     return false;
 }
 
+/* Is loop a threadIdx loop that b reduces over (used by its reduce iters only)? The
+   core reduces across those threads with wf_block_reduce, whose result every thread of
+   the group holds (a grid reduction's, over blockIdx, only the last block). */
+static bool reduces_across_threads(const tir_block *b, const tir_stmt *loop) {
+    bool used = false;
+    if (strncmp(loop->thread, "threadIdx", 9))
+        return false;
+    for (int k = 0; k < b->niters; k++)
+        if (tir_expr_uses(b->iters[k].value, loop->loop_var)) {
+            if (!b->iters[k].reduce)
+                return false;
+            used = true;
+        }
+    return used;
+}
+
 /* What b writes (not a parameter: a tensor of the core, kept in each thread's
    registers unless it is shared) under a loop bound to a thread axis is read by
    another block only inside that loop, or under a loop bound alike (the same axis and
    extent, indexing the same dims: the core then checks that each thread reads what it
-   wrote). */
+   wrote). A loop on threadIdx that b reduces over is no such loop: after the block
+   reduction each thread holds the whole result (softmax's row max, reduced across the
+   threads and read by the next stage in every thread). */
 static bool check_thread_reads(wf_tir *s, const block_list *l, const tir_block *b) {
     const tir_buffer *x = b->body->kind == TS_STORE ? b->body->buf : NULL;
     if (is_split_init(s, b)) /* lowered as its update block's T.init() */
@@ -339,7 +357,8 @@ static bool check_thread_reads(wf_tir *s, const block_list *l, const tir_block *
         return true;
     for (const tir_stmt *p = b->stmt->parent; p; p = p->parent) {
         if (p->kind != TS_FOR || p->for_kind != TIR_THREAD ||
-            (x->scope == TIR_SHARED && !strncmp(p->thread, "threadIdx", 9)))
+            (x->scope == TIR_SHARED && !strncmp(p->thread, "threadIdx", 9)) ||
+            reduces_across_threads(b, p))
             continue;
         for (int i = 0; i < l->n; i++) {
             const tir_block *r = l->list[i];

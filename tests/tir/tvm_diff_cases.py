@@ -769,12 +769,7 @@ def softmax_ref(A, S):
     return {"S": e / e.sum(1, keepdims=True)}
 
 
-@case(
-    SOFTMAX,
-    softmax_ref,
-    known="weft's build refuses a cross-thread reduction's result (reduced across threadIdx.x) "
-    "read by a later block outside that loop, though every thread holds it",
-)
+@case(SOFTMAX, softmax_ref)
 def gpu_softmax_two_stage(sch):
     """One block per row: the row's max and sum each reduced across 32 threads, the
     exponential recomputed where it is read."""
@@ -1368,13 +1363,7 @@ def compute_at_reduction_per_element(sch):
     yield "compute_at"
 
 
-@case(
-    ROWNORM,
-    rownorm_ref,
-    rtol=1e-3,
-    known="weft's build refuses a cross-thread reduction's result (reduced across threadIdx.x) "
-    "read by a later block outside that loop, though every thread holds it",
-)
+@case(ROWNORM, rownorm_ref, rtol=1e-3)
 def gpu_rownorm_threads(sch):
     c = sch.get_sblock("C")
     i, j = sch.get_loops(c)
