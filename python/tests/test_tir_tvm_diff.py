@@ -96,3 +96,50 @@ def test_cross_thread_partial_sum_still_refused_outside_its_loop():
         assert "reads it outside that loop, on no loop bound to threadIdx.x" in str(e)
     else:
         raise AssertionError("built a read of per-thread partials across threads")
+
+
+@T.prim_func
+def rsum(A: T.Buffer((8, 64), "float32"), B: T.Buffer((8,), "float32")):
+    for i, k in T.grid(8, 64):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]
+
+
+def test_rfactor_then_decompose_the_partial_block():
+    """decompose_after_rfactor: B_rf's T.init() taken out into B_rf_init; the pair B_rf /
+    B is still rfactor's pair (the build had lowered B_rf_update alone and refused its
+    read A[vi, vk_0 * 16 + vk_1])."""
+    sch = tir.Schedule(rsum)
+    b = sch.get_block("B")
+    i, k = sch.get_loops(b)
+    _, ki = sch.split(k, factors=[None, 16])
+    rf = sch.rfactor(ki, 0)
+    init = sch.decompose_reduction(rf, sch.get_loops(rf)[1])
+    assert init.name == "B_rf_init"
+    a = np.random.default_rng(4).standard_normal((8, 64)).astype(np.float32)
+    (_, out) = run(sch, a, np.full(8, np.nan, np.float32))
+    np.testing.assert_allclose(out, a.astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)
+
+
+def test_rfactor_across_threads_then_decompose_both_blocks():
+    """decompose_both_after_rfactor_threads: B_rf_init sits inside the thread loop that
+    B reduces over; it is lowered with its pair, not taken for a consumer read there."""
+    sch = tir.Schedule(rsum)
+    b = sch.get_block("B")
+    i, k = sch.get_loops(b)
+    _, ki = sch.split(k, factors=[None, 16])
+    rf = sch.rfactor(ki, 0)
+    bi, bk = sch.get_loops(b)
+    sch.bind(bi, "blockIdx.x")
+    sch.bind(bk, "threadIdx.x")
+    sch.compute_at(rf, bk)
+    sch.decompose_reduction(rf, sch.get_loops(rf)[-1])
+    sch.decompose_reduction(b, bk)
+    text = sch.mod.script()
+    assert 'with T.block("B_rf_init"):' in text and 'with T.block("B_init"):' in text
+    a = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
+    (_, out) = run(sch, a, np.full(8, np.nan, np.float32))
+    np.testing.assert_allclose(out, a.astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)

@@ -178,60 +178,16 @@ static bool is_accumulator(const tir_stmt *st, const tir_expr *e) {
 /* The reduction of a block with T.init(): its body is B[s] = B[s] op f (op + max min,
    the accumulator on either side), its init B[s] = the op's initial value. Returns
    the op, and f in *f; -1 (with the error set) otherwise. */
-/* ---- decompose_reduction's pair: an init block and its update block ---- */
-
-typedef struct {
-    const tir_block *b;    /* the update block */
-    const tir_block *last; /* the last block before it writing its buffer */
-    bool reached;
-} split_ctx;
-
-static bool last_writer(tir_block *x, void *vctx) {
-    split_ctx *c = vctx;
-    if (x == c->b)
-        c->reached = true;
-    else if (!c->reached && !x->dead && x->body->kind == TS_STORE &&
-             x->body->buf == c->b->body->buf)
-        c->last = x;
-    return !c->reached;
-}
-
-static bool is_const_value(const tir_expr *e) {
-    if (e->kind == TE_CALL && e->op == TC_CAST && e->nargs == 1)
-        e = e->args[0];
-    return e->kind == TE_INT || e->kind == TE_FLOAT;
-}
-
-/* The init block decompose_reduction made for b (a block with reduce iters and no
-   T.init()): the last block before b writing b's buffer, one store of a constant at
-   its iters (none reduced) in order, over the whole buffer; or NULL. The build lowers
-   the pair as one reduction whose T.init() is that store. */
-static const tir_block *split_init(const wf_tir *s, const tir_block *b) {
-    if (b->init || b->body->kind != TS_STORE || !has_reduce_iter(b))
-        return NULL;
-    split_ctx c = {b, NULL, false};
-    tir_each_block(s->body, last_writer, &c);
-    const tir_block *x = c.last;
-    if (!x || x->init || has_reduce_iter(x) || !is_const_value(x->body->value) ||
-        x->body->nidx != x->niters)
-        return NULL;
-    for (int d = 0; d < x->niters; d++)
-        if (x->body->idx[d]->kind != TE_VAR || x->body->idx[d]->var != x->iters[d].var ||
-            x->iters[d].extent != x->body->buf->shape[d])
-            return NULL;
-    return x;
-}
-
 /* Is x the init block of a later update block (lowered with it)? */
 static bool is_split_init(const wf_tir *s, const tir_block *x) {
     for (int i = 0; i < s->blocks.n; i++)
-        if (!s->blocks.ptr[i]->dead && split_init(s, s->blocks.ptr[i]) == x)
+        if (!s->blocks.ptr[i]->dead && tir_split_init(s, s->blocks.ptr[i]) == x)
             return true;
     return false;
 }
 
 static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f, double *init) {
-    const tir_block *ib = split_init(s, b);
+    const tir_block *ib = tir_split_init(s, b);
     const tir_stmt *st = b->body, *in = ib ? ib->body : b->init;
     const tir_expr *v = st->value;
     int op = -1;
@@ -503,7 +459,7 @@ static bool check_block(wf_tir *s, const tir_block *b) {
         sp[k] = k;
     if (b->init || has_reduce_iter(b)) {
         const tir_expr *f;
-        if (!b->init && !split_init(s, b))
+        if (!b->init && !tir_split_init(s, b))
             return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                              "build: not supported yet: block \"%s\" has reduce iters but no "
                              "T.init(), and no block before it stores a constant to all of %s "
@@ -859,7 +815,7 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     const tir_expr *f = st->value;
     int op = -1;
     double init = 0;
-    if ((b->init || split_init(c->s, b)) && (op = reduction_of(c->s, b, &f, &init)) < 0)
+    if ((b->init || tir_split_init(c->s, b)) && (op = reduction_of(c->s, b, &f, &init)) < 0)
         return NULL;
     wf_tv *tv = lower_value(c, b, f);
     if (tv && !tv->scalar && (op == WF_MAX || op == WF_MIN) &&

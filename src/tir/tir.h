@@ -269,6 +269,13 @@ bool tir_set_scope(wf_tir *s, tir_block *b, int index, tir_scope scope);
 bool tir_storage_align(wf_tir *s, tir_block *b, int index, int axis, int64_t factor,
                        int64_t offset);
 tir_block *tir_decompose_reduction(wf_tir *s, tir_block *b, tir_stmt *loop);
+/* The init block decompose_reduction made for b (b has reduce iters and no T.init()):
+   the last block before b writing b's buffer, one store of a constant at its iters
+   (none reduced) in order, over the whole buffer; or NULL. */
+const tir_block *tir_split_init(const wf_tir *s, const tir_block *b);
+/* The store that starts b's reduction: its T.init(), or its split init block's body;
+   NULL if neither. */
+const tir_stmt *tir_init_of(const wf_tir *s, const tir_block *b);
 
 /* ---- build.c ---- */
 wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt);

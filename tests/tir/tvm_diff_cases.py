@@ -891,12 +891,7 @@ def cache_read_at_inner_loop(sch):
     yield "compute_at"
 
 
-@case(
-    RSUM,
-    rsum_ref,
-    known="weft's build no longer sees rfactor's pair once decompose_reduction has split one of "
-    "its blocks (it refuses B_rf_update's read A[vi, vk_0 * 16 + vk_1])",
-)
+@case(RSUM, rsum_ref)
 def decompose_after_rfactor(sch):
     b = sch.get_sblock("B")
     i, k = sch.get_loops(b)
@@ -907,12 +902,7 @@ def decompose_after_rfactor(sch):
     yield "decompose_reduction"
 
 
-@case(
-    RSUM,
-    rsum_ref,
-    known="weft's build no longer sees rfactor's pair once decompose_reduction has split one of "
-    "its blocks (it refuses B_rf_update's read A[vi, vk_0 * 16 + vk_1])",
-)
+@case(RSUM, rsum_ref)
 def decompose_both_after_rfactor_threads(sch):
     b = sch.get_sblock("B")
     i, k = sch.get_loops(b)
