@@ -143,3 +143,92 @@ def test_rfactor_across_threads_then_decompose_both_blocks():
     a = np.random.default_rng(5).standard_normal((8, 64)).astype(np.float32)
     (_, out) = run(sch, a, np.full(8, np.nan, np.float32))
     np.testing.assert_allclose(out, a.astype(np.float64).sum(1), rtol=1e-5, atol=1e-5)
+
+
+@T.prim_func
+def tchain(A: T.Buffer((16, 24), "float32"), C: T.Buffer((24, 16), "float32")):
+    B = T.alloc_buffer((16, 24))
+    for i, j in T.grid(16, 24):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] + T.float32(1)
+    for i, j in T.grid(24, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vj, vi] * T.float32(3)
+
+
+def test_reverse_compute_inline_leaves_a_transposed_store():
+    """reverse_compute_inline_transposed_write: C inlined into B leaves B storing
+    C[vj, vi]; the build had refused "block "B" must write C[vi...] at its iters in
+    order". The value is computed in iter order and permuted into the buffer's."""
+    sch = tir.Schedule(tchain)
+    sch.reverse_compute_inline(sch.get_block("C"))
+    assert "C[vj, vi] = (A[vi, vj] + T.float32(1.0)) * T.float32(3.0)" in sch.mod.script()
+    i, j = sch.get_loops(sch.get_block("B"))
+    sch.bind(i, "blockIdx.x")
+    sch.bind(j, "threadIdx.x")
+    a = np.random.default_rng(6).standard_normal((16, 24)).astype(np.float32)
+    (_, c) = run(sch, a, np.full((24, 16), np.nan, np.float32))
+    np.testing.assert_allclose(c, ((a.astype(np.float64) + 1) * 3).T, rtol=1e-6)
+
+
+@T.prim_func
+def permute3(A: T.Buffer((4, 6, 8), "float32"), B: T.Buffer((8, 4, 6), "float32")):
+    for i, j, k in T.grid(4, 6, 8):
+        with T.block("B"):
+            vi, vj, vk = T.axis.remap("SSS", [i, j, k])
+            B[vk, vi, vj] = A[vi, vj, vk] * A[vi, vj, vk]
+
+
+def test_three_dim_permuted_store_split_and_fused():
+    sch = tir.Schedule(permute3)
+    i, j, k = sch.get_loops(sch.get_block("B"))
+    f = sch.fuse(i, j)
+    sch.bind(f, "blockIdx.x")
+    ko, ki = sch.split(k, factors=[None, 4])
+    sch.bind(ki, "threadIdx.x")
+    a = np.random.default_rng(7).standard_normal((4, 6, 8)).astype(np.float32)
+    (_, b) = run(sch, a, np.full((8, 4, 6), np.nan, np.float32))
+    np.testing.assert_allclose(b, (a.astype(np.float64) ** 2).transpose(2, 0, 1), rtol=1e-6)
+
+
+def test_a_reduction_storing_permuted_stays_refused():
+    """rfactor at a matmul's only reduce loop, factor_axis 2: C_rf (iters vk, vi, vj, none
+    reduced, but with T.init()) stores C_rf[vi, vj, vk]; cached to shared it is lowered
+    alone, as a reduction, which stores at its iters in order (fuzz -s 20261123 -c 748
+    reached the executor with the permuted store unbuilt and aborted)."""
+    sch = tir.Schedule(tvm_diff_cases.MATMUL)
+    c = sch.get_block("C")
+    i, j, k = sch.get_loops(c)
+    rf = sch.rfactor(k, 2)
+    sch.bind(sch.get_loops(rf)[-1], "threadIdx.x")
+    sch.cache_write(rf, 0, "shared")
+    sch.cache_write(c, 0, "shared")
+    try:
+        weft.build(sch.mod, target="cuda")
+    except weft.UnsupportedError as e:
+        assert str(e) == (
+            'build: not supported yet: block "C_rf" must write C_rf_shared[vk...] at its '
+            "iters, each once, each over its whole dim, in order"
+        )
+    else:
+        raise AssertionError("built a reduction storing permuted")
+
+
+@T.prim_func
+def diag(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i, j in T.grid(8, 8):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vi] = A[vi, vj]
+
+
+def test_a_store_at_a_repeated_iter_stays_refused():
+    sch = tir.Schedule(diag)
+    try:
+        weft.build(sch.mod, target="cuda")
+    except weft.UnsupportedError as e:
+        assert 'block "B" must write B[vi...] at its iters, each once' in str(e)
+    else:
+        raise AssertionError("built B[vi, vi]")

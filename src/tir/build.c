@@ -439,6 +439,27 @@ static bool check_shifts(wf_tir *s, const tir_block *b, const tir_expr *e) {
     return true;
 }
 
+/* A block's store indices are its iters, each once, in some order, each over its whole
+   dim (C[vj, vi] = ...: a layout change that reverse_compute_inline leaves): perm[d] is
+   the iter at dim d. False if they are not. Only a block that does not reduce (no
+   T.init(), no reduce iter) is built so. */
+static bool store_perm(const tir_block *b, int *perm) {
+    const tir_stmt *st = b->body;
+    uint32_t seen = 0;
+    if (st->kind != TS_STORE || st->nidx != b->niters || b->niters > WF_MAX_RANK)
+        return false;
+    for (int d = 0; d < st->nidx; d++) {
+        perm[d] = -1;
+        for (int k = 0; k < b->niters && st->idx[d]->kind == TE_VAR; k++)
+            if (st->idx[d]->var == b->iters[k].var && !b->iters[k].reduce)
+                perm[d] = k;
+        if (perm[d] < 0 || (seen >> perm[d] & 1) || b->iters[perm[d]].extent != st->buf->shape[d])
+            return false;
+        seen |= 1u << perm[d];
+    }
+    return true;
+}
+
 static bool check_block(wf_tir *s, const tir_block *b) {
     if (!check_annotations(s, b) || !check_bindings(s, b))
         return false;
@@ -457,7 +478,8 @@ static bool check_block(wf_tir *s, const tir_block *b) {
     int sp[TIR_MAX_LOOPS], ns = b->niters;
     for (int k = 0; k < b->niters; k++)
         sp[k] = k;
-    if (b->init || has_reduce_iter(b)) {
+    bool red = b->init || has_reduce_iter(b);
+    if (red) {
         const tir_expr *f;
         if (!b->init && !tir_split_init(s, b))
             return err_failb(&s->err, WF_ERR_UNSUPPORTED,
@@ -479,14 +501,17 @@ static bool check_block(wf_tir *s, const tir_block *b) {
                          "build: not supported yet: block \"%s\" is not one store indexed by its "
                          "%siters",
                          b->name, ns != b->niters ? "spatial " : "");
+    int perm[WF_MAX_RANK];
+    if (!red && store_perm(b, perm)) /* a spatial block may store permuted */
+        return true;
     for (int d = 0; d < st->nidx; d++)
         if (st->idx[d]->kind != TE_VAR || st->idx[d]->var != b->iters[sp[d]].var ||
             b->iters[sp[d]].extent != st->buf->shape[d])
             return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                              "build: not supported yet: block \"%s\" must write %s[%s...] at its "
-                             "%siters in order, over the whole buffer",
+                             "%siters, each once, each over its whole dim%s",
                              b->name, st->buf->name, b->iters[sp[0]].var->name,
-                             ns != b->niters ? "spatial " : "");
+                             ns != b->niters ? "spatial " : "", red ? ", in order" : "");
     return true;
 }
 
@@ -853,6 +878,22 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     return tv;
 }
 
+/* A block storing at its iters permuted (store_perm): its value, in iter order, becomes
+   the buffer's tensor through wf_permute, whose loop axes are put back in iter order
+   for the block's loops to take. */
+static wf_tv *permuted(bctx *c, const tir_block *b, wf_tv *tv) {
+    int perm[WF_MAX_RANK], old2new[WF_MAX_RANK], n = b->niters;
+    bool same = true;
+    if (!tv || b->init || has_reduce_iter(b) || !store_perm(b, perm))
+        return tv;
+    for (int d = 0; d < n; d++)
+        same &= perm[d] == d, old2new[d] = perm[d];
+    if (same || !(tv = made(c, wf_permute(tv, perm))))
+        return tv;
+    wf_tv_reorder_all(tv, old2new);
+    return wf_fusion_status(c->f) ? NULL : tv;
+}
+
 static const tir_build_ops rf_ops;
 
 static bool lower_block(bctx *c, tir_block *b) {
@@ -865,7 +906,7 @@ static bool lower_block(bctx *c, tir_block *b) {
     if (role != TIR_RF_NONE)
         return role == TIR_RF_PARTIAL || tir_rf_lower(c, c->s, b, &rf_ops);
     c->nmade = 0;
-    wf_tv *tv = block_value(c, b);
+    wf_tv *tv = permuted(c, b, block_value(c, b));
     if (!tv)
         return false;
     if (st->buf->scope != TIR_GLOBAL)
