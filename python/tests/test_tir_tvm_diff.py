@@ -232,3 +232,52 @@ def test_a_store_at_a_repeated_iter_stays_refused():
         assert 'block "B" must write B[vi...] at its iters, each once' in str(e)
     else:
         raise AssertionError("built B[vi, vi]")
+
+
+@T.prim_func
+def softmax3(A: T.Buffer((4, 64), "float32"), S: T.Buffer((4, 64), "float32")):
+    M = T.alloc_buffer((4,))
+    E = T.alloc_buffer((4, 64))
+    Z = T.alloc_buffer((4,))
+    for i, k in T.grid(4, 64):
+        with T.block("max"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                M[vi] = T.min_value("float32")
+            M[vi] = T.max(M[vi], A[vi, vk])
+    for i, j in T.grid(4, 64):
+        with T.block("exp"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            E[vi, vj] = T.exp(A[vi, vj] - M[vi])
+    for i, k in T.grid(4, 64):
+        with T.block("sum"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                Z[vi] = T.float32(0)
+            Z[vi] = Z[vi] + E[vi, vk]
+    for i, j in T.grid(4, 64):
+        with T.block("norm"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            S[vi, vj] = E[vi, vj] / Z[vi]
+
+
+def test_one_op_reduction_at_a_row_takes_its_own_loops():
+    """gpu_softmax_shared_exp: "sum" reduces a bare load of E (one op) at the row loop i;
+    it was placed as a cache stage is (the core's wf_compute_at), which refused with the
+    core's names because E was already inlined into its loops: "compute_at(T6, T8, 1): T6
+    gets new loops, but its producer T5 is inlined into them"."""
+    sch = tir.Schedule(softmax3)
+    i, j = sch.get_loops(sch.get_block("norm"))
+    sch.bind(i, "blockIdx.x")
+    _, tx = sch.split(j, factors=[None, 32])
+    sch.bind(tx, "threadIdx.x")
+    for name in ("sum", "exp", "max"):
+        blk = sch.get_block(name)
+        sch.compute_at(blk, i)
+        _, t = sch.split(sch.get_loops(blk)[-1], factors=[None, 32])
+        sch.bind(t, "threadIdx.x")
+    sch.set_scope(sch.get_block("exp"), 0, "shared")
+    a = np.random.default_rng(9).standard_normal((4, 64)).astype(np.float32)
+    (_, s) = run(sch, a, np.full((4, 64), np.nan, np.float32))
+    e = np.exp(a.astype(np.float64) - a.max(1, keepdims=True))
+    np.testing.assert_allclose(s, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)

@@ -924,8 +924,11 @@ static bool lower_block(bctx *c, tir_block *b) {
         if (loops[j]->for_kind == TIR_VECTORIZED)
             pos = j;
     /* A one-op block (a cache stage) at its reader's loops: the core's wf_compute_at
-       gives it those loops once the reader has its own (place_blocks). */
-    if (pos > 0 && c->nmade == 1 && c->nplaced < TIR_MAX_BUFFERS) {
+       gives it those loops once the reader has its own (place_blocks). A reduction of a
+       bare load is one op too, but no stage: it takes its own loops, as a reduction of
+       several ops does (its producer may already be inlined into them). */
+    bool reduces = b->init || tir_split_init(c->s, b);
+    if (pos > 0 && c->nmade == 1 && !reduces && c->nplaced < TIR_MAX_BUFFERS) {
         c->placed[c->nplaced].b = b;
         c->placed[c->nplaced].tv = tv;
         c->placed[c->nplaced].reader = loop_reader(c->s, b, loops[pos - 1]);

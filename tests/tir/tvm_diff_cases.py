@@ -1274,13 +1274,7 @@ def gpu_local_accumulator_outside_threads(sch):
     yield "local_accumulator"
 
 
-@case(
-    SOFTMAX,
-    softmax_ref,
-    known="weft's build places a one-op reduction at its reader's loops as a cache stage, and "
-    "the core refuses it in its own names (T6 gets new loops, but its producer T5 is "
-    "inlined)",
-)
+@case(SOFTMAX, softmax_ref)
 def gpu_softmax_shared_exp(sch):
     """The exponentials kept in shared memory, each computed once by the row's threads."""
     norm = sch.get_sblock("norm")
