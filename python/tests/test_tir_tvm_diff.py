@@ -281,3 +281,31 @@ def test_one_op_reduction_at_a_row_takes_its_own_loops():
     (_, s) = run(sch, a, np.full((4, 64), np.nan, np.float32))
     e = np.exp(a.astype(np.float64) - a.max(1, keepdims=True))
     np.testing.assert_allclose(s, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+@T.prim_func
+def vadd(A: T.Buffer((100,), "float32"), B: T.Buffer((100,), "float32"), C: T.Buffer((100,), "float32")):
+    for i in range(100):
+        with T.block("C"):
+            vi = T.axis.spatial(100, i)
+            C[vi] = A[vi] + B[vi]
+
+
+def test_fuse_substitutes_the_predicate_unsimplified():
+    """split_tail_then_fuse: TVM's fuse puts the fused loop's parts into T.where and leaves
+    it as it is (only the iter bindings are simplified); weft had printed the predicate
+    simplified, i_0 * 32 + i_1_i_2_fused < 100."""
+    sch = tir.Schedule(vadd)
+    (i,) = sch.get_loops(sch.get_block("C"))
+    _, b, c = sch.split(i, factors=[None, 4, 8])
+    assert "T.where((i_0 * 4 + i_1) * 8 + i_2 < 100)" in sch.mod.script()
+    f = sch.fuse(b, c)
+    text = sch.mod.script()
+    assert "vi = T.axis.spatial(100, i_0 * 32 + i_1_i_2_fused)" in text
+    assert "T.where((i_0 * 4 + i_1_i_2_fused // 8) * 8 + i_1_i_2_fused % 8 < 100)" in text
+    assert tir.Schedule(text).mod.script() == text  # prints back as it parses
+    sch.bind(f, "threadIdx.x")
+    rng = np.random.default_rng(8)
+    a, b_ = rng.standard_normal(100).astype(np.float32), rng.standard_normal(100).astype(np.float32)
+    (_, _, out) = run(sch, a, b_, np.full(100, np.nan, np.float32))
+    np.testing.assert_allclose(out, a + b_, rtol=1e-6)

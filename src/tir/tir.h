@@ -208,6 +208,9 @@ const char *tir_scope_name(tir_scope sc);
 /* ---- expr.c: expression utilities ---- */
 /* A copy of e with every variable in from[i] replaced by the expression to[i]. */
 tir_expr *tir_subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from, tir_expr *const *to);
+/* The same, nothing simplified: TVM's fuse substitutes a block's T.where so. */
+tir_expr *tir_subst_raw(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
+                        tir_expr *const *to);
 /* Folds constants and x*1, x+0, 0*x: the forms TVM's simplifier prints. */
 tir_expr *tir_simplify(wf_tir *s, tir_expr *e);
 bool tir_expr_equal(const tir_expr *a, const tir_expr *b);

@@ -1194,11 +1194,7 @@ def gpu_transpose_cache_write_shared(sch):
 # ---- printing edge cases
 
 
-@case(
-    VADD,
-    vadd_ref,
-    known="weft's fuse simplifies the T.where it substitutes into; TVM's leaves it as it is",
-)
+@case(VADD, vadd_ref)
 def split_tail_then_fuse(sch):
     (i,) = sch.get_loops(sch.get_sblock("C"))
     a, b, c = sch.split(i, factors=[None, 4, 8])
