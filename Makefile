@@ -123,12 +123,13 @@ fuzz-long: fuzz-asan-build
 # amount of work), so running side by side costs them no coverage.
 # `make test-<step>` runs one step in the foreground.
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
-TEST_STEPS := layers fuzz tir-fuzz python install cli runner
+TEST_STEPS := layers fuzz tir-fuzz python tvm-diff install cli runner
 TEST_LOGS  := $(BUILD)/test-logs
 step-layers  := check-layers
 step-fuzz    := fuzz
 step-tir-fuzz := tir-fuzz
 step-python  := python-test
+step-tvm-diff := tvm-diff
 step-install := install-test
 step-cli     := cli-test
 step-runner  := runner-test
@@ -270,6 +271,19 @@ python-venv:
 	$(Q)sh python/run_pytest.sh $(BUILD) --version >/dev/null
 
 .PHONY: python-test python-venv
+
+# ---- the differential test against Apache TVM ----
+# `make tvm-diff` runs every case of tests/tir/tvm_diff_cases.py (TensorIR programs and
+# schedules modelled on TVM's own schedule tests and GPU tutorials) in TVM and in weft,
+# and compares acceptance, the printed program after every step and the numbers
+# (tests/tir/tvm_diff.py). tests/tir/tvm_diff.sh makes $(BUILD)/tvm-venv with the
+# pinned apache-tvm on first use; where pip cannot install it, the step prints
+# "tvm-diff: skipped (...)" and passes. `make test` runs it; its last line is
+# "tvm-diff: N cases, N agree[, N known differences]".
+tvm-diff: $(BUILD)/libweft.so
+	$(Q)sh tests/tir/tvm_diff.sh $(BUILD)
+
+.PHONY: tvm-diff
 
 # ---- install (engineer "use") ----
 # `make install` copies the header, both libraries (the shared one as

@@ -11,7 +11,8 @@
  * block <name>_init placed just before the given loop, under loops copied (<var>_init)
  * from those between that loop and the block that its spatial iters use; the block
  * becomes <name>_update. As everywhere in the schedule, every check runs before the
- * first change.
+ * first change. The build finds such a pair again (tir_split_init) and lowers it as the
+ * one reduction it was.
  */
 #include "tir/tir.h"
 
@@ -308,4 +309,56 @@ tir_block *tir_decompose_reduction(wf_tir *s, tir_block *b, tir_stmt *loop) {
     b->init = NULL;
     b->name = upd;
     return ib;
+}
+
+/* ---- decompose_reduction's pair, as the build finds it ---- */
+
+static bool has_reduce_iter(const tir_block *b) {
+    for (int k = 0; k < b->niters; k++)
+        if (b->iters[k].reduce)
+            return true;
+    return false;
+}
+
+typedef struct {
+    const tir_block *b;    /* the update block */
+    const tir_block *last; /* the last block before it writing its buffer */
+    bool reached;
+} split_ctx;
+
+static bool last_writer(tir_block *x, void *vctx) {
+    split_ctx *c = vctx;
+    if (x == c->b)
+        c->reached = true;
+    else if (!c->reached && !x->dead && x->body->kind == TS_STORE &&
+             x->body->buf == c->b->body->buf)
+        c->last = x;
+    return !c->reached;
+}
+
+static bool is_const_value(const tir_expr *e) {
+    if (e->kind == TE_CALL && e->op == TC_CAST && e->nargs == 1)
+        e = e->args[0];
+    return e->kind == TE_INT || e->kind == TE_FLOAT;
+}
+
+const tir_block *tir_split_init(const wf_tir *s, const tir_block *b) {
+    if (b->init || b->body->kind != TS_STORE || !has_reduce_iter(b))
+        return NULL;
+    split_ctx c = {b, NULL, false};
+    tir_each_block(s->body, last_writer, &c);
+    const tir_block *x = c.last;
+    if (!x || x->init || has_reduce_iter(x) || !is_const_value(x->body->value) ||
+        x->body->nidx != x->niters)
+        return NULL;
+    for (int d = 0; d < x->niters; d++)
+        if (x->body->idx[d]->kind != TE_VAR || x->body->idx[d]->var != x->iters[d].var ||
+            x->iters[d].extent != x->body->buf->shape[d])
+            return NULL;
+    return x;
+}
+
+const tir_stmt *tir_init_of(const wf_tir *s, const tir_block *b) {
+    const tir_block *x = b->init ? NULL : tir_split_init(s, b);
+    return b->init ? b->init : x ? x->body : NULL;
 }

@@ -178,60 +178,16 @@ static bool is_accumulator(const tir_stmt *st, const tir_expr *e) {
 /* The reduction of a block with T.init(): its body is B[s] = B[s] op f (op + max min,
    the accumulator on either side), its init B[s] = the op's initial value. Returns
    the op, and f in *f; -1 (with the error set) otherwise. */
-/* ---- decompose_reduction's pair: an init block and its update block ---- */
-
-typedef struct {
-    const tir_block *b;    /* the update block */
-    const tir_block *last; /* the last block before it writing its buffer */
-    bool reached;
-} split_ctx;
-
-static bool last_writer(tir_block *x, void *vctx) {
-    split_ctx *c = vctx;
-    if (x == c->b)
-        c->reached = true;
-    else if (!c->reached && !x->dead && x->body->kind == TS_STORE &&
-             x->body->buf == c->b->body->buf)
-        c->last = x;
-    return !c->reached;
-}
-
-static bool is_const_value(const tir_expr *e) {
-    if (e->kind == TE_CALL && e->op == TC_CAST && e->nargs == 1)
-        e = e->args[0];
-    return e->kind == TE_INT || e->kind == TE_FLOAT;
-}
-
-/* The init block decompose_reduction made for b (a block with reduce iters and no
-   T.init()): the last block before b writing b's buffer, one store of a constant at
-   its iters (none reduced) in order, over the whole buffer; or NULL. The build lowers
-   the pair as one reduction whose T.init() is that store. */
-static const tir_block *split_init(const wf_tir *s, const tir_block *b) {
-    if (b->init || b->body->kind != TS_STORE || !has_reduce_iter(b))
-        return NULL;
-    split_ctx c = {b, NULL, false};
-    tir_each_block(s->body, last_writer, &c);
-    const tir_block *x = c.last;
-    if (!x || x->init || has_reduce_iter(x) || !is_const_value(x->body->value) ||
-        x->body->nidx != x->niters)
-        return NULL;
-    for (int d = 0; d < x->niters; d++)
-        if (x->body->idx[d]->kind != TE_VAR || x->body->idx[d]->var != x->iters[d].var ||
-            x->iters[d].extent != x->body->buf->shape[d])
-            return NULL;
-    return x;
-}
-
 /* Is x the init block of a later update block (lowered with it)? */
 static bool is_split_init(const wf_tir *s, const tir_block *x) {
     for (int i = 0; i < s->blocks.n; i++)
-        if (!s->blocks.ptr[i]->dead && split_init(s, s->blocks.ptr[i]) == x)
+        if (!s->blocks.ptr[i]->dead && tir_split_init(s, s->blocks.ptr[i]) == x)
             return true;
     return false;
 }
 
 static int reduction_of(wf_tir *s, const tir_block *b, const tir_expr **f, double *init) {
-    const tir_block *ib = split_init(s, b);
+    const tir_block *ib = tir_split_init(s, b);
     const tir_stmt *st = b->body, *in = ib ? ib->body : b->init;
     const tir_expr *v = st->value;
     int op = -1;
@@ -326,11 +282,29 @@ static bool bound_alike(const tir_block *w, const tir_stmt *wl, const tir_block 
     return false;
 }
 
+/* Is loop a threadIdx loop that b reduces over (used by its reduce iters only)? The
+   core reduces across those threads with wf_block_reduce, whose result every thread of
+   the group holds (a grid reduction's, over blockIdx, only the last block). */
+static bool reduces_across_threads(const tir_block *b, const tir_stmt *loop) {
+    bool used = false;
+    if (strncmp(loop->thread, "threadIdx", 9))
+        return false;
+    for (int k = 0; k < b->niters; k++)
+        if (tir_expr_uses(b->iters[k].value, loop->loop_var)) {
+            if (!b->iters[k].reduce)
+                return false;
+            used = true;
+        }
+    return used;
+}
+
 /* What b writes (not a parameter: a tensor of the core, kept in each thread's
    registers unless it is shared) under a loop bound to a thread axis is read by
    another block only inside that loop, or under a loop bound alike (the same axis and
    extent, indexing the same dims: the core then checks that each thread reads what it
-   wrote). */
+   wrote). A loop on threadIdx that b reduces over is no such loop: after the block
+   reduction each thread holds the whole result (softmax's row max, reduced across the
+   threads and read by the next stage in every thread). */
 static bool check_thread_reads(wf_tir *s, const block_list *l, const tir_block *b) {
     const tir_buffer *x = b->body->kind == TS_STORE ? b->body->buf : NULL;
     if (is_split_init(s, b)) /* lowered as its update block's T.init() */
@@ -339,7 +313,8 @@ static bool check_thread_reads(wf_tir *s, const block_list *l, const tir_block *
         return true;
     for (const tir_stmt *p = b->stmt->parent; p; p = p->parent) {
         if (p->kind != TS_FOR || p->for_kind != TIR_THREAD ||
-            (x->scope == TIR_SHARED && !strncmp(p->thread, "threadIdx", 9)))
+            (x->scope == TIR_SHARED && !strncmp(p->thread, "threadIdx", 9)) ||
+            reduces_across_threads(b, p))
             continue;
         for (int i = 0; i < l->n; i++) {
             const tir_block *r = l->list[i];
@@ -464,6 +439,27 @@ static bool check_shifts(wf_tir *s, const tir_block *b, const tir_expr *e) {
     return true;
 }
 
+/* A block's store indices are its iters, each once, in some order, each over its whole
+   dim (C[vj, vi] = ...: a layout change that reverse_compute_inline leaves): perm[d] is
+   the iter at dim d. False if they are not. Only a block that does not reduce (no
+   T.init(), no reduce iter) is built so. */
+static bool store_perm(const tir_block *b, int *perm) {
+    const tir_stmt *st = b->body;
+    uint32_t seen = 0;
+    if (st->kind != TS_STORE || st->nidx != b->niters || b->niters > WF_MAX_RANK)
+        return false;
+    for (int d = 0; d < st->nidx; d++) {
+        perm[d] = -1;
+        for (int k = 0; k < b->niters && st->idx[d]->kind == TE_VAR; k++)
+            if (st->idx[d]->var == b->iters[k].var && !b->iters[k].reduce)
+                perm[d] = k;
+        if (perm[d] < 0 || (seen >> perm[d] & 1) || b->iters[perm[d]].extent != st->buf->shape[d])
+            return false;
+        seen |= 1u << perm[d];
+    }
+    return true;
+}
+
 static bool check_block(wf_tir *s, const tir_block *b) {
     if (!check_annotations(s, b) || !check_bindings(s, b))
         return false;
@@ -482,9 +478,10 @@ static bool check_block(wf_tir *s, const tir_block *b) {
     int sp[TIR_MAX_LOOPS], ns = b->niters;
     for (int k = 0; k < b->niters; k++)
         sp[k] = k;
-    if (b->init || has_reduce_iter(b)) {
+    bool red = b->init || has_reduce_iter(b);
+    if (red) {
         const tir_expr *f;
-        if (!b->init && !split_init(s, b))
+        if (!b->init && !tir_split_init(s, b))
             return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                              "build: not supported yet: block \"%s\" has reduce iters but no "
                              "T.init(), and no block before it stores a constant to all of %s "
@@ -504,14 +501,17 @@ static bool check_block(wf_tir *s, const tir_block *b) {
                          "build: not supported yet: block \"%s\" is not one store indexed by its "
                          "%siters",
                          b->name, ns != b->niters ? "spatial " : "");
+    int perm[WF_MAX_RANK];
+    if (!red && store_perm(b, perm)) /* a spatial block may store permuted */
+        return true;
     for (int d = 0; d < st->nidx; d++)
         if (st->idx[d]->kind != TE_VAR || st->idx[d]->var != b->iters[sp[d]].var ||
             b->iters[sp[d]].extent != st->buf->shape[d])
             return err_failb(&s->err, WF_ERR_UNSUPPORTED,
                              "build: not supported yet: block \"%s\" must write %s[%s...] at its "
-                             "%siters in order, over the whole buffer",
+                             "%siters, each once, each over its whole dim%s",
                              b->name, st->buf->name, b->iters[sp[0]].var->name,
-                             ns != b->niters ? "spatial " : "");
+                             ns != b->niters ? "spatial " : "", red ? ", in order" : "");
     return true;
 }
 
@@ -840,7 +840,7 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     const tir_expr *f = st->value;
     int op = -1;
     double init = 0;
-    if ((b->init || split_init(c->s, b)) && (op = reduction_of(c->s, b, &f, &init)) < 0)
+    if ((b->init || tir_split_init(c->s, b)) && (op = reduction_of(c->s, b, &f, &init)) < 0)
         return NULL;
     wf_tv *tv = lower_value(c, b, f);
     if (tv && !tv->scalar && (op == WF_MAX || op == WF_MIN) &&
@@ -878,6 +878,22 @@ static wf_tv *block_value(bctx *c, tir_block *b) {
     return tv;
 }
 
+/* A block storing at its iters permuted (store_perm): its value, in iter order, becomes
+   the buffer's tensor through wf_permute, whose loop axes are put back in iter order
+   for the block's loops to take. */
+static wf_tv *permuted(bctx *c, const tir_block *b, wf_tv *tv) {
+    int perm[WF_MAX_RANK], old2new[WF_MAX_RANK], n = b->niters;
+    bool same = true;
+    if (!tv || b->init || has_reduce_iter(b) || !store_perm(b, perm))
+        return tv;
+    for (int d = 0; d < n; d++)
+        same &= perm[d] == d, old2new[d] = perm[d];
+    if (same || !(tv = made(c, wf_permute(tv, perm))))
+        return tv;
+    wf_tv_reorder_all(tv, old2new);
+    return wf_fusion_status(c->f) ? NULL : tv;
+}
+
 static const tir_build_ops rf_ops;
 
 static bool lower_block(bctx *c, tir_block *b) {
@@ -890,7 +906,7 @@ static bool lower_block(bctx *c, tir_block *b) {
     if (role != TIR_RF_NONE)
         return role == TIR_RF_PARTIAL || tir_rf_lower(c, c->s, b, &rf_ops);
     c->nmade = 0;
-    wf_tv *tv = block_value(c, b);
+    wf_tv *tv = permuted(c, b, block_value(c, b));
     if (!tv)
         return false;
     if (st->buf->scope != TIR_GLOBAL)
@@ -908,8 +924,11 @@ static bool lower_block(bctx *c, tir_block *b) {
         if (loops[j]->for_kind == TIR_VECTORIZED)
             pos = j;
     /* A one-op block (a cache stage) at its reader's loops: the core's wf_compute_at
-       gives it those loops once the reader has its own (place_blocks). */
-    if (pos > 0 && c->nmade == 1 && c->nplaced < TIR_MAX_BUFFERS) {
+       gives it those loops once the reader has its own (place_blocks). A reduction of a
+       bare load is one op too, but no stage: it takes its own loops, as a reduction of
+       several ops does (its producer may already be inlined into them). */
+    bool reduces = b->init || tir_split_init(c->s, b);
+    if (pos > 0 && c->nmade == 1 && !reduces && c->nplaced < TIR_MAX_BUFFERS) {
         c->placed[c->nplaced].b = b;
         c->placed[c->nplaced].tv = tv;
         c->placed[c->nplaced].reader = loop_reader(c->s, b, loops[pos - 1]);

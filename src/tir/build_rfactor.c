@@ -78,10 +78,11 @@ static bool is_load_at(const tir_stmt *st, const tir_expr *e) {
     return true;
 }
 
-/* The value a reduction block (T.init(), body B[s] = B[s] op f with op + * T.max
-   T.min, the accumulator on either side) reduces, or NULL. */
-static const tir_expr *reduced_value(const tir_block *b) {
-    const tir_stmt *st = b->body, *in = b->init;
+/* The value a reduction block (T.init(), or decompose_reduction's init block before
+   it; body B[s] = B[s] op f with op + * T.max T.min, the accumulator on either side)
+   reduces, or NULL. */
+static const tir_expr *reduced_value(const wf_tir *s, const tir_block *b) {
+    const tir_stmt *st = b->body, *in = b->dead ? NULL : tir_init_of(s, b);
     if (b->dead || !in || !st || st->kind != TS_STORE || in->kind != TS_STORE ||
         in->buf != st->buf || !st->value)
         return NULL;
@@ -132,14 +133,16 @@ static int block_loads(const tir_block *b, const tir_buffer *x, bool *writes) {
     return stmt_loads(b->init, x, writes) + stmt_loads(b->body, x, writes) + loads_in(b->where, x);
 }
 
-/* Is x written by p alone and read by w alone, once (p reads it as its accumulator)? */
+/* Is x written by p alone (and p's split init block) and read by w alone, once (p
+   reads it as its accumulator)? */
 static bool only_link(const wf_tir *s, const tir_block *p, const tir_block *w,
                       const tir_buffer *x) {
+    const tir_block *pinit = tir_split_init(s, p);
     for (int i = 0; i < s->blocks.n; i++) {
         const tir_block *o = s->blocks.ptr[i];
         bool writes;
         int n = o->dead ? 0 : block_loads(o, x, &writes);
-        if (o->dead)
+        if (o->dead || o == pinit)
             continue;
         if ((o == p && (n != 1 || !writes)) || (o == w && (n != 1 || writes)) ||
             (o != p && o != w && (n || writes)))
@@ -150,27 +153,29 @@ static bool only_link(const wf_tir *s, const tir_block *p, const tir_block *w,
 
 /* The pair b belongs to, as partial or as write-back; false if none. */
 static bool find_pair(const wf_tir *s, const tir_block *b, rf_pair *r) {
-    const tir_expr *f = reduced_value(b);
+    const tir_expr *f = reduced_value(s, b);
     if (!f)
         return false;
     tir_block *p = NULL, *w = NULL;
     for (int i = 0; i < s->blocks.n && !p && f->kind == TE_LOAD && !f->buf->is_param; i++) {
         tir_block *o = s->blocks.ptr[i];
-        if (o != b && reduced_value(o) && o->body->buf == f->buf)
+        if (o != b && reduced_value(s, o) && o->body->buf == f->buf)
             p = o, w = (tir_block *)b;
     }
     for (int i = 0; i < s->blocks.n && !p && !b->body->buf->is_param; i++) {
         tir_block *o = s->blocks.ptr[i];
-        const tir_expr *g = o != b ? reduced_value(o) : NULL;
+        const tir_expr *g = o != b ? reduced_value(s, o) : NULL;
         if (g && g->kind == TE_LOAD && g->buf == b->body->buf)
             p = (tir_block *)b, w = o;
     }
     if (!p)
         return false;
     const tir_expr *pv = p->body->value, *wv = w->body->value;
-    r->p = p, r->w = w, r->x = p->body->buf, r->pf = reduced_value(p), r->wload = reduced_value(w);
+    r->p = p, r->w = w, r->x = p->body->buf;
+    r->pf = reduced_value(s, p), r->wload = reduced_value(s, w);
     return pv->kind == wv->kind && pv->op == wv->op &&
-           tir_expr_equal(p->init->value, w->init->value) && only_link(s, p, w, r->x);
+           tir_expr_equal(tir_init_of(s, p)->value, tir_init_of(s, w)->value) &&
+           only_link(s, p, w, r->x);
 }
 
 /* ---- the iters: x's dims link P's and W's; load indices group P's ---- */
@@ -637,7 +642,7 @@ static tir_block *original(wf_tir *s, const rf_pair *r) {
     args[0] = tir_load(s, ws->buf, ws->nidx, idx);
     args[1] = rewrite(s, r, gv, r->pf);
     o->name = r->p->name, o->iters = its, o->niters = r->ngroups;
-    o->init = store(s, ws->buf, ws->nidx, idx, r->w->init->value);
+    o->init = store(s, ws->buf, ws->nidx, idx, tir_init_of(s, r->w)->value);
     o->body = args[0] && args[1] ? store(s, ws->buf, ws->nidx, idx, v) : NULL;
     return o->init && o->body ? o : NULL;
 }
@@ -720,13 +725,14 @@ static bool take_w_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops
     return ops->schedule(c, r->w, tv, wmask, inner);
 }
 
-/* The live block other than the pair's in the loop (a consumer computed there), or
-   NULL. */
+/* The live block other than the pair's (and their split init blocks, lowered with
+   them) in the loop (a consumer computed there), or NULL. */
 static const tir_block *other_in(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
+    const tir_block *pinit = tir_split_init(s, r->p), *winit = tir_split_init(s, r->w);
     for (int i = 0; i < s->blocks.n; i++) {
         const tir_block *o = s->blocks.ptr[i];
-        for (const tir_stmt *q = o->stmt->parent; !o->dead && o != r->p && o != r->w && q;
-             q = q->parent)
+        bool mine = o == r->p || o == r->w || o == pinit || o == winit;
+        for (const tir_stmt *q = o->stmt->parent; !o->dead && !mine && q; q = q->parent)
             if (q == loop)
                 return o;
     }

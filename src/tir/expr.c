@@ -119,8 +119,8 @@ void tir_fix_parents(tir_stmt *st, tir_stmt *parent) {
 
 /* ---- substitution ---- */
 
-tir_expr *tir_subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
-                    tir_expr *const *to) {
+static tir_expr *subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
+                       tir_expr *const *to, bool simplify) {
     if (!e)
         return NULL;
     if (e->kind == TE_VAR)
@@ -134,9 +134,19 @@ tir_expr *tir_subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
     *c = *e;
     c->args = args;
     for (int i = 0; i < e->nargs; i++)
-        if (!(c->args[i] = tir_subst(s, e->args[i], n, from, to)))
+        if (!(c->args[i] = subst(s, e->args[i], n, from, to, simplify)))
             return NULL;
-    return tir_simplify(s, c);
+    return simplify ? tir_simplify(s, c) : c;
+}
+
+tir_expr *tir_subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
+                    tir_expr *const *to) {
+    return subst(s, e, n, from, to, true);
+}
+
+tir_expr *tir_subst_raw(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
+                        tir_expr *const *to) {
+    return subst(s, e, n, from, to, false);
 }
 
 /* ---- simplification ---- */

@@ -98,6 +98,7 @@ typedef struct {
     tir_expr *const *to;
     tir_expr *pred;            /* a predicate to add to every block, or NULL */
     tir_expr *const *where_to; /* what T.where gets instead of to (TVM's unsimplified form) */
+    bool where_raw;            /* T.where substituted without simplifying (fuse, as TVM) */
 } rebind_ctx;
 
 static tir_expr *and_pred(wf_tir *s, tir_expr *a, tir_expr *b) {
@@ -109,8 +110,9 @@ static bool rebind_block(tir_block *b, void *vctx) {
     for (int i = 0; i < b->niters; i++)
         if (!(b->iters[i].value = tir_subst(c->s, b->iters[i].value, c->n, c->from, c->to)))
             return false;
-    if (b->where &&
-        !(b->where = tir_subst(c->s, b->where, c->n, c->from, c->where_to ? c->where_to : c->to)))
+    tir_expr *const *wto = c->where_to ? c->where_to : c->to;
+    if (b->where && !(b->where = c->where_raw ? tir_subst_raw(c->s, b->where, c->n, c->from, wto)
+                                              : tir_subst(c->s, b->where, c->n, c->from, wto)))
         return false;
     if (c->pred && !(b->where = and_pred(c->s, b->where, c->pred)))
         return false;
@@ -236,7 +238,7 @@ bool tir_split(wf_tir *s, tir_stmt *l, int n, const int64_t *factors, tir_stmt *
     tir_var *from[1] = {l->loop_var};
     tir_expr *to[1] = {value};
     tir_expr *where_to[1] = {horner};
-    rebind_ctx c = {s, 1, from, to, pred, where_to};
+    rebind_ctx c = {s, 1, from, to, pred, where_to, false};
     if (!tir_each_block(l->body, rebind_block, &c))
         return false;
     tir_stmt *body = l->body;
@@ -318,7 +320,7 @@ tir_stmt *tir_fuse(wf_tir *s, int n, tir_stmt *const *loops) {
     }
     if (err_set(&s->err))
         return NULL;
-    rebind_ctx c = {s, n, from, to, NULL, NULL};
+    rebind_ctx c = {s, n, from, to, NULL, NULL, true};
     if (!tir_each_block(loops[n - 1]->body, rebind_block, &c))
         return NULL;
     tir_stmt *f = tir_for_new(s, fv, prod, loops[n - 1]->body);

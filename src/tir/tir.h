@@ -208,6 +208,9 @@ const char *tir_scope_name(tir_scope sc);
 /* ---- expr.c: expression utilities ---- */
 /* A copy of e with every variable in from[i] replaced by the expression to[i]. */
 tir_expr *tir_subst(wf_tir *s, const tir_expr *e, int n, tir_var *const *from, tir_expr *const *to);
+/* The same, nothing simplified: TVM's fuse substitutes a block's T.where so. */
+tir_expr *tir_subst_raw(wf_tir *s, const tir_expr *e, int n, tir_var *const *from,
+                        tir_expr *const *to);
 /* Folds constants and x*1, x+0, 0*x: the forms TVM's simplifier prints. */
 tir_expr *tir_simplify(wf_tir *s, tir_expr *e);
 bool tir_expr_equal(const tir_expr *a, const tir_expr *b);
@@ -269,6 +272,13 @@ bool tir_set_scope(wf_tir *s, tir_block *b, int index, tir_scope scope);
 bool tir_storage_align(wf_tir *s, tir_block *b, int index, int axis, int64_t factor,
                        int64_t offset);
 tir_block *tir_decompose_reduction(wf_tir *s, tir_block *b, tir_stmt *loop);
+/* The init block decompose_reduction made for b (b has reduce iters and no T.init()):
+   the last block before b writing b's buffer, one store of a constant at its iters
+   (none reduced) in order, over the whole buffer; or NULL. */
+const tir_block *tir_split_init(const wf_tir *s, const tir_block *b);
+/* The store that starts b's reduction: its T.init(), or its split init block's body;
+   NULL if neither. */
+const tir_stmt *tir_init_of(const wf_tir *s, const tir_block *b);
 
 /* ---- build.c ---- */
 wf_kernel *tir_build(wf_tir *s, const wf_compile_options *opt);
