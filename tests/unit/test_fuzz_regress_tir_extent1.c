@@ -23,7 +23,11 @@
  *    reader's, and the partials were refused inside their reader's loops
  *    ("T2.inline_at(2): ... axis 1 of T2 is not mapped to axis 1 of its
  *    consumer T3"); a merge with an axis of extent 1 iterates its other
- *    input (analysis/partner.c), and all three run exactly.
+ *    input (analysis/partner.c), and all three run exactly;
+ *  - a cache stage computed at a loop of rfactor's partial block when that
+ *    block reduces nothing (-s 20261130 -c 432916, running the seeds on): its
+ *    buffer had no tensor to place the stage at (now the reduction's, whose
+ *    loops are the partial block's in order; refused by name otherwise).
  */
 #include <math.h>
 #include <stdio.h>
@@ -251,6 +255,89 @@ TEST(fuzz_tir_rfactor_of_a_fused_mmrelu_with_a_cache_write_runs_exactly) {
     CHECK_STR(wf_tir_error(s), "");
     if (k)
         row_matmul(ts_, k, 38, 22, true);
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+#define ROWMAX_36x32                                                                               \
+    "@T.prim_func\n"                                                                               \
+    "def rowred(A: T.Buffer((36, 32), \"float32\"), B: T.Buffer((36,), \"float32\")):\n"           \
+    "    for i, k in T.grid(36, 32):\n"                                                            \
+    "        with T.block(\"B\"):\n"                                                               \
+    "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"                                          \
+    "            with T.init():\n"                                                                 \
+    "                B[vi] = T.float32(\"-inf\")\n"                                                \
+    "            B[vi] = T.max(B[vi], A[vi, vk])\n"
+
+/* -s 20261130 -c 432916: a row max, i split [1, 4, 9], rfactor of the whole k
+   (B_rf reduces nothing: the core builds it as B's own steps, in B's loops),
+   A cached in local then shared memory, the local stage computed at B_rf's
+   loop i_0 and its two loops fused. B_rf's buffer had no tensor to place the
+   stage at: wf_compute_at got none, did nothing, and the stage's loops were
+   built on axes it did not have ("T2.merge: axis 2 is out of range; T2 has 2
+   loop axes"). B_rf's loops are B's in order here, so the stage goes at
+   B's. */
+TEST(fuzz_tir_stage_computed_at_a_whole_rfactor_partial_runs_exactly) {
+    wf_tir *s = wf_tir_parse(ROWMAX_36x32);
+    wf_tir_block *b = wf_tir_get_block(s, "B");
+    wf_tir_loop *l[4], *sp[3];
+    CHECK_EQ_I64(wf_tir_get_loops(s, b, l, 4), 2);
+    wf_tir_split(s, l[0], 3, (int64_t[]){1, 4, -1}, sp);
+    CHECK_EQ_I64(wf_tir_get_loops(s, b, l, 4), 4);
+    wf_tir_block *rf = wf_tir_rfactor(s, l[3], 0);
+    wf_tir_block *loc = wf_tir_cache_read(s, rf, 0, "local");
+    wf_tir_cache_read(s, loc, 0, "shared");
+    CHECK_EQ_I64(wf_tir_get_loops(s, rf, l, 4), 4);
+    wf_tir_compute_at(s, loc, l[0]);
+    CHECK_EQ_I64(wf_tir_get_loops(s, loc, l, 4), 3);
+    wf_tir_fuse(s, 2, l + 1);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK_STR(wf_tir_error(s), "");
+    if (k) {
+        float a[36 * 32], out[36];
+        int bad = 0;
+        for (int i = 0; i < 36 * 32; i++)
+            a[i] = (float)((i * 37) % 101 - 50);
+        wf_buffer in[1] = {{a, WF_F32, 2, {36, 32}, {0}, -1}};
+        wf_buffer o[1] = {{out, WF_F32, 1, {36}, {0}, -1}};
+        CHECK_EQ_I64(wf_run(k, WF_BACKEND_INTERP, in, 1, o, 1), WF_OK);
+        for (int i = 0; i < 36; i++) {
+            float m = a[i * 32];
+            for (int j = 1; j < 32; j++)
+                m = a[i * 32 + j] > m ? a[i * 32 + j] : m;
+            bad += out[i] != m;
+        }
+        CHECK_EQ_I64(bad, 0);
+    }
+    wf_kernel_free(k);
+    wf_tir_free(s);
+}
+
+/* The same with B_rf's loops reordered (k outside i_0): B's loops are not
+   B_rf's in order, so a stage computed at B_rf's loop has no loop of the
+   core to go to: refused by the blocks' names. */
+TEST(fuzz_tir_stage_computed_at_a_reordered_whole_rfactor_partial_is_refused) {
+    wf_tir *s = wf_tir_parse(ROWMAX_36x32);
+    wf_tir_loop *l[3], *sp[2];
+    CHECK_EQ_I64(wf_tir_get_loops(s, wf_tir_get_block(s, "B"), l, 3), 2);
+    wf_tir_split(s, l[0], 2, (int64_t[]){4, -1}, sp);
+    CHECK_EQ_I64(wf_tir_get_loops(s, wf_tir_get_block(s, "B"), l, 3), 3);
+    wf_tir_block *rf = wf_tir_rfactor(s, l[2], 0);
+    CHECK_EQ_I64(wf_tir_get_loops(s, rf, l, 3), 3);
+    wf_tir_reorder(s, 2, (wf_tir_loop *[]){l[1], l[0]});
+    wf_tir_block *a = wf_tir_cache_read(s, rf, 0, "local");
+    CHECK_EQ_I64(wf_tir_get_loops(s, rf, l, 3), 3);
+    wf_tir_compute_at(s, a, l[0]);
+    CHECK_STR(wf_tir_error(s), "");
+    wf_kernel *k = wf_tir_build(s, NULL);
+    CHECK(k == NULL);
+    CHECK_EQ_I64(wf_tir_status(s), WF_ERR_UNSUPPORTED);
+    CHECK_STR(wf_tir_error(s),
+              "build: not supported yet: block \"A_local\" is computed at a loop of block "
+              "\"B_rf\", whose values the core computes in the loops of the block that reads "
+              "them, which are not the same loops in the same order (compute \"A_local\" "
+              "outside the loops of \"B_rf\")");
     wf_kernel_free(k);
     wf_tir_free(s);
 }
