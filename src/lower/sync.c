@@ -163,11 +163,19 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) 
 /* A fusion output read by another op of the kernel: each cell must be read
    by the block that wrote it (a block that did not write it would need a
    grid-wide sync, i.e. a second kernel). Without a block axis on a launched
-   block dimension only block 0 writes (predicate.c). Within a block, a read
-   of cells other threads wrote gets a barrier like shared memory. */
-static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
+   block dimension only block 0 writes (predicate.c); so too where the
+   written index does not use that dimension, though an axis of one value
+   sits in a loop on it (T4 = sum(T2), T2 = broadcast(T0) an output, both
+   bS{1} in the loop on blockIdx.x that T6 = T5 - T1 gives them: every
+   block summed T2, which block 0 alone wrote: fuzz -s 20261129 -c
+   322620). Within a block, a read of cells other threads wrote gets a
+   barrier like shared memory. */
+static bool check_global_read(lower_ctx *c, const kir_stmt *w, const wf_tv *reader) {
+    const wf_tv *p = w->op->out;
     for (int d = 3; d < NPDIMS; d++) {
         const wf_iterdomain *wa = axis_of(c, p, d, true), *ra = axis_of(c, reader, d, false);
+        if (!val_uses_sym(w->out_index, SYM_BID, d - 3))
+            wa = NULL;
         if (val_is_const_eq(c->pdim[d], 1) || (wa && ra && same_axis(c, wa, ra)))
             continue;
         /* Neither on the dimension and the reader an output too: only block 0
@@ -202,7 +210,7 @@ bool lower_sync(lower_ctx *c) {
                 continue;
             if (p->mem == WF_MEM_GLOBAL) {
                 kir_node *w = c->stmt_of[c->op_pos[p->id]];
-                if (!check_global_read(c, p, op->out) ||
+                if (!check_global_read(c, &w->u.stmt, op->out) ||
                     (!same_thread(c, &w->u.stmt, op->out) && !sync_pair(c, w, c->stmt_of[k])))
                     return false;
                 continue;

@@ -302,3 +302,34 @@ TEST(issue18_reduction_step_in_a_longer_loop_refused_by_name) {
               "iteration");
     wf_fusion_free(f);
 }
+
+/* T2 = broadcast(T0) [1, 5, 7] is an output, read by T3 = sum(T2) [1];
+   T5 = set(T3) - max(T0, {1}) with the max's 5 on BIDx. inline_most puts
+   T2's and T3's axes of one value (bS{1}) in the loop on blockIdx.x that
+   T5 gives them; T2's index does not use blockIdx.x, so block 0 alone
+   writes it, and every block summed it: blocks 1..4 read cells block 0
+   writes, with nothing to order them (the executor: "cross-block race on
+   global T2[0]", fuzz -s 20261129 -c 322620). Refused at compile time,
+   naming both tensors. */
+TEST(issue18_reader_of_an_output_block_0_writes_in_every_block_refused) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 2, (int64_t[]){5, 7});
+    wf_tv *t1 = wf_max(t0, 1, (int[]){1});
+    wf_tv *t2 = wf_broadcast(t0, 3, (bool[]){true, false, false});
+    wf_tv *t3 = wf_sum(t2, 2, (int[]){1, 2});
+    wf_output(f, t2);
+    wf_output(f, wf_sub(wf_set(t3), t1));
+    wf_tv_parallelize(t1, 0, WF_BIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(t3), 1);
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK(k == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f),
+              "T3 reads global T2 across blocks on BIDx (T2's axis none, T3's axis bS7{1}): "
+              "other blocks write the cells it reads, which needs a grid-wide sync; "
+              "parallelize exactly mapped axes of both on BIDx, or compute T3 in a separate "
+              "fusion");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
