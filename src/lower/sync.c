@@ -99,14 +99,26 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
 /* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. A
    written tensor's reduction axis holds no data: a block reduction leaves
    its result in every thread of the reduced dims (lower/reduce.c); a
-   reader's reduction axis indexes what it reads like any axis. A loop-only
-   broadcast sits in a parallel loop without indexing by it (sched/loopbc.c):
-   it is no axis of tv on that dimension. */
+   reader's reduction axis indexes what it reads like any axis. A broadcast
+   axis of extent 1 neither holds data nor indexes it (every thread of its
+   loop computes the one value; not so a split one, bS{4}, whose iterations
+   past the first the split's bound keeps from writing: fuzz -s 20261130 -c
+   382050): the axis that spreads the data over the dimension may come
+   after it (T3 = T1 + T1 [bS{1}, 32], its bS{1} in a loop on threadIdx.z
+   that a consumer's broadcast gave it and its 32 on threadIdx.z too: a
+   reader of all 32 from registers was taken, by the bS{1}s, for one that
+   reads its own thread's cell, and a max came out as each thread's own
+   value: fuzz -s 20261135 -c 380635). A loop-only broadcast sits in a
+   parallel loop without indexing by it (sched/loopbc.c): it is no axis of
+   tv on that dimension. */
 static const wf_iterdomain *axis_of(lower_ctx *c, const wf_tv *tv, int d, bool writer) {
-    for (int i = 0; i < tv->loop.n; i++)
-        if (!(writer && tv->loop.ptr[i]->itype == IT_REDUCTION) && !tv->loop.ptr[i]->loop_only &&
-            lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
-            return tv->loop.ptr[i];
+    for (int i = 0; i < tv->loop.n; i++) {
+        const wf_iterdomain *id = tv->loop.ptr[i];
+        bool one = id->itype == IT_BROADCAST && val_is_const_eq(id->extent, 1);
+        if (!(writer && id->itype == IT_REDUCTION) && !one && !id->loop_only &&
+            lower_pdim_index(lower_loop_ptype(c, id)) == d)
+            return id;
+    }
     return NULL;
 }
 
