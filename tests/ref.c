@@ -1,5 +1,13 @@
 /*
  * ref.c -- the plain reference: whole-tensor loops over logical indices.
+ *
+ * Beside each value it computes a scale: a bound on the magnitudes of the
+ * partial results the value was computed from (|a| + |b| for a + b or
+ * a - b, the sum of |x| for a sum). An executor that reduces in another
+ * order rounds at those magnitudes, so its result may differ from the
+ * reference by a few ulps of the scale, not of the value: p - q of two
+ * products of the same 7 numbers, about 26680 each, is 0 here and -2^-8 in
+ * the executor's order (fuzz -s 20261128 -c 127389).
  */
 #include "ref.h"
 
@@ -12,6 +20,7 @@
 
 typedef struct {
     double *v; /* values in logical row-major order */
+    double *s; /* their scales (see above), in the same order */
     int64_t shape[8];
     int ndim;
 } rtensor;
@@ -275,15 +284,19 @@ static int64_t ravel(const int64_t *idx, const int64_t *shape, int n) {
     return lin;
 }
 
-/* Read input k of op at the output's multi-index oidx. */
-static double read_input(const ir_op *op, int k, const rtensor *in, const int64_t *oidx) {
+/* The element of input k of op that the output's multi-index oidx reads. */
+static int64_t input_at(const ir_op *op, int k, const rtensor *in, const int64_t *oidx) {
     int64_t iidx[8] = {0};
     for (int d = 0; d < op->out->logical.n; d++) {
         int s = op->in_dim[k][d];
         if (s >= 0)
             iidx[s] = in->shape[s] == 1 ? 0 : oidx[d];
     }
-    return in->v[ravel(iidx, in->shape, in->ndim)];
+    return ravel(iidx, in->shape, in->ndim);
+}
+
+static double read_input(const ir_op *op, int k, const rtensor *in, const int64_t *oidx) {
+    return in->v[input_at(op, k, in, oidx)];
 }
 
 /* A reduction, in double (one rounding at the end): the output keeps its
@@ -299,6 +312,12 @@ static double reduce_step(int op, double acc, double x) {
     return (op == WF_MAX) == (x > acc) ? x : acc;
 }
 
+/* The scale of a reduction's step: the sum of |x| for a sum, the product of
+   them for a product, the largest for max and min. */
+static double scale_step(int op, double acc, double s) {
+    return op == WF_ADD ? acc + s : op == WF_MUL ? acc * s : fmax(acc, s);
+}
+
 static bool eval_reduce(const ir_op *op, rtensor *t) {
     rtensor *o = &t[op->out->id];
     const rtensor *in = &t[op->in[0]->id];
@@ -308,16 +327,20 @@ static bool eval_reduce(const ir_op *op, rtensor *t) {
                   : op->sub == WF_MAX ? -INFINITY
                                       : INFINITY;
     o->v = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    if (!o->v)
+    o->s = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!o->v || !o->s)
         return false;
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
         o->v[i] = init;
+        o->s[i] = op->sub == WF_MUL ? 1 : 0;
+    }
     for (int64_t j = 0; j < m; j++) {
         unravel(j, in->shape, in->ndim, idx);
         for (int d = 0; d < o->ndim; d++)
             oidx[d] = o->shape[d] == 1 || op->in_dim[0][d] < 0 ? 0 : idx[op->in_dim[0][d]];
         int64_t i = ravel(oidx, o->shape, o->ndim);
         o->v[i] = reduce_step(op->sub, o->v[i], in->v[j]);
+        o->s[i] = scale_step(op->sub, o->s[i], in->s[j]);
     }
     for (int64_t i = 0; i < n; i++)
         o->v[i] = round_to(op->out->dtype, o->v[i]);
@@ -335,6 +358,39 @@ static double operand(const ir_op *op, int k, const rtensor *t, const int64_t *i
     if (op->kind != OP_BINARY || !ir_binary_is_compare(op->sub) || !is_float(op->cdtype))
         return v;
     return op->cdtype == WF_F64 ? v : (double)(float)v;
+}
+
+static double operand_scale(const ir_op *op, int k, const rtensor *t, const int64_t *idx) {
+    const ir_scalar *sc;
+    int i = ir_op_operand(op, k, &sc);
+    if (i < 0)
+        return fabs(is_float(sc->dtype) ? sc->f : (double)sc->i);
+    const rtensor *in = &t[op->in[i]->id];
+    return in->s[input_at(op, i, in, idx)];
+}
+
+/* The scale of an elementwise result r: a + b and a - b add their operands'
+   scales, a * b multiplies them, a / b divides a's by |b|, max and min take
+   the larger,
+   neg, abs, relu, copies and casts keep their operand's; the other ops
+   (whose operands the fuzzer keeps exact) start from |r|. Never below |r|. */
+static double element_scale(const ir_op *op, const rtensor *t, const int64_t *idx, double r) {
+    double s = fabs(r);
+    if (op->kind == OP_BINARY) {
+        double a = operand_scale(op, 0, t, idx), b = operand_scale(op, 1, t, idx);
+        s = op->sub == WF_ADD || op->sub == WF_SUB   ? a + b
+            : op->sub == WF_MUL                      ? a * b
+            : op->sub == WF_DIV                      ? a / fabs(operand(op, 1, t, idx))
+            : op->sub == WF_MAX || op->sub == WF_MIN ? fmax(a, b)
+                                                     : s;
+    } else if (op->kind == OP_WHERE) {
+        s = operand_scale(op, operand(op, 0, t, idx) != 0 ? 1 : 2, t, idx);
+    } else if (op->kind != OP_UNARY || op->sub == WF_NEG || op->sub == WF_ABS ||
+               op->sub == WF_RELU) {
+        const rtensor *in = &t[op->in[0]->id];
+        s = in->s[input_at(op, 0, in, idx)];
+    }
+    return fmax(s, fabs(r));
 }
 
 static double eval_element(const ir_op *op, rtensor *t, const int64_t *idx) {
@@ -361,7 +417,8 @@ static bool eval_mma(const ir_op *op, rtensor *t) {
         full[d] = ea > eb ? ea : eb;
     }
     o->v = calloc((size_t)(no ? no : 1), sizeof(double));
-    if (!o->v)
+    o->s = calloc((size_t)(no ? no : 1), sizeof(double));
+    if (!o->v || !o->s)
         return false;
     for (int64_t j = 0; j < numel(full, n); j++) {
         unravel(j, full, n, idx);
@@ -369,6 +426,8 @@ static bool eval_mma(const ir_op *op, rtensor *t) {
             oidx[d] = o->shape[d] == 1 ? 0 : idx[d];
         double p = read_input(op, 0, a, idx) * read_input(op, 1, b, idx);
         o->v[ravel(oidx, o->shape, o->ndim)] += round_to(op->out->dtype, p);
+        o->s[ravel(oidx, o->shape, o->ndim)] +=
+            a->s[input_at(op, 0, a, idx)] * b->s[input_at(op, 1, b, idx)];
     }
     for (int64_t i = 0; i < no; i++)
         o->v[i] = round_to(op->out->dtype, o->v[i]);
@@ -384,7 +443,8 @@ static bool eval_op(const ir_op *op, rtensor *t) {
     wf_dtype od = op->out->dtype;
     int64_t n = numel(o->shape, o->ndim), idx[8];
     o->v = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    if (!o->v)
+    o->s = malloc(sizeof(double) * (size_t)(n ? n : 1));
+    if (!o->v || !o->s)
         return false;
     for (int64_t i = 0; i < n; i++) {
         unravel(i, o->shape, o->ndim, idx);
@@ -392,6 +452,7 @@ static bool eval_op(const ir_op *op, rtensor *t) {
         /* A cast from a float type saturates; integer arithmetic wraps. */
         bool saturate = op->kind == OP_CAST && is_float(op->in[0]->dtype) && !is_float(od);
         o->v[i] = saturate ? float_to_int(od, r) : round_to(od, r);
+        o->s[i] = element_scale(op, t, idx, o->v[i]);
     }
     return true;
 }
@@ -419,7 +480,10 @@ static bool visit(wf_tv *tv, rtensor *t, char *done) {
     return eval_op(op, t);
 }
 
-bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int nout) {
+/* Both evaluations: out gets the values, scale (when not NULL) one malloc'd
+   array of scales per output. */
+static bool evaluate(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, double **scale,
+                     int nout) {
     int n = f->tvs.n;
     rtensor *t = calloc((size_t)n, sizeof *t);
     char *done = calloc((size_t)n, 1);
@@ -431,11 +495,16 @@ bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int no
         memcpy(r->shape, in[i].shape, sizeof r->shape);
         int64_t e = numel(r->shape, r->ndim);
         r->v = malloc(sizeof(double) * (size_t)(e ? e : 1));
-        ok = r->v != NULL;
-        for (int64_t j = 0; ok && j < e; j++)
+        r->s = malloc(sizeof(double) * (size_t)(e ? e : 1));
+        ok = r->v && r->s;
+        for (int64_t j = 0; ok && j < e; j++) {
             r->v[j] = load(&in[i], offset_of(&in[i], j));
+            r->s[j] = fabs(r->v[j]);
+        }
         done[tv->id] = 1;
     }
+    for (int i = 0; scale && i < nout; i++)
+        scale[i] = NULL;
     for (int i = 0; ok && i < nout; i++) {
         wf_tv *tv = f->outputs.ptr[i];
         ok = visit(tv, t, done) && out[i].ndim == ir_tv_rank(tv);
@@ -444,12 +513,26 @@ bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int no
         int64_t e = numel(t[tv->id].shape, t[tv->id].ndim);
         for (int64_t j = 0; ok && j < e; j++)
             store(&out[i], offset_of(&out[i], j), t[tv->id].v[j]);
+        if (ok && scale && (scale[i] = malloc(sizeof(double) * (size_t)(e ? e : 1))))
+            memcpy(scale[i], t[tv->id].s, sizeof(double) * (size_t)e);
+        ok = ok && (!scale || scale[i]);
     }
-    for (int i = 0; t && i < n; i++)
+    for (int i = 0; t && i < n; i++) {
         free(t[i].v);
+        free(t[i].s);
+    }
     free(t);
     free(done);
     return ok;
+}
+
+bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int nout) {
+    return evaluate(f, in, nin, out, NULL, nout);
+}
+
+bool ref_eval_scaled(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, double **scale,
+                     int nout) {
+    return evaluate(f, in, nin, out, scale, nout);
 }
 
 typedef struct {

@@ -14,6 +14,12 @@
 
 /* Outputs must be allocated host buffers with the outputs' shapes. */
 bool ref_eval(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, int nout);
+/* ref_eval, and scale[i] (malloc'd; the caller frees it) gets output i's
+   scales, row-major: per element a bound on the magnitudes of the partial
+   results it was computed from (ref.c), at which an executor that sums or
+   multiplies in another order rounds. */
+bool ref_eval_scaled(wf_fusion *f, const wf_buffer *in, int nin, wf_buffer *out, double **scale,
+                     int nout);
 
 /* A contiguous host buffer for tensor tv of fusion f: its logical shape, where
    a symbolic dim d of input i is sym[i * 8 + d]. Data is malloc'd. */

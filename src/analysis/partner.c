@@ -65,9 +65,22 @@ static const wf_iterdomain *partner(const ir_op *op, const wf_iterdomain *id) {
     }
     const wf_iterdomain *in0 = partner(op, t->in[0]);
     const wf_iterdomain *in1 = t->nin > 1 ? partner(op, t->in[1]) : NULL;
-    if (!in0 || (t->nin > 1 && !in1))
-        return NULL;
-    return partner_of_transform(t, id, in0, in1);
+    const wf_iterdomain *r =
+        in0 && (t->nin == 1 || in1) ? partner_of_transform(t, id, in0, in1) : NULL;
+    /* The producer's own trivial merge, where the consumer has none alike: a
+       merge of an iteration axis with an axis whose index is always 0
+       iterates the iteration axis, whose image is the merge's (a TensorIR
+       block's extent-1 iter joins the dim next to it, vk in C_rf[vk, vi, vj]
+       and vj in its reader's loops: fuzz -s 20261135 -c 88144). Not when
+       both hold one value: merge(i{1}, bS{8}) of a broadcast split by 8 is
+       an iteration axis of 8 whose index is not the loop's (the producer,
+       put in its consumer's loop over bS{8}, was computed in the first
+       iteration only: fuzz -s 20261128 -c 795514). */
+    if (!r && t->kind == TF_MERGE && index_zero(t->in[1]) && !an_always_zero(t->in[0]))
+        return in0;
+    if (!r && t->kind == TF_MERGE && index_zero(t->in[0]) && !an_always_zero(t->in[1]))
+        return in1;
+    return r;
 }
 
 /* The consumer's image of producer loop ID p, forwarded through the

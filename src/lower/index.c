@@ -412,15 +412,77 @@ static bool written_once_read_by_all(index_env *e, const wf_tv *tv, const wf_ite
     return false;
 }
 
-/* A broadcast dim of extent 1 of a fusion output holds one element. Its
-   loop may be shared with a tensor that expands the broadcast (inlined into
-   its consumer's, or beside a sibling's, loops), then it runs over the
-   expanded extent; the output's layout does not follow (alloc.c does not
-   promote a fusion input or output), so every iteration would write that one
-   cell, from several threads or blocks. It is written once: where every
-   index the walk found for the dim's permissive group (the IDs that expand
-   it) is 0, the same `index < extent` predicate as a non-divisible split's. */
-static bool write_once(index_env *e, const wf_tv *tv) {
+static bool expansion_read_by_all(index_env *e, const wf_tv *tv, const wf_iterdomain *mine,
+                                  const wf_iterdomain *x) {
+    sbuf b = {0}, bx = {0};
+    ir_print_id(&b, mine);
+    ir_print_id(&bx, x);
+    err_failb(&e->c->f->err, WF_ERR_SCHEDULE,
+              "T%d: the loop of axis %s of fusion output T%d also runs over %s, an axis T%d does "
+              "not have (a broadcast that another tensor sharing the loop expands), on threads or "
+              "blocks, and T%d is read in that loop: one thread or block would write each "
+              "element that the others read, and they cannot wait for it; inline the tensors "
+              "that share the loop less deeply (wf_tv_inline_at) or let T%d's readers read its "
+              "producer",
+              tv->id, sbuf_str(&b), tv->id, sbuf_str(&bx), tv->id, tv->id, tv->id);
+    sbuf_free(&b);
+    sbuf_free(&bx);
+    return false;
+}
+
+/* Is group r one of tv's data axes (an ID of tv that is not a broadcast)? */
+static bool data_group(index_env *e, const wf_tv *tv, int r) {
+    const wf_fusion *f = e->c->f;
+    for (int i = 0; i < f->ids.n; i++) {
+        const wf_iterdomain *id = f->ids.ptr[i];
+        if (id->tv == tv && !id->loop_only && id->itype != IT_BROADCAST &&
+            an_find(&e->c->g.exact, id->id) == r)
+            return true;
+    }
+    return false;
+}
+
+/* Only index 0 of x, a part of a loop's promoted ID that is not tv's data,
+   writes tv's cell (below); the parts of x made from tv's data, recursively.
+   False when tv is read in that loop across threads or blocks (refused). */
+static bool write_at_zero(index_env *e, const wf_tv *tv, const wf_iterdomain *x,
+                          const wf_iterdomain *mine) {
+    int r = an_find(&e->c->g.exact, x->id);
+    if (data_group(e, tv, r) || val_is_const_eq(x->extent, 1))
+        return true;
+    if (own_iteration(e, tv, r)) {
+        for (int k = 0; x->def && k < x->def->nin; k++)
+            if (!write_at_zero(e, tv, x->def->in[k], mine))
+                return false;
+        return true;
+    }
+    if (!e->idx[r])
+        return true;
+    if (tv->uses.n && on_parallel(e->idx[r]))
+        return expansion_read_by_all(e, tv, mine, x);
+    wf_arena *a = e->c->a;
+    const wf_val *cond = val_lt(a, e->idx[r], val_const(a, 1));
+    if (!val_is_const_eq(cond, 1) && !has_cond(e->pred, cond))
+        e->pred = e->pred ? val_and(a, e->pred, cond) : cond;
+    return true;
+}
+
+/* A fusion output holds one cell per element of its logical domain, and its
+   layout is not promoted (alloc.c does not promote a fusion input or
+   output). Its loop may be shared with a tensor that expands a broadcast:
+   then the loop runs over the expanded extent, and every iteration along the
+   expansion would write the same cell again, from several threads or
+   blocks. It is written once: where the expansion's index is 0, the same
+   `index < extent` predicate as a non-divisible split's. Two ways:
+   - a broadcast dim of extent 1 of the output itself: every index the walk
+     found for the dim's permissive group (the IDs that expand it);
+   - an axis of the output whose loop is promoted to an ID made from the
+     output's data and from IDs that are not (T4 = cos(T2) and T7 =
+     broadcast(T2) - T0, T2 inlined into both and T7 into T8 = T7 - T0: T4's
+     [8] split by 2 shares the loops of T8's [8, n] merged and split by 2,
+     and T4[(i3 * 2 + threadIdx.y) / n] was written by n threads: fuzz -s
+     20261137 -c 38334): the indices of those other IDs. */
+static bool write_once(index_env *e, kir_node *s, const wf_tv *tv) {
     an_map *pm = &e->c->g.permissive;
     if (!tv->is_output)
         return true; /* a promoted layout gives each iteration its own cell */
@@ -435,6 +497,22 @@ static bool write_once(index_env *e, const wf_tv *tv) {
             if (tv->uses.n && on_parallel(e->idx[r]))
                 return written_once_read_by_all(e, tv, id);
             bound(e, e->idx[r], id);
+        }
+    }
+    bool swept = false;
+    for (kir_node *n = s->parent; n; n = n->parent) {
+        if (n->kind != KIR_FOR || loop_only_position(e->c, s, n) || redundant_position(e->c, s, n))
+            continue;
+        for (int i = 0; i < tv->loop.n; i++) {
+            const wf_iterdomain *mine = tv->loop.ptr[i];
+            if (e->c->loops.group_of[mine->id] != n->u.loop.group ||
+                an_mapped(&e->c->g.exact, mine, n->u.loop.id))
+                continue;
+            while (!swept && sweep_both(e)) /* index the promoted ID's parts too */
+                ;
+            swept = true;
+            if (!write_at_zero(e, tv, n->u.loop.id, mine))
+                return false;
         }
     }
     return true;
@@ -497,7 +575,7 @@ static const wf_val *access_index(index_env *e, kir_node *s, wf_tv *tv, const wf
     seed(e, s, vec_var);
     propagate(e, tv, &l);
     bound_extent1_splits(e);
-    if (tv == s->u.stmt.op->out && !write_once(e, tv))
+    if (tv == s->u.stmt.op->out && !write_once(e, s, tv))
         return NULL;
     return linearize(e, s, tv, &l);
 }

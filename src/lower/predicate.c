@@ -138,6 +138,22 @@ static const wf_val *split_broadcast_bounds(lower_ctx *c, kir_node *s, const wf_
     return lower_uses_loop_of(c, s, p, split_broadcast) ? p : NULL;
 }
 
+/* Does v name a serial loop's index (not only thread and block indices)? */
+static bool names_loop(const wf_val *v) {
+    if (!v)
+        return false;
+    if (v->kind == V_SYM)
+        return v->sym == SYM_LOOP;
+    return names_loop(v->a) || names_loop(v->b);
+}
+
+/* The conjuncts of p that name a serial loop's index. */
+static const wf_val *loop_conjuncts(lower_ctx *c, const wf_val *p) {
+    if (p && p->kind == V_AND)
+        return and_into(c->a, loop_conjuncts(c, p->a), loop_conjuncts(c, p->b));
+    return names_loop(p) ? p : NULL;
+}
+
 static bool guard(lower_ctx *c, kir_node *s) {
     if (s->u.stmt.red >= KRED_BLOCK) /* a collective: its predicates are arguments */
         return lower_reduce_guard(c, s, coverage(c, s), single_writer);
@@ -161,6 +177,17 @@ static bool guard(lower_ctx *c, kir_node *s) {
     if (s->u.stmt.red == KRED_INIT || s->u.stmt.red == KRED_FINAL) {
         cover = lower_reduce_final_pred(c, s, cover);
         bounds = lower_reduce_final_pred(c, s, bounds);
+    }
+    /* An init in registers with an allocation domain of its own (above: it
+       keeps its guards) still writes only the thread's own registers, where
+       thread and block axes are not allocated: a conjunct over those indices
+       alone keeps no write inside the allocation, only threads from
+       initializing the cells a block reduction reads in every thread (an
+       rfactor producer's partials past its split, threadIdx.x < n: fuzz -s
+       20261137 -c 385138). */
+    if (s->u.stmt.red == KRED_INIT && s->u.stmt.op->out->mem == WF_MEM_LOCAL) {
+        cover = loop_conjuncts(c, cover);
+        bounds = loop_conjuncts(c, bounds);
     }
     const wf_val *p = and_into(c->a, and_into(c->a, cover, single_writer(c, &s->u.stmt)), bounds);
     if (!p || val_is_const_eq(p, 1))

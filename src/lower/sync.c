@@ -99,14 +99,26 @@ static bool sync_pair(lower_ctx *c, kir_node *w, kir_node *r) {
 /* The loop ID of tv parallelized on launch dimension d (0..5), or NULL. A
    written tensor's reduction axis holds no data: a block reduction leaves
    its result in every thread of the reduced dims (lower/reduce.c); a
-   reader's reduction axis indexes what it reads like any axis. A loop-only
-   broadcast sits in a parallel loop without indexing by it (sched/loopbc.c):
-   it is no axis of tv on that dimension. */
+   reader's reduction axis indexes what it reads like any axis. A broadcast
+   axis of extent 1 neither holds data nor indexes it (every thread of its
+   loop computes the one value; not so a split one, bS{4}, whose iterations
+   past the first the split's bound keeps from writing: fuzz -s 20261130 -c
+   382050): the axis that spreads the data over the dimension may come
+   after it (T3 = T1 + T1 [bS{1}, 32], its bS{1} in a loop on threadIdx.z
+   that a consumer's broadcast gave it and its 32 on threadIdx.z too: a
+   reader of all 32 from registers was taken, by the bS{1}s, for one that
+   reads its own thread's cell, and a max came out as each thread's own
+   value: fuzz -s 20261135 -c 380635). A loop-only broadcast sits in a
+   parallel loop without indexing by it (sched/loopbc.c): it is no axis of
+   tv on that dimension. */
 static const wf_iterdomain *axis_of(lower_ctx *c, const wf_tv *tv, int d, bool writer) {
-    for (int i = 0; i < tv->loop.n; i++)
-        if (!(writer && tv->loop.ptr[i]->itype == IT_REDUCTION) && !tv->loop.ptr[i]->loop_only &&
-            lower_pdim_index(lower_loop_ptype(c, tv->loop.ptr[i])) == d)
-            return tv->loop.ptr[i];
+    for (int i = 0; i < tv->loop.n; i++) {
+        const wf_iterdomain *id = tv->loop.ptr[i];
+        bool one = id->itype == IT_BROADCAST && val_is_const_eq(id->extent, 1);
+        if (!(writer && id->itype == IT_REDUCTION) && !one && !id->loop_only &&
+            lower_pdim_index(lower_loop_ptype(c, id)) == d)
+            return id;
+    }
     return NULL;
 }
 
@@ -163,11 +175,19 @@ static bool check_visibility(lower_ctx *c, const wf_tv *p, const wf_tv *reader) 
 /* A fusion output read by another op of the kernel: each cell must be read
    by the block that wrote it (a block that did not write it would need a
    grid-wide sync, i.e. a second kernel). Without a block axis on a launched
-   block dimension only block 0 writes (predicate.c). Within a block, a read
-   of cells other threads wrote gets a barrier like shared memory. */
-static bool check_global_read(lower_ctx *c, const wf_tv *p, const wf_tv *reader) {
+   block dimension only block 0 writes (predicate.c); so too where the
+   written index does not use that dimension, though an axis of one value
+   sits in a loop on it (T4 = sum(T2), T2 = broadcast(T0) an output, both
+   bS{1} in the loop on blockIdx.x that T6 = T5 - T1 gives them: every
+   block summed T2, which block 0 alone wrote: fuzz -s 20261129 -c
+   322620). Within a block, a read of cells other threads wrote gets a
+   barrier like shared memory. */
+static bool check_global_read(lower_ctx *c, const kir_stmt *w, const wf_tv *reader) {
+    const wf_tv *p = w->op->out;
     for (int d = 3; d < NPDIMS; d++) {
         const wf_iterdomain *wa = axis_of(c, p, d, true), *ra = axis_of(c, reader, d, false);
+        if (!val_uses_sym(w->out_index, SYM_BID, d - 3))
+            wa = NULL;
         if (val_is_const_eq(c->pdim[d], 1) || (wa && ra && same_axis(c, wa, ra)))
             continue;
         /* Neither on the dimension and the reader an output too: only block 0
@@ -202,7 +222,7 @@ bool lower_sync(lower_ctx *c) {
                 continue;
             if (p->mem == WF_MEM_GLOBAL) {
                 kir_node *w = c->stmt_of[c->op_pos[p->id]];
-                if (!check_global_read(c, p, op->out) ||
+                if (!check_global_read(c, &w->u.stmt, op->out) ||
                     (!same_thread(c, &w->u.stmt, op->out) && !sync_pair(c, w, c->stmt_of[k])))
                     return false;
                 continue;

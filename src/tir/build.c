@@ -952,7 +952,15 @@ static bool lower_block(bctx *c, tir_block *b) {
 static bool place_blocks(bctx *c) {
     for (int i = c->nplaced - 1; i >= 0; i--) {
         tir_block *b = c->placed[i].b;
-        wf_tv *r = tv_of(c, c->placed[i].reader->body->buf);
+        const tir_block *rb = c->placed[i].reader;
+        wf_tv *r = tv_of(c, rb->body->buf);
+        if (!r) /* rfactor's partial block, built inside its write-back's loops */
+            return err_failb(&c->s->err, WF_ERR_UNSUPPORTED,
+                             "build: not supported yet: block \"%s\" is computed at a loop of "
+                             "block \"%s\", whose values the core computes in the loops of the "
+                             "block that reads them, which are not the same loops in the same "
+                             "order (compute \"%s\" outside the loops of \"%s\")",
+                             b->name, rb->name, b->name, rb->name);
         wf_compute_at(c->placed[i].tv, r, c->placed[i].pos);
         if (wf_fusion_status(c->f))
             return err_failb(&c->s->err, wf_fusion_status(c->f), "build: %s",

@@ -725,6 +725,16 @@ static bool take_w_loops(tir_bctx *c, const rf_pair *r, const tir_build_ops *ops
     return ops->schedule(c, r->w, tv, wmask, inner);
 }
 
+/* Are P's loops W's, in the same order (each lining up with the one at its place)? */
+static bool same_loops(const rf_pair *r) {
+    if (r->npl != r->nwl)
+        return false;
+    for (int i = 0; i < r->nwl; i++)
+        if (r->sigma[i] != i)
+            return false;
+    return true;
+}
+
 /* The live block other than the pair's (and their split init blocks, lowered with
    them) in the loop (a consumer computed there), or NULL. */
 static const tir_block *other_in(const wf_tir *s, const rf_pair *r, const tir_stmt *loop) {
@@ -808,5 +818,10 @@ bool tir_rf_lower(tir_bctx *c, wf_tir *s, const tir_block *w, const tir_build_op
         return false;
     if (pos > 0)
         wf_tv_inline_at(red, pos);
-    return (!part || ops->set_tv(c, r.x, part)) && ops->set_tv(c, r.w->body->buf, red);
+    /* X's tensor (where a block computed at P's loops is placed: build.c's
+       place_blocks): the producer of the partials; where P reduces nothing, the
+       reduction itself, whose steps are P's values, in W's loops: P's own only
+       if they are W's in order. Else X has none, and such a block is refused. */
+    wf_tv *xtv = part ? part : same_loops(&r) ? red : NULL;
+    return (!xtv || ops->set_tv(c, r.x, xtv)) && ops->set_tv(c, r.w->body->buf, red);
 }

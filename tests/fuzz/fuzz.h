@@ -124,9 +124,11 @@ void fz_op_reduce(fcase *c, node *a);
 bool fz_sched_reduction(fcase *c);
 /* Output element i of got against the reference want: bit-exact, or (for
    a tensor computed from a float sum or product, whose order of operations
-   the reference does not follow) within a tolerance of its type. */
+   the reference does not follow) within a tolerance of its type or of the
+   element's scale (ref_eval_scaled). */
 typedef enum { FZ_EXACT, FZ_INEXACT, FZ_INEXACT_HALF } fz_exactness;
-bool fz_close_enough(const wf_buffer *got, const wf_buffer *want, int64_t i, fz_exactness how);
+bool fz_close_enough(const wf_buffer *got, const wf_buffer *want, double scale, int64_t i,
+                     fz_exactness how);
 
 /* ---- shared by the generators (fuzz.c) ---- */
 

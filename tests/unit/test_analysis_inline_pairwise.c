@@ -44,3 +44,58 @@ TEST(analysis_inline_needs_the_consumers_own_image_of_an_axis) {
               "axis 1 of T3 is not mapped to axis 1 of its consumer T4");
     wf_fusion_free(f);
 }
+
+/* The producer's own merge with an axis of extent 1 iterates its other
+   input, so its image is that input's: T2 = -T0 [29, 1] merged into [29]
+   shares the loop of T3 = T2 * T1's unmerged 29. "axis 0 of T2 is not
+   mapped to axis 0 of its consumer T3" (a TensorIR block's extent-1 iter
+   joins the dim next to it, which its reader's does not: fuzz -s 20261135
+   -c 88144). */
+TEST(analysis_inline_a_producer_merge_with_extent_1_shares_its_other_axis_loop) {
+    wf_fusion *f = wf_fusion_new();
+    int64_t shape[2] = {29, 1};
+    wf_tv *t0 = wf_input(f, WF_F32, 2, shape);
+    wf_tv *t1 = wf_input(f, WF_F32, 2, shape);
+    wf_tv *t2 = wf_unary(WF_NEG, t0);
+    wf_output(f, wf_mul(t2, t1));
+    wf_tv_merge(t2, 0);
+    wf_tv_inline_at(t2, 1);
+    CHECK_STR(wf_fusion_error(f), "");
+    wf_kernel *k = CHECK_INTERP(f, NULL);
+    if (k)
+        CHECK_STR(strstr(wf_kernel_source(k), "extern \"C\""),
+                  "extern \"C\" __global__ void weft_kernel(Tensor<float, 2> T0, Tensor<float, 2> "
+                  "T1, Tensor<float, 2> T3) {\n"
+                  "  for (wf_index i0 = 0; i0 < 29; ++i0) {\n"
+                  "    float T2[1];\n"
+                  "    T2[0] = -T0[i0];\n"
+                  "    T3[i0] = T2[0] * T1[i0];\n"
+                  "  }\n"
+                  "}\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* Not when both inputs of the merge hold one value: T2 = -T1, T1 =
+   broadcast(T0) [b1, 16, 1], split outer by 8 like its consumer T3 ([bS{8},
+   b{1}, 16, 1]), then its i{1} merged with bS{8}: an iteration axis of 8
+   whose index is not the loop's. Shared with T3's loop over bS{8}, T2 was
+   computed in its first iteration only (the split of b{1} bounds it, i0 <
+   1) and read in all 8 (fuzz -s 20261128 -c 795514, found with the rule
+   above unrestricted). */
+TEST(analysis_inline_a_merge_of_two_axes_of_one_value_shares_no_loop) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 2, (int64_t[]){16, 1});
+    wf_tv *t1 = wf_broadcast(t0, 3, (bool[]){true, false, false});
+    wf_tv *t2 = wf_unary(WF_NEG, t1);
+    wf_tv *t3 = wf_unary(WF_NEG, t2);
+    wf_output(f, t3);
+    wf_tv_split_outer(t3, 0, 8);
+    wf_propagate_transforms(t3);
+    wf_tv_merge_axes(t2, 3, 0); /* [iS{8} = merge(iS{1}, bS{8}), bS{1}, 16] */
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(t1), 3);
+    CHECK_EQ_I64(wf_tv_compute_at(t2), 0);
+    wf_kernel_free(CHECK_INTERP(f, NULL));
+    wf_fusion_free(f);
+}

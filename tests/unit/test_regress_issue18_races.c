@@ -302,3 +302,112 @@ TEST(issue18_reduction_step_in_a_longer_loop_refused_by_name) {
               "iteration");
     wf_fusion_free(f);
 }
+
+/* T2 = broadcast(T0) [1, 5, 7] is an output, read by T3 = sum(T2) [1];
+   T5 = set(T3) - max(T0, {1}) with the max's 5 on BIDx. inline_most puts
+   T2's and T3's axes of one value (bS{1}) in the loop on blockIdx.x that
+   T5 gives them; T2's index does not use blockIdx.x, so block 0 alone
+   writes it, and every block summed it: blocks 1..4 read cells block 0
+   writes, with nothing to order them (the executor: "cross-block race on
+   global T2[0]", fuzz -s 20261129 -c 322620). Refused at compile time,
+   naming both tensors. */
+TEST(issue18_reader_of_an_output_block_0_writes_in_every_block_refused) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 2, (int64_t[]){5, 7});
+    wf_tv *t1 = wf_max(t0, 1, (int[]){1});
+    wf_tv *t2 = wf_broadcast(t0, 3, (bool[]){true, false, false});
+    wf_tv *t3 = wf_sum(t2, 2, (int[]){1, 2});
+    wf_output(f, t2);
+    wf_output(f, wf_sub(wf_set(t3), t1));
+    wf_tv_parallelize(t1, 0, WF_BIDX);
+    wf_inline_most(f);
+    CHECK_EQ_I64(wf_tv_compute_at(t3), 1);
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK(k == NULL);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f),
+              "T3 reads global T2 across blocks on BIDx (T2's axis none, T3's axis none): "
+              "other blocks write the cells it reads, which needs a grid-wide sync; "
+              "parallelize exactly mapped axes of both on BIDx, or compute T3 in a separate "
+              "fusion");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
+
+/* T2 = T1 + T1 [bS{1}, 32] with T1 = broadcast(T0) [1, 32], read by the
+   max T3 over its 32 (split by 2, the inner on TIDy, rfactored: the
+   partials T6 [bS{1}, r16, TIDy{2}]) and by -T2; T4 = min(T3, T0). T2's 32
+   on TIDz, like everything's (parallelize_all_like), and inline_most put
+   T2's bS{1} and T6's bS{1} in the loop on TIDz that T4 gives them. The
+   bS{1}s, which hold no data, were taken for the axes on TIDz: T6 read T2
+   as if from its own thread's registers, over all 32, and the max came out
+   as each thread's own value, 2 * T0[i] (min(-36, -18) = -36 for -18: fuzz
+   -s 20261135 -c 380635, a silent wrong answer). Refused; in shared memory
+   T2 is read across threads after a barrier, exactly. */
+static wf_fusion *partials_of_registers(wf_memtype m) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F32, 1, (int64_t[]){32});
+    wf_tv *t1 = wf_broadcast(t0, 2, (bool[]){true, false});
+    wf_tv *t2 = wf_add(t1, t1);
+    wf_tv *t3 = wf_max(t2, 1, (int[]){1});
+    wf_output(f, wf_unary(WF_NEG, t2));
+    wf_output(f, wf_binary(WF_MIN, t3, t0));
+    wf_tv_split(t3, 1, 2);
+    wf_tv_parallelize(t3, 2, WF_TIDY);
+    wf_tv_rfactor(t3, 1, (int[]){1});
+    wf_tv_parallelize(t2, 1, WF_TIDZ);
+    wf_parallelize_all_like(t2, 0);
+    wf_tv_set_memory(t2, m);
+    wf_inline_most(f);
+    return f;
+}
+
+TEST(issue18_partials_of_a_register_tensor_on_other_threads_refused) {
+    wf_fusion *f = partials_of_registers(WF_MEM_LOCAL);
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK(k == NULL);
+    wf_kernel_free(k);
+    CHECK_EQ_I64(wf_fusion_status(f), WF_ERR_SCHEDULE);
+    CHECK_STR(wf_fusion_error(f), "T2 is in local memory, but T6 reads it across threads on TIDz; "
+                                  "a producer read by other threads must be in shared memory");
+    wf_fusion_free(f);
+    f = partials_of_registers(WF_MEM_SHARED);
+    wf_kernel_free(CHECK_INTERP(f, NULL));
+    wf_fusion_free(f);
+}
+
+/* Not a split broadcast: T2 = rsqrt(T1), T1 = broadcast(T0) [1, b1, 7],
+   its b1 split by 4 (bS{4}) on TIDy like the min T3 over it, and T4 =
+   sqrt(T2) reads T2 in each thread. The split's bound keeps threads
+   threadIdx.y >= 1 from writing T2 (bS{4} holds one value, at index 0), so
+   T2's bS{4} is its axis on TIDy, and T4's reads in the other threads cross
+   threads (with the rule above taken for every broadcast axis, T4 read
+   registers never written: fuzz -s 20261130 -c 382050). Refused, as on
+   main. */
+TEST(issue18_register_tensor_on_a_split_broadcast_thread_axis_read_by_all_refused) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *t0 = wf_input(f, WF_F64, 2, (int64_t[]){1, 7});
+    wf_tv *t1 = wf_broadcast(t0, 3, (bool[]){false, true, false});
+    wf_tv *t2 = wf_unary(WF_RSQRT, t1);
+    wf_tv *t4 = wf_reduce(WF_MIN, t1, 2, (int[]){1, 2});
+    wf_tv *t7 = wf_unary(WF_SQRT, t2);
+    wf_output(f, t4);
+    wf_output(f, wf_binary(WF_MIN, t1, wf_cast(t2, WF_F32)));
+    wf_output(f, wf_unary(WF_SIN, t0));
+    wf_output(f, wf_cast(t7, WF_F32));
+    wf_tv_split(t4, 1, 4); /* [i1, r1, r4, r7] */
+    wf_tv_parallelize(t4, 2, WF_TIDY);
+    wf_tv_parallelize(t4, 0, WF_TIDY);
+    wf_propagate_transforms(t4);
+    wf_tv_parallelize(t4, 2, WF_TIDY);
+    wf_parallelize_all_like(t4, 0);
+    wf_tv_parallelize(t7, 0, WF_BIDX);
+    wf_inline_most(f);
+    CHECK_STR(wf_fusion_error(f), "");
+    wf_kernel *k = wf_compile(f, NULL);
+    CHECK(k == NULL);
+    wf_kernel_free(k);
+    CHECK_STR(wf_fusion_error(f), "T2 is in local memory, but T4 reads it across threads on TIDy; "
+                                  "a producer read by other threads must be in shared memory");
+    wf_fusion_free(f);
+}

@@ -495,3 +495,38 @@ TEST(issue18_sum_over_a_split_broadcast_axis_merged) {
     wf_kernel_free(rc_check(TS, f, NULL, 1e-6));
     wf_fusion_free(f);
 }
+
+/* The same init, of an rfactor producer whose allocation domain is its loop
+   domain before one of its axes is split (outer by 6, past its 4): the
+   allocation is not the loop IDs, so the init keeps its guards, among them
+   the split's bound on the thread axis, threadIdx.x < n, while the block
+   reduction reads the partials of all 64 threads: threads n..63 read
+   registers never initialized (fuzz -s 20261137 -c 385138). Thread axes are
+   not allocated in registers, so the init drops the conjuncts over thread
+   indices alone; it keeps i < 4, which the allocation needs. n is symbolic,
+   run at 5. */
+TEST(issue18_init_with_an_allocation_domain_initializes_every_threads_partial) {
+    wf_fusion *f = wf_fusion_new();
+    wf_tv *s = wf_sum(wf_input(f, WF_F32, 2, (int64_t[]){-1, 4}), 2, (int[]){1, 0});
+    wf_output(f, s);
+    wf_tv_split(s, 0, 64); /* [r(n/64), r64, r4] */
+    wf_tv_parallelize(s, 1, WF_TIDX);
+    wf_tv *p = wf_tv_rfactor(s, 1, (int[]){0}); /* p: [r(n/64), i64 TIDx, i4] */
+    CHECK(p != NULL);
+    int nl = 0;
+    wf_iterdomain *const *loop = wf_tv_loop_domain(p, &nl);
+    CHECK_EQ_I64(nl, 3);
+    wf_tv_set_allocation_domain(p, nl, loop, true);
+    wf_tv_split_outer(p, 2, 6); /* i4 -> [i6, i1] */
+    wf_inline_most(f);
+    int64_t sym[8] = {5, 4};
+    wf_kernel *k = rc_check(TS, f, sym, 1e-5);
+    if (k)
+        CHECK_HAS(wf_kernel_source(k), "  for (wf_index i3 = 0; i3 < 6; ++i3) {\n"
+                                       "    if (i3 < 4) {\n"
+                                       "      T2[i3] = (float)0;\n"
+                                       "    }\n"
+                                       "  }\n");
+    wf_kernel_free(k);
+    wf_fusion_free(f);
+}
