@@ -275,9 +275,7 @@ static bool touches_not_by_wgmma(const kir_node *n, const wf_tv *tv) {
                 return true;
         return s->op->out == tv;
     }
-    const kir_list *l = n->kind == KIR_FOR  ? &n->u.loop.body
-                        : n->kind == KIR_IF ? &n->u.cond.body
-                                            : NULL;
+    const kir_list *l = kir_body((kir_node *)n); /* loops, IFs, warp regions */
     for (int i = 0; l && i < l->n; i++)
         if (touches_not_by_wgmma(l->ptr[i], tv))
             return true;

@@ -20,9 +20,8 @@
  * waited for (wgmma.wait_group 0) after, so the accumulator is complete
  * before anything else reads it and before a shared tile is overwritten;
  * in a circular-buffered loop lower/tma_cb.c relaxes that wait to keep one
- * group in flight. A tile written by
- * threads (not TMA) gets fence.proxy.async after its writes: wgmma reads
- * through the async proxy.
+ * group in flight. A tile written by threads (not TMA) gets
+ * fence.proxy.async after its writes: wgmma reads through the async proxy.
  */
 #include "lower/mma_int.h"
 

@@ -144,14 +144,14 @@ bool ix_wgmma_wait(ix_exec *x, int64_t keep) {
         queue *q = &w->q[g];
         if (!active(x, g) || q->n <= keep)
             continue;
-        int drop = q->n - (int)keep;
-        for (int i = 0; i < drop; i++)
-            mark(x, &q->g[i], 1);
-        /* keep the newest groups (and the open one) in front, their buffers reused */
+        int drop = q->n - (int)keep, live = q->n + q->open;
         for (int i = 0; i < drop; i++) {
-            group t = q->g[i];
-            memmove(&q->g[i], &q->g[i + 1], sizeof *q->g * (size_t)(q->n + q->open - i - 1));
-            q->g[q->n + q->open - 1] = t;
+            mark(x, &q->g[0], 1);
+            /* the newest groups (and the open one) move to the front; the retired
+               ones' buffers go after them, to be reused */
+            group t = q->g[0];
+            memmove(&q->g[0], &q->g[1], sizeof *q->g * (size_t)(live - 1));
+            q->g[live - 1] = t;
         }
         q->n -= drop;
         retired = true;
